@@ -1,0 +1,47 @@
+import type { Kysely } from 'kysely';
+import type { AppConfig } from '../config.js';
+import type { DialectName } from '../db/connect.js';
+import type { DB } from '../db/schema.js';
+
+/** Who is calling: a workspace token (queue identity) or a human through an OAuth token. */
+export type Principal =
+  | { kind: 'api_token'; id: string; tokenId: string; tokenName: string }
+  | { kind: 'user'; id: string; userId: string; oauthTokenId: string };
+
+/**
+ * Which projects the caller can see. OAuth users and "*" tokens see all; other tokens see
+ * their granted projects. `granted` is loaded once per request; SQL reads use the
+ * set-based filter in db/access.ts so lists never check rows one by one.
+ */
+export interface ProjectAccess {
+  all: boolean;
+  tokenId: string | null;
+  granted: Set<string>;
+}
+
+export interface WorkspaceRef {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+/** Everything an operation needs; `db` is the request's transaction on write operations. */
+export interface Ctx {
+  db: Kysely<DB>;
+  dialect: DialectName;
+  config: AppConfig;
+  workspace: WorkspaceRef;
+  principal: Principal;
+  access: ProjectAccess;
+  /** The request's instant: every row written by one request shares it. */
+  nowMs: number;
+  now: string;
+}
+
+export function canSeeProject(access: ProjectAccess, projectId: string): boolean {
+  return access.all || access.granted.has(projectId);
+}
+
+/** The automation identity of a token name, as used in assigneeId and ownerId. */
+export const tokenIdentity = (tokenName: string): string => `api-token:${tokenName}`;
+export const TOKEN_IDENTITY_PREFIX = 'api-token:';

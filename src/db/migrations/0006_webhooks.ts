@@ -1,0 +1,4 @@
+import type { Kysely } from 'kysely';
+
+/** The webhooks area's tables. */
+export async function up(_db: Kysely<any>): Promise<void> {}

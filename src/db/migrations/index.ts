@@ -1,0 +1,17 @@
+import type { Migration } from 'kysely';
+import * as core from './0001_core.js';
+import * as issues from './0002_issues.js';
+import * as planning from './0003_planning.js';
+import * as meetings from './0004_meetings.js';
+import * as discussions from './0005_discussions.js';
+import * as webhooks from './0006_webhooks.js';
+
+/** Every migration, by name; names sort in the order they must run. */
+export const migrations: Record<string, Migration> = {
+  '0001_core': core,
+  '0002_issues': issues,
+  '0003_planning': planning,
+  '0004_meetings': meetings,
+  '0005_discussions': discussions,
+  '0006_webhooks': webhooks,
+};

@@ -1,0 +1,3 @@
+/** Row types of the planning area's own tables (see its migration). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface PlanningTables {}

@@ -1,0 +1,50 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppConfig } from '../config.js';
+import { ApiError } from '../core/errors.js';
+import type { Database } from '../db/connect.js';
+import { catalog } from '../operations/catalog.js';
+import { registerAuth } from './auth.js';
+import { registerDocs } from './docs.js';
+import { registerErrorHandling } from './errors.js';
+import { registerHealth } from './health.js';
+import { registerOperations } from './operations.js';
+import { registerRateLimit } from './rate-limit.js';
+
+export interface AppOptions {
+  database: Database;
+  config: AppConfig;
+  logger?: boolean;
+}
+
+const ONE_MIB = 1_048_576;
+
+/** Builds the HTTP server: every route comes from the operation catalog. */
+export async function buildApp({ database, config, logger = false }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logger ? { level: config.logLevel } : false,
+    bodyLimit: ONE_MIB,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // JSON only: text/plain is not a body type here, an empty JSON body reads as "no body",
+  // and a syntax error is the catalog's INVALID_JSON.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: ONE_MIB }, (_req, text, done) => {
+    const raw = typeof text === 'string' ? text : text.toString('utf8');
+    if (raw.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(raw));
+    } catch {
+      done(new ApiError('INVALID_JSON', {}), undefined);
+    }
+  });
+
+  registerErrorHandling(app);
+  registerAuth(app, database.db);
+  await registerRateLimit(app, config);
+  registerHealth(app, database);
+  registerDocs(app);
+  registerOperations(app, catalog, database, config);
+  return app;
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../core/errors.js';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { authenticate, credentialFromHeaders, type Authenticated } from '../modules/auth/credentials.service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth?: Authenticated;
+  }
+}
+
+/** Browser app pages: never served to an API credential. */
+const APP_PAGE_RE = /^\/(settings|board|discussion)(\/|$)/;
+/** Public, unauthenticated API documents. */
+const PUBLIC_API_PATHS = new Set(['/api/external/openapi.json']);
+const API_RE = /^\/api\/(external|mcp)(\/|$)/;
+
+export const pathOf = (request: FastifyRequest): string => request.url.split('?')[0];
+
+/**
+ * Credential first: runs before routing is answered, so an unknown route without a valid
+ * credential is 401, and every failure reason yields the same 401 body.
+ */
+export function registerAuth(app: FastifyInstance, db: Kysely<DB>): void {
+  app.decorateRequest('auth', undefined);
+  app.addHook('onRequest', async (request) => {
+    const path = pathOf(request);
+    if (APP_PAGE_RE.test(path)) throw new ApiError('UNAUTHORIZED', { reason: 'browser_session_required' }, {
+      message: 'This is a browser app page; API credentials cannot open it.',
+      suggestion: 'Use the routes under /api/external; app pages need a browser session.',
+    });
+    if (!API_RE.test(path) || PUBLIC_API_PATHS.has(path)) return;
+    const auth = await authenticate(db, credentialFromHeaders(request.headers));
+    if (!auth) throw new ApiError('UNAUTHORIZED', {});
+    request.auth = auth;
+  });
+}
+
+/** The authenticated caller of a route that sits behind registerAuth. */
+export function requireAuth(request: FastifyRequest): Authenticated {
+  if (!request.auth) throw new ApiError('UNAUTHORIZED', {});
+  return request.auth;
+}

@@ -1,0 +1,64 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppConfig } from '../config.js';
+import { nowIso } from '../core/clock.js';
+import type { Ctx } from '../core/context.js';
+import { ApiError } from '../core/errors.js';
+import type { Database } from '../db/connect.js';
+import type { Operation, Result } from '../operations/define.js';
+import { executeOperation } from '../operations/execute.js';
+import { parseInput } from '../operations/validate.js';
+import { assertValidKey, claimKey, completeKey, releaseKey, requestFingerprint } from '../modules/idempotency/idempotency.service.js';
+import { pathOf, requireAuth } from './auth.js';
+
+const toFastifyPath = (template: string): string => template.replace(/\{(\w+)\}/g, ':$1');
+
+function send(reply: FastifyReply, result: Result): FastifyReply {
+  reply.code(result.status);
+  if (result.status === 204 || result.body === undefined) return reply.send();
+  return reply.type('application/json; charset=utf-8').send(JSON.stringify(result.body));
+}
+
+export function buildCtx(request: FastifyRequest, database: Database, config: AppConfig): Ctx {
+  const auth = requireAuth(request);
+  const nowMs = Date.now();
+  return {
+    db: database.db, dialect: database.dialect, config,
+    workspace: auth.workspace, principal: auth.principal, access: auth.access,
+    nowMs, now: nowIso(nowMs),
+  };
+}
+
+/** The HTTP door: one Fastify route per catalog operation; translation only. */
+export function registerOperations(app: FastifyInstance, operations: Operation[], database: Database, config: AppConfig): void {
+  for (const op of operations) {
+    app.route({
+      method: op.method,
+      url: toFastifyPath(op.path),
+      handler: async (request, reply) => {
+        const ctx = buildCtx(request, database, config);
+        const input = parseInput(op, { params: request.params, query: request.query, body: request.body });
+        const rawKey = request.headers['idempotency-key'];
+        if (op.method !== 'POST' || rawKey === undefined) return send(reply, await executeOperation(op, ctx, input));
+
+        const key = Array.isArray(rawKey) ? '' : rawKey;
+        assertValidKey(key);
+        const scope = { workspace_id: ctx.workspace.id, credential_id: requireAuth(request).credentialId, key };
+        const claim = await claimKey(database.db, scope, requestFingerprint(op.method, pathOf(request), request.body), ctx.nowMs, config.idempotencyTtlHours);
+        if (claim.kind === 'replay') {
+          reply.header('Idempotent-Replayed', 'true');
+          return send(reply, { status: claim.status, body: claim.body });
+        }
+        try {
+          const result = await executeOperation(op, ctx, input, async (trx, r) => {
+            if (r.status >= 200 && r.status < 300) await completeKey(trx, scope, r.status, r.body);
+          });
+          if (result.status >= 300) await releaseKey(database.db, scope);
+          return send(reply, result);
+        } catch (error) {
+          await releaseKey(database.db, scope).catch(() => undefined);
+          throw error instanceof Error ? error : new ApiError('INTERNAL_ERROR');
+        }
+      },
+    });
+  }
+}

@@ -1,0 +1,39 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation, ok, type Operation } from '../../operations/define.js';
+import { listTagUsage } from '../tags/tags.service.js';
+import { listStatuses, listTeams } from '../teams/teams.service.js';
+import { listUsersForCaller } from '../users/user-directory.js';
+import { describeCaller } from './discovery.service.js';
+
+const tag = 'Discovery';
+const TeamQuery = Type.Object({ teamId: Type.Optional(Type.String()), teamKey: Type.Optional(Type.String()) });
+
+export const discoveryOperations: Operation[] = [
+  defineOperation({
+    id: 'whoami', method: 'GET', path: '/api/external', tag,
+    summary: 'Verify the credential: token identity, principal, workspace, capability flags and endpoint map.',
+    run: async (ctx) => ok(describeCaller(ctx)),
+  }),
+  defineOperation({
+    id: 'list_teams', method: 'GET', path: '/api/external/teams', tag,
+    summary: 'List the workspace teams and the default team id.',
+    run: async (ctx) => ok(await listTeams(ctx)),
+  }),
+  defineOperation({
+    id: 'list_users', method: 'GET', path: '/api/external/users', tag,
+    summary: 'Workspace members and automation agents; projectId adds the project\'s external agenda owners.',
+    query: Type.Object({ projectId: Type.Optional(Type.String()) }),
+    run: async (ctx, { query }) => ok(await listUsersForCaller(ctx, query.projectId)),
+  }),
+  defineOperation({
+    id: 'list_statuses', method: 'GET', path: '/api/external/statuses', tag,
+    summary: 'Statuses of the default team, or of the team given by teamId or teamKey, by position.',
+    query: TeamQuery,
+    run: async (ctx, { query }) => ok(await listStatuses(ctx, query)),
+  }),
+  defineOperation({
+    id: 'list_tags', method: 'GET', path: '/api/external/tags', tag,
+    summary: 'Managed tags and tag usage on issues, agenda items and discussion topics the caller can see.',
+    run: async (ctx) => ok(await listTagUsage(ctx)),
+  }),
+];

@@ -1,0 +1,3 @@
+import type { Operation } from '../../operations/define.js';
+
+export const discussionsOperations: Operation[] = [];

@@ -1,0 +1,41 @@
+import { created, defineOperation, ok, type Operation } from '../../operations/define.js';
+import {
+  CreateProjectBody, ListProjectsQuery, ProjectIdParams, ProjectKeyParams, ProjectListResponse, ProjectResponse,
+  UpdateProjectBody, projectFieldCodes,
+} from './projects.schemas.js';
+import { createProject, getProject, getProjectByKey, listProjects, updateProjectById } from './projects.service.js';
+
+const tag = 'Projects';
+
+export const projectOperations: Operation[] = [
+  defineOperation({
+    id: 'list_projects', method: 'GET', path: '/api/external/projects', tag,
+    summary: 'List the projects this credential can access, newest first.',
+    query: ListProjectsQuery, response: ProjectListResponse,
+    run: async (ctx, { query }) => ok(await listProjects(ctx, query)),
+  }),
+  defineOperation({
+    id: 'get_project_by_key', method: 'GET', path: '/api/external/projects/by-key/{teamKey}/{projectKey}', tag,
+    summary: 'One project by its team key and project key.',
+    params: ProjectKeyParams, response: ProjectResponse,
+    run: async (ctx, { params }) => ok({ project: await getProjectByKey(ctx, params.teamKey, params.projectKey) }),
+  }),
+  defineOperation({
+    id: 'get_project', method: 'GET', path: '/api/external/projects/{projectId}', tag,
+    summary: 'One project by id.',
+    params: ProjectIdParams, response: ProjectResponse,
+    run: async (ctx, { params }) => ok({ project: await getProject(ctx, params.projectId) }),
+  }),
+  defineOperation({
+    id: 'create_project', method: 'POST', path: '/api/external/projects', tag,
+    summary: 'Create a project; a token that creates a project is granted access to it.',
+    body: CreateProjectBody, fieldCodes: projectFieldCodes, response: ProjectResponse, successStatus: 201,
+    run: async (ctx, { body }) => created({ project: await createProject(ctx, body) }),
+  }),
+  defineOperation({
+    id: 'update_project', method: 'PATCH', path: '/api/external/projects/{projectId}', tag,
+    summary: 'Update a project; null clears startDate, endDate, ownerId, description. A team move is refused while the project has issues.',
+    params: ProjectIdParams, body: UpdateProjectBody, fieldCodes: projectFieldCodes, response: ProjectResponse,
+    run: async (ctx, { params, body }) => ok({ project: await updateProjectById(ctx, params.projectId, body) }),
+  }),
+];

@@ -1,0 +1,72 @@
+import type { Ctx } from '../../core/context.js';
+import type { ProjectRow } from '../../db/schema.js';
+import { whereProjectVisible } from '../../db/access.js';
+import { paginate } from '../../db/paginate.js';
+
+/** Project columns plus its team's key: everything the presenter needs in one row. */
+export type ProjectWithTeam = ProjectRow & { team_key: string };
+
+const selectProjects = (ctx: Ctx) =>
+  whereProjectVisible(
+    ctx,
+    ctx.db.selectFrom('projects').innerJoin('teams', 'teams.id', 'projects.team_id').selectAll('projects')
+      .select('teams.key as team_key').where('projects.workspace_id', '=', ctx.workspace.id),
+    'projects.id',
+  );
+
+/** Visible projects only: a project outside the caller's grants does not exist for it. */
+export const findVisibleProject = (ctx: Ctx, projectId: string): Promise<ProjectWithTeam | undefined> =>
+  selectProjects(ctx).where('projects.id', '=', projectId).executeTakeFirst();
+
+export const findVisibleProjectsByKey = (ctx: Ctx, projectKey: string, teamId?: string): Promise<ProjectWithTeam[]> => {
+  let query = selectProjects(ctx).where('projects.key', '=', projectKey.toUpperCase());
+  if (teamId) query = query.where('projects.team_id', '=', teamId);
+  return query.execute();
+};
+
+export async function isKeyTaken(ctx: Ctx, teamId: string, key: string, exceptProjectId?: string): Promise<boolean> {
+  let query = ctx.db.selectFrom('projects').select('id').where('team_id', '=', teamId).where('key', '=', key);
+  if (exceptProjectId) query = query.where('id', '!=', exceptProjectId);
+  return Boolean(await query.executeTakeFirst());
+}
+
+export async function listKeysWithPrefix(ctx: Ctx, teamId: string, prefix: string): Promise<Set<string>> {
+  const rows = await ctx.db.selectFrom('projects').select('key').where('team_id', '=', teamId).where('key', 'like', `${prefix}%`).execute();
+  return new Set(rows.map((r) => r.key));
+}
+
+export function listVisibleProjects(ctx: Ctx, filter: { teamId?: string }, page: { limit?: number; cursor?: string }) {
+  let query = selectProjects(ctx);
+  if (filter.teamId) query = query.where('projects.team_id', '=', filter.teamId);
+  return paginate(ctx, query, {
+    scope: 'projects', filters: filter, ...page,
+    orderBy: ['projects.created_at', 'projects.id'], keyOf: (r: ProjectWithTeam) => [r.created_at, r.id],
+  });
+}
+
+export async function insertProject(ctx: Ctx, row: ProjectRow): Promise<void> {
+  await ctx.db.insertInto('projects').values(row).execute();
+}
+
+export async function updateProject(ctx: Ctx, projectId: string, changes: Partial<ProjectRow>): Promise<void> {
+  await ctx.db.updateTable('projects').set(changes).where('workspace_id', '=', ctx.workspace.id).where('id', '=', projectId).execute();
+}
+
+export async function grantProjectToToken(ctx: Ctx, tokenId: string, projectId: string): Promise<void> {
+  await ctx.db.insertInto('token_project_grants').values({ workspace_id: ctx.workspace.id, token_id: tokenId, project_id: projectId })
+    .onConflict((oc) => oc.doNothing()).execute();
+}
+
+export async function projectHasIssues(ctx: Ctx, projectId: string): Promise<boolean> {
+  return Boolean(await ctx.db.selectFrom('issues').select('id').where('project_id', '=', projectId).limit(1).executeTakeFirst());
+}
+
+/** A team move drops the project's workflow: its allowed statuses belonged to the old team. */
+export async function clearWorkflow(ctx: Ctx, projectId: string): Promise<void> {
+  await ctx.db.deleteFrom('project_statuses').where('project_id', '=', projectId).execute();
+}
+
+export async function listWorkflowStatusIds(ctx: Ctx, projectId: string): Promise<string[]> {
+  const rows = await ctx.db.selectFrom('project_statuses').select('status_id').where('project_id', '=', projectId).execute();
+  return rows.map((r) => r.status_id);
+}

@@ -1,0 +1,201 @@
+import type { Ctx } from '../../core/context.js';
+import { ApiError } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { hasOwn, isCalendarDate, nonBlank } from '../../core/values.js';
+import type { ProjectRow } from '../../db/schema.js';
+import { recordEvent } from '../../events/outbox.js';
+import { requireTeam, resolveTeamRef, type TeamRef } from '../teams/teams.service.js';
+import { resolveActiveIdentity } from '../users/users.service.js';
+import { presentProject, type ProjectView } from './projects.presenter.js';
+import {
+  clearWorkflow, findVisibleProject, findVisibleProjectsByKey, grantProjectToToken, insertProject, isKeyTaken,
+  listKeysWithPrefix, listVisibleProjects, listWorkflowStatusIds, projectHasIssues, updateProject, type ProjectWithTeam,
+} from './projects.repository.js';
+
+export type { ProjectWithTeam } from './projects.repository.js';
+
+const KEY_RE = /^[A-Z][A-Z0-9]{1,9}$/;
+
+export interface ProjectRef extends TeamRef {
+  projectId?: string | null;
+  projectKey?: string | null;
+}
+
+/**
+ * The one place project references resolve, so every route answers the same codes:
+ * PROJECT_NOT_FOUND (absent or not visible), PROJECT_KEY_AMBIGUOUS (a key shared by several
+ * visible teams' projects and no team given), PROJECT_TEAM_MISMATCH (id in another team).
+ * Answers undefined when no project reference was given.
+ */
+export async function resolveProjectRef(ctx: Ctx, ref: ProjectRef): Promise<ProjectWithTeam | undefined> {
+  if (!ref.projectId && !ref.projectKey) return undefined;
+  const team = await resolveTeamRef(ctx, ref);
+  if (ref.projectId) {
+    const project = await findVisibleProject(ctx, ref.projectId);
+    if (!project) throw new ApiError('PROJECT_NOT_FOUND', { projectId: ref.projectId });
+    if (ref.projectKey && project.key !== ref.projectKey.toUpperCase()) {
+      throw new ApiError('VALIDATION_FAILED', { field: 'projectKey', projectId: ref.projectId, projectKey: ref.projectKey }, { message: 'projectId and projectKey name different projects.' });
+    }
+    if (team && project.team_id !== team.id) throw new ApiError('PROJECT_TEAM_MISMATCH', { projectId: project.id, teamKey: team.key });
+    return project;
+  }
+  const matches = await findVisibleProjectsByKey(ctx, ref.projectKey as string, team?.id);
+  if (matches.length === 0) throw new ApiError('PROJECT_NOT_FOUND', { projectKey: ref.projectKey, ...(team ? { teamKey: team.key } : {}) });
+  if (matches.length > 1) throw new ApiError('PROJECT_KEY_AMBIGUOUS', { projectKey: ref.projectKey, teamKeys: matches.map((p) => p.team_key) });
+  return matches[0];
+}
+
+export async function requireVisibleProject(ctx: Ctx, projectId: string): Promise<ProjectWithTeam> {
+  const project = await findVisibleProject(ctx, projectId);
+  if (!project) throw new ApiError('PROJECT_NOT_FOUND', { projectId });
+  return project;
+}
+
+/** Status ids the project's workflow allows, or undefined when it allows all team statuses. */
+export async function workflowStatusIds(ctx: Ctx, project: Pick<ProjectRow, 'id' | 'has_workflow'>): Promise<Set<string> | undefined> {
+  return project.has_workflow === 1 ? new Set(await listWorkflowStatusIds(ctx, project.id)) : undefined;
+}
+
+/** "Public API" → "PA", "Website" → "WEB"; then a digit until unique in the team. */
+async function deriveKey(ctx: Ctx, teamId: string, name: string): Promise<string> {
+  const words = name.toUpperCase().split(/[^A-Z0-9]+/).filter(Boolean);
+  let base = words.length >= 2 ? words.map((w) => w[0]).join('') : (words[0] ?? 'PRJ').slice(0, 3);
+  if (!/^[A-Z]/.test(base)) base = `P${base}`;
+  base = base.padEnd(2, 'X').slice(0, 8);
+  const taken = await listKeysWithPrefix(ctx, teamId, base);
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base}${n}`)) return `${base}${n}`;
+}
+
+function validKey(value: unknown): string {
+  const key = typeof value === 'string' ? value.trim().toUpperCase() : '';
+  if (!KEY_RE.test(key)) {
+    throw new ApiError('VALIDATION_FAILED', { field: 'projectKey' }, { message: 'projectKey must be 2–10 characters: a letter, then letters or digits.' });
+  }
+  return key;
+}
+
+function validDate(value: unknown, field: 'startDate' | 'endDate'): string | null {
+  if (value === null) return null;
+  if (!isCalendarDate(value)) throw new ApiError('INVALID_PROJECT_WINDOW', { field, value }, { message: `${field} must be a YYYY-MM-DD calendar date.` });
+  return value;
+}
+
+function checkWindow(startDate: string | null, endDate: string | null): void {
+  if (startDate && endDate && endDate < startDate) {
+    throw new ApiError('INVALID_PROJECT_WINDOW', { field: 'endDate', startDate, endDate }, { message: 'endDate must be on or after startDate.' });
+  }
+}
+
+async function validOwner(ctx: Ctx, value: unknown): Promise<string | null> {
+  if (value === null) return null;
+  const identity = typeof value === 'string' ? await resolveActiveIdentity(ctx, value) : undefined;
+  if (!identity) throw new ApiError('OWNER_NOT_IN_WORKSPACE', { field: 'ownerId', ownerId: value });
+  return identity.id;
+}
+
+function validName(value: unknown): string {
+  const name = nonBlank(value);
+  if (!name) throw new ApiError('NAME_REQUIRED', { field: 'name' });
+  return name;
+}
+
+export interface ProjectInput extends TeamRef {
+  name?: unknown;
+  description?: string | null;
+  projectKey?: string;
+  ownerId?: unknown;
+  startDate?: unknown;
+  endDate?: unknown;
+  subtasksEnabled?: boolean;
+  issueContainersEnabled?: boolean;
+}
+
+async function reload(ctx: Ctx, projectId: string): Promise<ProjectView> {
+  return presentProject((await findVisibleProject(ctx, projectId)) as ProjectWithTeam);
+}
+
+export async function createProject(ctx: Ctx, input: ProjectInput): Promise<ProjectView> {
+  const name = validName(input.name);
+  const team = await requireTeam(ctx, input);
+  const startDate = hasOwn(input, 'startDate') ? validDate(input.startDate, 'startDate') : null;
+  const endDate = hasOwn(input, 'endDate') ? validDate(input.endDate, 'endDate') : null;
+  checkWindow(startDate, endDate);
+  const ownerId = hasOwn(input, 'ownerId') ? await validOwner(ctx, input.ownerId) : ctx.principal.kind === 'user' ? ctx.principal.id : null;
+  let key: string;
+  if (input.projectKey !== undefined) {
+    key = validKey(input.projectKey);
+    if (await isKeyTaken(ctx, team.id, key)) throw new ApiError('PROJECT_KEY_CONFLICT', { projectKey: key, teamKey: team.key });
+  } else {
+    key = await deriveKey(ctx, team.id, name);
+  }
+  const id = newId('prj', ctx.nowMs);
+  await insertProject(ctx, {
+    id, workspace_id: ctx.workspace.id, team_id: team.id, key, name, description: input.description ?? null,
+    owner_id: ownerId, start_date: startDate, end_date: endDate,
+    subtasks_enabled: input.subtasksEnabled === false ? 0 : 1, issue_containers_enabled: input.issueContainersEnabled === false ? 0 : 1,
+    has_workflow: 0, created_by: ctx.principal.id, created_at: ctx.now, updated_at: ctx.now,
+  });
+  // A project created by a token is granted to it, so the creator can keep working on it.
+  if (ctx.principal.kind === 'api_token' && !ctx.access.all) {
+    await grantProjectToToken(ctx, ctx.principal.tokenId, id);
+    ctx.access.granted.add(id);
+  }
+  const project = await reload(ctx, id);
+  await recordEvent(ctx, 'project.created', { project }, id);
+  return project;
+}
+
+const PATCHABLE = ['name', 'description', 'projectKey', 'teamId', 'teamKey', 'ownerId', 'startDate', 'endDate', 'subtasksEnabled', 'issueContainersEnabled'] as const;
+
+export async function updateProjectById(ctx: Ctx, projectId: string, input: ProjectInput): Promise<ProjectView> {
+  const project = await requireVisibleProject(ctx, projectId);
+  if (!PATCHABLE.some((field) => hasOwn(input, field))) throw new ApiError('UNSUPPORTED_ACTION', { projectId }, { message: 'The update names no field to change.' });
+  const changes: Partial<ProjectRow> = {};
+  if (hasOwn(input, 'name')) changes.name = validName(input.name);
+  if (hasOwn(input, 'description')) changes.description = input.description ?? null;
+  if (hasOwn(input, 'ownerId')) changes.owner_id = await validOwner(ctx, input.ownerId);
+  if (hasOwn(input, 'subtasksEnabled')) changes.subtasks_enabled = input.subtasksEnabled ? 1 : 0;
+  if (hasOwn(input, 'issueContainersEnabled')) changes.issue_containers_enabled = input.issueContainersEnabled ? 1 : 0;
+  const startDate = hasOwn(input, 'startDate') ? validDate(input.startDate, 'startDate') : project.start_date;
+  const endDate = hasOwn(input, 'endDate') ? validDate(input.endDate, 'endDate') : project.end_date;
+  checkWindow(startDate, endDate);
+  if (hasOwn(input, 'startDate')) changes.start_date = startDate;
+  if (hasOwn(input, 'endDate')) changes.end_date = endDate;
+
+  const targetTeam = (input.teamId || input.teamKey) ? await resolveTeamRef(ctx, input) : undefined;
+  const teamId = targetTeam?.id ?? project.team_id;
+  if (teamId !== project.team_id) {
+    if (await projectHasIssues(ctx, project.id)) throw new ApiError('TEAM_CHANGE_BLOCKED', { projectId, teamId });
+    changes.team_id = teamId;
+    changes.has_workflow = 0;
+    await clearWorkflow(ctx, project.id);
+  }
+  const key = hasOwn(input, 'projectKey') ? validKey(input.projectKey) : project.key;
+  if ((key !== project.key || teamId !== project.team_id) && (await isKeyTaken(ctx, teamId, key, project.id))) {
+    throw new ApiError('PROJECT_KEY_CONFLICT', { projectKey: key, teamId });
+  }
+  if (key !== project.key) changes.key = key;
+
+  await updateProject(ctx, project.id, { ...changes, updated_at: ctx.now });
+  const updated = await reload(ctx, project.id);
+  await recordEvent(ctx, 'project.updated', { project: updated }, project.id);
+  return updated;
+}
+
+export async function getProject(ctx: Ctx, projectId: string): Promise<ProjectView> {
+  return presentProject(await requireVisibleProject(ctx, projectId));
+}
+
+export async function getProjectByKey(ctx: Ctx, teamKey: string, projectKey: string): Promise<ProjectView> {
+  const team = await resolveTeamRef(ctx, { teamKey });
+  const [project] = await findVisibleProjectsByKey(ctx, projectKey, team?.id);
+  if (!project) throw new ApiError('PROJECT_NOT_FOUND', { teamKey, projectKey });
+  return presentProject(project);
+}
+
+export async function listProjects(ctx: Ctx, query: TeamRef & { limit?: number; cursor?: string }) {
+  const team = await resolveTeamRef(ctx, query);
+  const { rows, pageInfo } = await listVisibleProjects(ctx, { teamId: team?.id }, query);
+  return { projects: rows.map(presentProject), pageInfo };
+}

@@ -1,0 +1,47 @@
+import type { Ctx } from '../../core/context.js';
+import { ApiError } from '../../core/errors.js';
+import type { TeamRow } from '../../db/schema.js';
+import { findDefaultTeam, findTeamById, findTeamByKey, isTeamMember, listStatusRows, listTeamRows } from './teams.repository.js';
+import { presentStatus, presentTeam } from './teams.presenter.js';
+
+export interface TeamRef {
+  teamId?: string | null;
+  teamKey?: string | null;
+}
+
+/** Resolves teamId / teamKey (both must agree); undefined when neither is given. */
+export async function resolveTeamRef(ctx: Ctx, ref: TeamRef): Promise<TeamRow | undefined> {
+  if (!ref.teamId && !ref.teamKey) return undefined;
+  const byId = ref.teamId ? await findTeamById(ctx, ref.teamId) : undefined;
+  if (ref.teamId && !byId) throw new ApiError('TEAM_NOT_FOUND', { teamId: ref.teamId });
+  if (ref.teamKey) {
+    const byKey = byId && byId.key === ref.teamKey.toUpperCase() ? byId : await findTeamByKey(ctx, ref.teamKey);
+    if (!byKey || (byId && byId.id !== byKey.id)) throw new ApiError('TEAM_NOT_FOUND', { teamKey: ref.teamKey });
+    return byKey;
+  }
+  return byId;
+}
+
+export async function requireTeam(ctx: Ctx, ref: TeamRef): Promise<TeamRow> {
+  const team = await resolveTeamRef(ctx, ref);
+  if (team) return team;
+  const fallback = await findDefaultTeam(ctx);
+  if (!fallback) throw new ApiError('NO_TEAM_AVAILABLE', {});
+  return fallback;
+}
+
+export const getTeamById = (ctx: Ctx, teamId: string) => findTeamById(ctx, teamId);
+export const userIsTeamMember = isTeamMember;
+
+export async function listTeams(ctx: Ctx) {
+  const rows = await listTeamRows(ctx);
+  const defaultTeam = rows.find((t) => t.is_default === 1) ?? rows[0];
+  return { teams: rows.map(presentTeam), defaultTeamId: defaultTeam?.id ?? null };
+}
+
+export async function listStatuses(ctx: Ctx, ref: TeamRef) {
+  const team = await resolveTeamRef(ctx, ref) ?? await findDefaultTeam(ctx);
+  if (!team) return { statuses: [], teamId: null, teamKey: null };
+  const rows = await listStatusRows(ctx, team.id);
+  return { statuses: rows.map((s) => presentStatus(s, team)), teamId: team.id, teamKey: team.key };
+}

@@ -1,0 +1,24 @@
+import type { Ctx } from '../../core/context.js';
+
+export const listUserRows = (ctx: Ctx) =>
+  ctx.db.selectFrom('users').selectAll().where('workspace_id', '=', ctx.workspace.id).orderBy('created_at').orderBy('id').execute();
+
+export const listMemberships = (ctx: Ctx) =>
+  ctx.db.selectFrom('team_members').select(['user_id', 'team_id']).where('workspace_id', '=', ctx.workspace.id).execute();
+
+export const listTokenRows = (ctx: Ctx) =>
+  ctx.db.selectFrom('api_tokens').select(['id', 'name', 'active', 'all_projects']).where('workspace_id', '=', ctx.workspace.id)
+    .orderBy('created_at').orderBy('id').execute();
+
+export const findUser = (ctx: Ctx, userId: string) =>
+  ctx.db.selectFrom('users').selectAll().where('workspace_id', '=', ctx.workspace.id).where('id', '=', userId).executeTakeFirst();
+
+export const findTokenByName = (ctx: Ctx, name: string) =>
+  ctx.db.selectFrom('api_tokens').select(['id', 'name', 'active', 'all_projects']).where('workspace_id', '=', ctx.workspace.id)
+    .where('name', '=', name).executeTakeFirst();
+
+export async function tokenHasProject(ctx: Ctx, tokenId: string, projectId: string): Promise<boolean> {
+  const row = await ctx.db.selectFrom('token_project_grants').select('project_id').where('token_id', '=', tokenId)
+    .where('project_id', '=', projectId).executeTakeFirst();
+  return Boolean(row);
+}

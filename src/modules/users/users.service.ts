@@ -1,0 +1,42 @@
+import { TOKEN_IDENTITY_PREFIX, tokenIdentity, type Ctx } from '../../core/context.js';
+import { findTokenByName, findUser, listMemberships, listTokenRows, listUserRows, tokenHasProject } from './users.repository.js';
+
+/** A workspace identity as referenced by ownerId, assigneeId, reporterId, userId. */
+export type Identity =
+  | { kind: 'human'; id: string; userId: string }
+  | { kind: 'automation'; id: string; tokenId: string; tokenName: string; active: boolean; allProjects: boolean };
+
+/** Resolves `usr_…` or `api-token:<name>` in the caller's workspace; undefined when unknown. */
+export async function resolveIdentity(ctx: Ctx, id: string): Promise<Identity | undefined> {
+  if (typeof id !== 'string' || id.length === 0) return undefined;
+  if (id.startsWith(TOKEN_IDENTITY_PREFIX)) {
+    const token = await findTokenByName(ctx, id.slice(TOKEN_IDENTITY_PREFIX.length));
+    return token && {
+      kind: 'automation', id: tokenIdentity(token.name), tokenId: token.id, tokenName: token.name,
+      active: token.active === 1, allProjects: token.all_projects === 1,
+    };
+  }
+  const user = await findUser(ctx, id);
+  return user && { kind: 'human', id: user.id, userId: user.id };
+}
+
+/** An identity that may own or be assigned work: any member, or an active automation agent. */
+export async function resolveActiveIdentity(ctx: Ctx, id: string): Promise<Identity | undefined> {
+  const identity = await resolveIdentity(ctx, id);
+  return identity && (identity.kind === 'human' || identity.active) ? identity : undefined;
+}
+
+/** Whether an automation agent may see a project (a "*" grant or an explicit one). */
+export async function agentCanAccessProject(ctx: Ctx, identity: Extract<Identity, { kind: 'automation' }>, projectId: string): Promise<boolean> {
+  return identity.allProjects || tokenHasProject(ctx, identity.tokenId, projectId);
+}
+
+export async function listUsers(ctx: Ctx) {
+  const [users, memberships, tokens] = await Promise.all([listUserRows(ctx), listMemberships(ctx), listTokenRows(ctx)]);
+  const teamsOf = new Map<string, string[]>();
+  for (const m of memberships) teamsOf.set(m.user_id, [...(teamsOf.get(m.user_id) ?? []), m.team_id]);
+  return {
+    users: users.map((u) => ({ userId: u.id, name: u.name, email: u.email, kind: 'human' as const, handle: u.handle, teamIds: teamsOf.get(u.id) ?? [] })),
+    automationAgents: tokens.map((t) => ({ userId: tokenIdentity(t.name), name: t.name, kind: 'automation' as const, active: t.active === 1 })),
+  };
+}

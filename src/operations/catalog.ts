@@ -1,0 +1,19 @@
+import type { Operation } from './define.js';
+import { discoveryOperations } from '../modules/discovery/discovery.operations.js';
+import { discussionsOperations } from '../modules/discussions/discussions.operations.js';
+import { issuesOperations } from '../modules/issues/issues.operations.js';
+import { meetingsOperations } from '../modules/meetings/meetings.operations.js';
+import { planningOperations } from '../modules/planning/planning.operations.js';
+import { projectOperations } from '../modules/projects/projects.operations.js';
+import { webhooksOperations } from '../modules/webhooks/webhooks.operations.js';
+
+/** Every endpoint of the API, in reference order. Doors (HTTP, MCP, OpenAPI) read only this. */
+export const catalog: Operation[] = [
+  ...discoveryOperations,
+  ...projectOperations,
+  ...issuesOperations,
+  ...planningOperations,
+  ...meetingsOperations,
+  ...discussionsOperations,
+  ...webhooksOperations,
+];

@@ -1,0 +1,56 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Ctx } from '../core/context.js';
+import type { ErrorCode } from '../core/errors.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** What an operation answers: an HTTP status and a JSON body (none for 204). */
+export interface Result {
+  status: number;
+  body?: unknown;
+}
+
+export const ok = (body: unknown): Result => ({ status: 200, body });
+export const created = (body: unknown): Result => ({ status: 201, body });
+export const noContent = (): Result => ({ status: 204 });
+
+export interface OperationInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/**
+ * One endpoint, declared once. The HTTP adapter, the MCP tool adapter and the OpenAPI
+ * document are all generated from this record; none of them holds business logic.
+ */
+export interface Operation<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
+  /** snake_case; also the MCP tool name. */
+  id: string;
+  method: HttpMethod;
+  /** OpenAPI-style template, e.g. `/api/external/issues/{issueId}`. */
+  path: string;
+  /** OpenAPI tag (area). */
+  tag: string;
+  summary: string;
+  description?: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Documented success body (OpenAPI only). */
+  response?: TSchema;
+  /** Documented success status (OpenAPI only; `run` decides the real one). */
+  successStatus?: 200 | 201 | 204;
+  /**
+   * Body fields that have their own error code in the spec: any schema failure on such a
+   * field (missing, wrong type, empty) answers this code instead of VALIDATION_FAILED.
+   */
+  fieldCodes?: Record<string, ErrorCode>;
+  /** Extra MCP tool argument that may stand for a path parameter (e.g. issueKey for issueId). */
+  mcpAliases?: Record<string, string>;
+  run: (ctx: Ctx, input: OperationInput<Static<P>, Static<Q>, Static<B>>) => Promise<Result>;
+}
+
+export function defineOperation<P extends TSchema, Q extends TSchema, B extends TSchema>(op: Operation<P, Q, B>): Operation {
+  return op as unknown as Operation;
+}

@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type AppConfig } from '../../src/config.js';
+import type { Database } from '../../src/db/connect.js';
+import { buildApp } from '../../src/http/app.js';
+import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
+import { closeTestDatabase, openTestDatabase } from './database.js';
+
+/** Deterministic, valid secrets so fixtures can name tokens and tests can use them. */
+export const patFor = (name: string): string => `svc_pat_${createHash('sha256').update(`pat:${name}`).digest('hex')}`;
+export const oatFor = (name: string): string => `svc_oat_${createHash('sha256').update(`oat:${name}`).digest('hex')}`;
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, unknown>;
+}
+
+export interface CallOptions {
+  /** A token secret, sent as Authorization: Bearer. */
+  token?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Harness {
+  app: FastifyInstance;
+  database: Database;
+  /** Applies one more workspace file (YAML text or object) with the `wsx apply` code. */
+  apply: (file: object | string) => ReturnType<typeof applyWorkspaceFile>;
+  call: <T = any>(method: string, url: string, options?: CallOptions) => Promise<Reply<T>>;
+  close: () => Promise<void>;
+}
+
+/**
+ * An app on a fresh test database (SQLite in memory, or PostgreSQL with TEST_DATABASE_URL),
+ * seeded with workspace files. Rate limiting is off unless a test turns it on.
+ */
+export async function startHarness(files: Array<object | string> = [], config: Partial<AppConfig> = {}): Promise<Harness> {
+  const database = await openTestDatabase();
+  for (const file of files) await applyWorkspaceFile(database.db, file);
+  const app = await buildApp({ database, config: { ...loadConfig({}), rateLimitPerMinute: 0, ...config } });
+  const call = async (method: string, url: string, options: CallOptions = {}): Promise<Reply> => {
+    const response = await app.inject({
+      method: method as never,
+      url,
+      headers: { ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers },
+      ...(options.body !== undefined ? { payload: options.body as never } : {}),
+    });
+    const text = response.body;
+    return { status: response.statusCode, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  };
+  return {
+    app,
+    database,
+    apply: (file) => applyWorkspaceFile(database.db, file),
+    call,
+    close: async () => {
+      await app.close();
+      await closeTestDatabase(database);
+    },
+  };
+}
