@@ -1,0 +1,30 @@
+import { loadConfig } from '../config.js';
+import { openDatabase, type Database } from '../db/connect.js';
+import { migrateToLatest } from '../db/migrate.js';
+
+/** What a command may touch: its output streams and the database. Tests pass their own. */
+export interface CliContext {
+  /** Writes one line to standard output. */
+  out(text: string): void;
+  /** Writes one line to standard error. */
+  err(text: string): void;
+  /** Runs `fn` on the database, its schema brought up to date first (`migrated`: names applied now). */
+  withDatabase<T>(fn: (database: Database, migrated: string[]) => Promise<T>): Promise<T>;
+}
+
+/** The real process: stdout/stderr and the database named by DATABASE_URL, closed after the command. */
+export function processContext(env: NodeJS.ProcessEnv = process.env): CliContext {
+  return {
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+    async withDatabase(fn) {
+      const database = await openDatabase(loadConfig(env).databaseUrl);
+      try {
+        const migrated = await migrateToLatest(database);
+        return await fn(database, migrated);
+      } finally {
+        await database.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import { TokenAdminError } from '../modules/auth/tokens.service.js';
+import { WorkspaceFileError } from '../modules/workspace-file/apply.js';
+
+/** A command that cannot proceed for a reason the operator can fix (bad path, bad input). */
+export class CliError extends Error {
+  override name = 'CliError';
+}
+
+/** Errors whose message alone tells the operator what to fix; anything else is a bug and keeps its stack. */
+export const isOperatorError = (error: unknown): error is Error =>
+  error instanceof CliError || error instanceof WorkspaceFileError || error instanceof TokenAdminError;

@@ -1,0 +1,80 @@
+import { Command, CommanderError } from 'commander';
+import { loadConfig } from '../config.js';
+import { applyCommand } from './commands/apply.js';
+import { migrateCommand } from './commands/migrate.js';
+import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './commands/token.js';
+import { processContext, type CliContext } from './context.js';
+import { isOperatorError } from './errors.js';
+
+const DATABASE_HELP = '\nEnvironment: DATABASE_URL (default sqlite:./data/wsx.sqlite; sqlite:PATH, sqlite::memory: or postgres://…).';
+
+/** The `wsx` command tree; actions write through `ctx` and throw on failure. */
+export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.env): Command {
+  const program = new Command('wsx')
+    .description('Workspace Execution External API server and admin tool.')
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => ctx.out(text.trimEnd()), writeErr: (text) => ctx.err(text.trimEnd()) })
+    .showHelpAfterError();
+
+  program.command('serve')
+    .description('Start the HTTP server (migrates first; creates the "default" workspace on an empty database).')
+    .addHelpText('after', `${DATABASE_HELP}\nAlso: PORT (8080), HOST (127.0.0.1), LOG_LEVEL, WSX_BOOTSTRAP=off, WSX_RATE_LIMIT, REDIS_URL.`)
+    .action(async () => {
+      // Loaded on demand: admin commands start without the HTTP stack and its operations.
+      const { serveCommand } = await import('./commands/serve.js');
+      await serveCommand(ctx, loadConfig(env));
+    });
+
+  program.command('migrate')
+    .description('Bring the database schema up to date.')
+    .addHelpText('after', DATABASE_HELP)
+    .action(() => migrateCommand(ctx));
+
+  program.command('apply')
+    .description('Apply a workspace file (YAML or JSON): create what is missing, update what differs, never delete.')
+    .requiredOption('-f, --file <path>', 'the workspace file')
+    .option('--json', 'print the ids and secrets as one JSON object')
+    .addHelpText('after', DATABASE_HELP)
+    .action((options) => applyCommand(ctx, options));
+
+  const token = program.command('token').description('Create, revoke and list workspace tokens.');
+  token.command('create')
+    .description('Create a workspace token and print its secret (shown only once).')
+    .requiredOption('--workspace <slug>', 'workspace slug')
+    .requiredOption('--name <name>', 'token name (also its assignee id api-token:<name>)')
+    .option('--project <TEAM/PROJ...>', 'grant access to a project (repeatable)')
+    .option('--all-projects', 'grant access to every project, present and future')
+    .option('--json', 'print { name, secret, assigneeId }')
+    .addHelpText('after', DATABASE_HELP)
+    .action((options) => tokenCreateCommand(ctx, options));
+  token.command('revoke')
+    .description('Deactivate a token; the next request with it is refused.')
+    .requiredOption('--workspace <slug>', 'workspace slug')
+    .requiredOption('--name <name>', 'token name')
+    .addHelpText('after', DATABASE_HELP)
+    .action((options) => tokenRevokeCommand(ctx, options));
+  token.command('list')
+    .description('List the tokens of a workspace with their project access.')
+    .requiredOption('--workspace <slug>', 'workspace slug')
+    .option('--json', 'print { tokens: [...] }')
+    .addHelpText('after', DATABASE_HELP)
+    .action((options) => tokenListCommand(ctx, options));
+
+  return program;
+}
+
+/**
+ * Runs one command line (without the node and script arguments); answers the exit code.
+ * Operator mistakes print one line to stderr; anything unexpected prints its stack.
+ */
+export async function runCli(args: string[], ctx: CliContext = processContext(), env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  try {
+    await buildProgram(ctx, env).parseAsync(args, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (isOperatorError(error)) ctx.err(`error: ${error.message}`);
+    else ctx.err(`error: ${(error as Error)?.stack ?? String(error)}`);
+    return 1;
+  }
+}

@@ -1,0 +1,55 @@
+import type { Kysely } from 'kysely';
+import type { ApiTokenRow, DB, OauthTokenRow } from '../../db/schema.js';
+
+/** Token administration (workspace file and `wsx token`): the only SQL on credentials' rows. */
+
+export const findWorkspaceBySlug = (db: Kysely<DB>, slug: string) =>
+  db.selectFrom('workspaces').select(['id', 'slug', 'name']).where('slug', '=', slug).executeTakeFirst();
+
+export const findTokenByName = (db: Kysely<DB>, workspaceId: string, name: string) =>
+  db.selectFrom('api_tokens').selectAll().where('workspace_id', '=', workspaceId).where('name', '=', name).executeTakeFirst();
+
+/** Secret hashes are unique across every workspace, so this lookup is global. */
+export const findTokenIdByHash = (db: Kysely<DB>, secretHash: string) =>
+  db.selectFrom('api_tokens').select('id').where('secret_hash', '=', secretHash).executeTakeFirst();
+
+export async function insertToken(db: Kysely<DB>, row: ApiTokenRow): Promise<void> {
+  await db.insertInto('api_tokens').values(row).execute();
+}
+
+export async function updateToken(db: Kysely<DB>, tokenId: string, changes: Partial<ApiTokenRow>): Promise<void> {
+  await db.updateTable('api_tokens').set(changes).where('id', '=', tokenId).execute();
+}
+
+export async function listGrantedProjectIds(db: Kysely<DB>, tokenId: string): Promise<Set<string>> {
+  const rows = await db.selectFrom('token_project_grants').select('project_id').where('token_id', '=', tokenId).execute();
+  return new Set(rows.map((row) => row.project_id));
+}
+
+export async function insertGrants(db: Kysely<DB>, workspaceId: string, tokenId: string, projectIds: string[]): Promise<void> {
+  if (projectIds.length === 0) return;
+  await db.insertInto('token_project_grants')
+    .values(projectIds.map((projectId) => ({ workspace_id: workspaceId, token_id: tokenId, project_id: projectId })))
+    .execute();
+}
+
+export const listTokenRows = (db: Kysely<DB>, workspaceId: string) =>
+  db.selectFrom('api_tokens').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at').orderBy('id').execute();
+
+/** Every project of the workspace with its team's key, for `TEAM/PROJ` references. */
+export const listProjectRefs = (db: Kysely<DB>, workspaceId: string) =>
+  db.selectFrom('projects as p').innerJoin('teams as t', 't.id', 'p.team_id')
+    .select(['p.id', 'p.key', 't.key as team_key']).where('p.workspace_id', '=', workspaceId).execute();
+
+export const listGrants = (db: Kysely<DB>, workspaceId: string) =>
+  db.selectFrom('token_project_grants').select(['token_id', 'project_id']).where('workspace_id', '=', workspaceId).execute();
+
+export const findOauthTokenByHash = (db: Kysely<DB>, secretHash: string) =>
+  db.selectFrom('oauth_tokens').select(['id', 'workspace_id', 'user_id']).where('secret_hash', '=', secretHash).executeTakeFirst();
+
+export const findOauthTokenOfUser = (db: Kysely<DB>, workspaceId: string, userId: string) =>
+  db.selectFrom('oauth_tokens').select('id').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).limit(1).executeTakeFirst();
+
+export async function insertOauthToken(db: Kysely<DB>, row: OauthTokenRow): Promise<void> {
+  await db.insertInto('oauth_tokens').values(row).execute();
+}

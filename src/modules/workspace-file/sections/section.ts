@@ -1,0 +1,31 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../../db/schema.js';
+import type { ApplyResult } from '../apply-result.js';
+import type { WorkspaceFile } from '../workspace-file.schema.js';
+
+/** The workspace a file is applied to; every applier of one apply shares it. */
+export interface WorkspaceCtx {
+  id: string;
+  slug: string;
+  /** The apply's instant: every row it creates or updates carries it. */
+  now: string;
+  /** The whole validated file, for sections that refer to what another section declares. */
+  file: WorkspaceFile;
+}
+
+/**
+ * One top-level section of the workspace file. `parse` validates the raw value before
+ * anything is written; `apply` converges the database to it inside the apply's
+ * transaction: create what is missing, update what differs, never delete.
+ *
+ * `apply` runs for every file, with `section` undefined when the file leaves the key out,
+ * so a section can also keep workspace-wide invariants (rows every workspace must have).
+ */
+export interface Section<T> {
+  key: string;
+  parse(raw: unknown, path: string): T;
+  apply(trx: Kysely<DB>, ws: WorkspaceCtx, section: T | undefined, result: ApplyResult): Promise<void>;
+}
+
+/** Erases a section's value type so sections of different shapes share one ordered list. */
+export const defineSection = <T>(section: Section<T>): Section<unknown> => section as unknown as Section<unknown>;

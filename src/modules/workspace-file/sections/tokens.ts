@@ -1,0 +1,60 @@
+import { convergeToken, PAT_SECRET_RE, PROJECT_REF_RE, projectIdsByRef, TOKEN_NAME_RE } from '../../auth/tokens.service.js';
+import { atEntry, fail } from '../errors.js';
+import { at, checkString, optionalBoolean, optionalString, readList, readObject, refuseDuplicates, requiredString } from '../fields.js';
+import { defineSection } from './section.js';
+
+export interface TokenSpec {
+  name: string;
+  secret?: string;
+  /** `projects: "*"` (or a list holding "*"): every project, present and future. */
+  allProjects: boolean;
+  /** `TEAM/PROJ` references. */
+  projects: string[];
+  active?: boolean;
+}
+
+function parseProjects(value: unknown, path: string): Pick<TokenSpec, 'allProjects' | 'projects'> {
+  if (value === undefined || value === null) return { allProjects: false, projects: [] };
+  if (value === '*') return { allProjects: true, projects: [] };
+  const refs = readList(value, path).map((item, index) => {
+    const ref = checkString(item, at(path, index), { upperCase: true });
+    if (ref !== '*' && !PROJECT_REF_RE.test(ref)) fail(at(path, index), 'must be "*" or TEAM/PROJ');
+    return ref;
+  });
+  if (!refs.includes('*')) return { allProjects: false, projects: refs };
+  if (refs.length > 1) fail(path, '"*" already covers every project; list it alone');
+  return { allProjects: true, projects: [] };
+}
+
+function parseTokens(raw: unknown, path: string): TokenSpec[] {
+  const tokens = readList(raw, path).map((item, index) => {
+    const where = at(path, index);
+    const fields = readObject(item, where, ['name', 'secret', 'projects', 'active']);
+    return {
+      name: requiredString(fields, 'name', where, { pattern: TOKEN_NAME_RE }),
+      secret: optionalString(fields, 'secret', where, { pattern: PAT_SECRET_RE }),
+      ...parseProjects(fields.projects, at(where, 'projects')),
+      active: optionalBoolean(fields, 'active', where),
+    };
+  });
+  refuseDuplicates(tokens, path, (token) => token.name, 'token name');
+  return tokens;
+}
+
+/** Workspace tokens: grants are only added (apply never takes access away). */
+export const tokensSection = defineSection<TokenSpec[]>({
+  key: 'tokens',
+  parse: parseTokens,
+  async apply(trx, ws, tokens, result) {
+    if (!tokens) return;
+    const projectIds = await projectIdsByRef(trx, ws.id);
+    for (const [index, token] of tokens.entries()) {
+      const where = at('tokens', index);
+      const ids = token.projects.map((ref, refIndex) =>
+        projectIds.get(ref) ?? fail(at(at(where, 'projects'), refIndex), `unknown project "${ref}"`));
+      const desired = { name: token.name, secret: token.secret, allProjects: token.allProjects, projectIds: ids, active: token.active };
+      const { secret } = await atEntry(where, () => convergeToken(trx, ws.id, desired, ws.now));
+      result.tokens[token.name] = secret;
+    }
+  },
+});

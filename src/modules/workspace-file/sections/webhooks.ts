@@ -1,0 +1,38 @@
+import { isHttpUrl } from '../../../core/values.js';
+import { isWebhookSecret } from '../../../events/signer.js';
+import { checkEventFilter } from '../../webhooks/event-filter.js';
+import { convergeFileWebhooks, type FileWebhookSpec } from '../../webhooks/webhooks.service.js';
+import { fail } from '../errors.js';
+import { at, optionalBoolean, optionalString, readList, readObject, refuseDuplicates, requiredString } from '../fields.js';
+import { defineSection } from './section.js';
+
+/**
+ * Webhook subscriptions declared by the operator, matched by URL. They see every project
+ * of the workspace. The receiver's address is checked when each delivery is made (the
+ * operator may run receivers on a private network with WSX_WEBHOOK_ALLOW_PRIVATE=1).
+ */
+
+function parseWebhooks(raw: unknown, path: string): FileWebhookSpec[] {
+  const webhooks = readList(raw, path).map((item, index) => {
+    const where = at(path, index);
+    const fields = readObject(item, where, ['url', 'events', 'secret', 'active']);
+    const url = requiredString(fields, 'url', where);
+    if (!isHttpUrl(url)) fail(at(where, 'url'), 'must be an absolute http or https URL of at most 2,048 characters');
+    const events = checkEventFilter(fields.events);
+    if (!events.ok) fail(events.index === null ? at(where, 'events') : at(at(where, 'events'), events.index), events.problem);
+    const secret = optionalString(fields, 'secret', where);
+    if (secret !== undefined && !isWebhookSecret(secret)) fail(at(where, 'secret'), 'must be whsec_ followed by base64 of 24 to 64 bytes');
+    return { url, events: events.events, secret, active: optionalBoolean(fields, 'active', where) };
+  });
+  refuseDuplicates(webhooks, path, (webhook) => webhook.url, 'webhook url');
+  return webhooks;
+}
+
+export const webhooksSection = defineSection<FileWebhookSpec[]>({
+  key: 'webhooks',
+  parse: parseWebhooks,
+  async apply(trx, ws, webhooks, result) {
+    if (!webhooks) return;
+    Object.assign(result.webhooks, await convergeFileWebhooks(trx, ws.id, ws.now, webhooks));
+  },
+});

@@ -1,0 +1,51 @@
+import { parse as parseYaml } from 'yaml';
+import { fail } from './errors.js';
+import { readObject } from './fields.js';
+import { PENDING_SECTION_KEYS, SECTIONS } from './sections/index.js';
+import type { OauthTokenSpec } from './sections/oauth-tokens.js';
+import type { ProjectSpec } from './sections/projects.js';
+import type { TagSpec } from './sections/tags.js';
+import type { TeamSpec } from './sections/teams.js';
+import type { TokenSpec } from './sections/tokens.js';
+import type { UserSpec } from './sections/users.js';
+import { parseWorkspace, type WorkspaceSpec } from './workspace.js';
+
+/** A validated workspace file: each present section parsed by its own `Section.parse`. */
+export interface WorkspaceFile {
+  workspace: WorkspaceSpec;
+  users?: UserSpec[];
+  teams?: TeamSpec[];
+  projects?: ProjectSpec[];
+  tags?: TagSpec[];
+  tokens?: TokenSpec[];
+  oauthTokens?: OauthTokenSpec[];
+  [section: string]: unknown;
+}
+
+const TOP_LEVEL_KEYS = ['workspace', ...SECTIONS.map((section) => section.key), ...PENDING_SECTION_KEYS];
+
+function readText(text: string): unknown {
+  try {
+    // JSON is YAML, so one parser reads both.
+    return parseYaml(text);
+  } catch (error) {
+    return fail('', `not valid YAML or JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Checks a whole file (YAML/JSON text or an object) before anything is written. */
+export function parseWorkspaceFile(input: object | string): WorkspaceFile {
+  const raw = typeof input === 'string' ? readText(input) : input;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('', 'a workspace file must be a YAML or JSON object with a workspace section');
+  const fields = readObject(raw, '', TOP_LEVEL_KEYS);
+  if (fields.workspace === undefined || fields.workspace === null) fail('workspace', 'is required ({ slug, name })');
+  const file: WorkspaceFile = { workspace: parseWorkspace(fields.workspace, 'workspace') };
+  for (const section of SECTIONS) {
+    const value = fields[section.key];
+    if (value !== undefined && value !== null) file[section.key] = section.parse(value, section.key);
+  }
+  for (const key of PENDING_SECTION_KEYS) {
+    if (fields[key] !== undefined) file[key] = fields[key];
+  }
+  return file;
+}
