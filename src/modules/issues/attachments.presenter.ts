@@ -1,0 +1,7 @@
+import type { AttachmentRow } from '../../db/tables/issues.js';
+
+export const presentAttachment = (a: AttachmentRow) => ({
+  attachmentId: a.id, url: a.url, name: a.name, createdAt: a.created_at, createdBy: a.created_by,
+});
+
+export type AttachmentView = ReturnType<typeof presentAttachment>;

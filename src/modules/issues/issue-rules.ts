@@ -1,0 +1,141 @@
+import type { Ctx } from '../../core/context.js';
+import { ApiError } from '../../core/errors.js';
+import { nonBlank } from '../../core/values.js';
+import type { StatusRow } from '../../db/schema.js';
+import { workflowStatusIds, type ProjectWithTeam } from '../projects/projects.service.js';
+import { normaliseTags, sameTags } from '../tags/tags.service.js';
+import { userIsTeamMember } from '../teams/teams.service.js';
+import { agentCanAccessProject, resolveActiveIdentity, resolveIdentity } from '../users/users.service.js';
+import { PRIORITIES, type Priority } from './issues.presenter.js';
+import { findContainer, findStatusById, findStatusesByKey, findVisibleMilestone, listTeamStatusRows } from './issues.repository.js';
+
+/**
+ * The field rules an issue must satisfy in its project, shared by create and update so
+ * both answer the same codes for the same mistakes.
+ */
+
+export const TITLE_MAX = 500;
+
+export function parseIssueTitle(value: unknown): string {
+  const title = nonBlank(value);
+  if (!title) throw new ApiError('TITLE_REQUIRED', { field: 'title' });
+  if (title.length > TITLE_MAX) throw new ApiError('VALIDATION_FAILED', { field: 'title' }, { message: `title must be at most ${TITLE_MAX} characters.` });
+  return title;
+}
+
+export function parsePriority(value: unknown): Priority {
+  if (!PRIORITIES.includes(value as Priority)) {
+    throw new ApiError('VALIDATION_FAILED', { field: 'priority' }, { message: `priority must be one of ${PRIORITIES.join(', ')}.` });
+  }
+  return value as Priority;
+}
+
+/** `tags` and its legacy name `labels`; undefined when neither was sent. */
+export function parseTagFields(input: { tags?: unknown; labels?: unknown }): string[] | undefined {
+  const tags = input.tags !== undefined ? normaliseTags(input.tags, 'tags') : undefined;
+  const labels = input.labels !== undefined ? normaliseTags(input.labels, 'labels') : undefined;
+  if (tags && labels && !sameTags(tags, labels)) throw new ApiError('TAG_FIELD_CONFLICT', { field: 'labels', tags, labels });
+  return tags ?? labels;
+}
+
+/** `issueContainerId` and its alias `epicId`; undefined when neither was sent, null clears. */
+export function parseContainerFields(input: { epicId?: string | null; issueContainerId?: string | null }): string | null | undefined {
+  const sentContainer = input.issueContainerId !== undefined;
+  const sentEpic = input.epicId !== undefined;
+  if (sentContainer && sentEpic && input.issueContainerId !== input.epicId) {
+    throw new ApiError('ISSUE_CONTAINER_FIELD_CONFLICT', { field: 'epicId', epicId: input.epicId, issueContainerId: input.issueContainerId });
+  }
+  if (sentContainer) return input.issueContainerId ?? null;
+  return sentEpic ? input.epicId ?? null : undefined;
+}
+
+export interface StatusRef {
+  statusId?: string;
+  statusKey?: string;
+}
+
+export const sendsStatus = (ref: StatusRef): boolean => Boolean(ref.statusId || ref.statusKey);
+
+/** A status the project allows: of the project's team and, when it has one, in its workflow. */
+export async function checkStatusAllowed<S extends Pick<StatusRow, 'id' | 'key' | 'team_id'>>(ctx: Ctx, status: S, project: ProjectWithTeam): Promise<S> {
+  const details = { statusId: status.id, statusKey: status.key, projectId: project.id };
+  if (status.team_id !== project.team_id) throw new ApiError('STATUS_INVALID_FOR_PROJECT', details);
+  const allowed = await workflowStatusIds(ctx, project);
+  if (allowed && !allowed.has(status.id)) throw new ApiError('STATUS_INVALID_FOR_PROJECT_WORKFLOW', details);
+  return status;
+}
+
+/**
+ * Resolves statusId / statusKey for a project: STATUS_NOT_FOUND when nothing in the
+ * workspace matches, STATUS_INVALID_FOR_PROJECT when it belongs to another team,
+ * STATUS_INVALID_FOR_PROJECT_WORKFLOW when the project's workflow leaves it out.
+ */
+export async function resolveStatusForProject(ctx: Ctx, ref: StatusRef, project: ProjectWithTeam): Promise<StatusRow> {
+  if (ref.statusId) {
+    const status = await findStatusById(ctx, ref.statusId);
+    if (!status) throw new ApiError('STATUS_NOT_FOUND', { statusId: ref.statusId });
+    if (ref.statusKey && ref.statusKey.toLowerCase() !== status.key) {
+      throw new ApiError('VALIDATION_FAILED', { field: 'statusKey', statusId: ref.statusId, statusKey: ref.statusKey }, { message: 'statusId and statusKey name different statuses.' });
+    }
+    return checkStatusAllowed(ctx, status, project);
+  }
+  const matches = await findStatusesByKey(ctx, ref.statusKey as string);
+  if (matches.length === 0) throw new ApiError('STATUS_NOT_FOUND', { statusKey: ref.statusKey });
+  return checkStatusAllowed(ctx, matches.find((s) => s.team_id === project.team_id) ?? matches[0], project);
+}
+
+/** The first (by position) `unstarted` status the project allows, else its first allowed one. */
+export async function defaultStatus(ctx: Ctx, project: ProjectWithTeam): Promise<StatusRow> {
+  const allowed = await workflowStatusIds(ctx, project);
+  const statuses = (await listTeamStatusRows(ctx, project.team_id)).filter((s) => !allowed || allowed.has(s.id));
+  const status = statuses.find((s) => s.category === 'unstarted') ?? statuses[0];
+  if (!status) throw new ApiError('STATUS_NOT_FOUND', { projectId: project.id }, { message: 'The project\'s team has no status an issue could take.' });
+  return status;
+}
+
+/**
+ * An assignee that may hold work in the project: a member of the project's team, or an
+ * active automation agent with access to the project. null unassigns.
+ */
+export async function checkAssignee(ctx: Ctx, assigneeId: unknown, project: ProjectWithTeam): Promise<string | null> {
+  if (assigneeId === null) return null;
+  const identity = typeof assigneeId === 'string' ? await resolveActiveIdentity(ctx, assigneeId) : undefined;
+  const details = { field: 'assigneeId', assigneeId, projectId: project.id };
+  if (!identity) throw new ApiError('ASSIGNEE_NOT_IN_WORKSPACE', details);
+  if (identity.kind === 'automation') {
+    if (!(await agentCanAccessProject(ctx, identity, project.id))) throw new ApiError('ASSIGNEE_NOT_IN_PROJECT', details);
+  } else if (!(await userIsTeamMember(ctx, project.team_id, identity.userId))) {
+    throw new ApiError('ASSIGNEE_NOT_IN_PROJECT_TEAM', { ...details, teamKey: project.team_key });
+  }
+  return identity.id;
+}
+
+/** A reporter is a human member of the workspace; null clears. */
+export async function checkReporter(ctx: Ctx, reporterId: unknown): Promise<string | null> {
+  if (reporterId === null) return null;
+  const identity = typeof reporterId === 'string' ? await resolveIdentity(ctx, reporterId) : undefined;
+  if (identity?.kind !== 'human') throw new ApiError('REPORTER_NOT_IN_WORKSPACE', { field: 'reporterId', reporterId });
+  return identity.id;
+}
+
+/** A container of the project (which must have containers enabled); null clears. */
+export async function checkContainer(ctx: Ctx, containerId: string | null, project: ProjectWithTeam): Promise<string | null> {
+  if (containerId === null) return null;
+  if (project.issue_containers_enabled !== 1) throw new ApiError('ISSUE_CONTAINER_DISABLED', { field: 'issueContainerId', projectId: project.id });
+  const container = await findContainer(ctx, containerId);
+  if (container?.project_id !== project.id) throw new ApiError('ISSUE_CONTAINER_NOT_FOUND', { issueContainerId: containerId, projectId: project.id });
+  return container.id;
+}
+
+/** A visible milestone of the issue's own container; null clears. */
+export async function checkMilestone(ctx: Ctx, milestoneId: string | null, containerId: string | null): Promise<string | null> {
+  if (milestoneId === null) return null;
+  const milestone = await findVisibleMilestone(ctx, milestoneId);
+  if (!milestone) throw new ApiError('ISSUE_CONTAINER_MILESTONE_NOT_FOUND', { milestoneId });
+  if (milestone.container_id !== containerId) {
+    throw new ApiError('ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE', { milestoneId, issueContainerId: containerId }, {
+      message: 'The issue must be in the milestone\'s container.',
+    });
+  }
+  return milestone.id;
+}

@@ -1,0 +1,104 @@
+import { sql } from 'kysely';
+import type { Ctx } from '../../core/context.js';
+import type { IssueRow } from '../../db/schema.js';
+import { whereProjectVisible } from '../../db/access.js';
+import { paginate } from '../../db/paginate.js';
+
+/** An issue row plus the keys and status category its presentation needs, in one read. */
+export type IssueRecord = IssueRow & { project_key: string; team_key: string; status_key: string; status_category: string };
+
+const selectIssues = (ctx: Ctx) =>
+  whereProjectVisible(
+    ctx,
+    ctx.db.selectFrom('issues as i')
+      .innerJoin('projects as p', 'p.id', 'i.project_id')
+      .innerJoin('teams as t', 't.id', 'i.team_id')
+      .innerJoin('statuses as s', 's.id', 'i.status_id')
+      .selectAll('i')
+      .select(['p.key as project_key', 't.key as team_key', 's.key as status_key', 's.category as status_category'])
+      .where('i.workspace_id', '=', ctx.workspace.id),
+    'i.project_id',
+  );
+
+/** Visible issues only: an issue of a project outside the caller's grants does not exist for it. */
+export const findVisibleIssueById = (ctx: Ctx, issueId: string): Promise<IssueRecord | undefined> =>
+  selectIssues(ctx).where('i.id', '=', issueId).executeTakeFirst();
+
+export const findVisibleIssueByKey = (ctx: Ctx, issueKey: string): Promise<IssueRecord | undefined> =>
+  selectIssues(ctx).where('i.issue_key', '=', issueKey.toUpperCase()).executeTakeFirst();
+
+export interface IssueListFilter {
+  projectId?: string;
+  teamId?: string;
+  assigneeId?: string;
+  statusIds?: string[];
+  q?: string;
+  archived: boolean;
+}
+
+const likePattern = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Newest first; each filter leads one of the issues indexes, so a page is an index range scan. */
+export function listVisibleIssues(ctx: Ctx, filter: IssueListFilter, page: { limit?: number; cursor?: string }) {
+  let query = selectIssues(ctx).where('i.archived', '=', filter.archived ? 1 : 0);
+  if (filter.projectId) query = query.where('i.project_id', '=', filter.projectId);
+  if (filter.teamId) query = query.where('i.team_id', '=', filter.teamId);
+  if (filter.assigneeId) query = query.where('i.assignee_id', '=', filter.assigneeId);
+  if (filter.statusIds) query = query.where('i.status_id', 'in', filter.statusIds);
+  if (filter.q) {
+    const pattern = likePattern(filter.q);
+    const key = filter.q.trim().toUpperCase();
+    query = query.where(sql<boolean>`(lower(i.title) like ${pattern} escape '\\' or lower(coalesce(i.description, '')) like ${pattern} escape '\\' or i.issue_key = ${key})`);
+  }
+  return paginate(ctx, query, {
+    scope: 'issues', filters: { ...filter }, ...page,
+    orderBy: ['i.created_at', 'i.id'], keyOf: (r: IssueRecord) => [r.created_at, r.id],
+  });
+}
+
+export async function insertIssue(ctx: Ctx, row: IssueRow): Promise<void> {
+  await ctx.db.insertInto('issues').values(row).execute();
+}
+
+export async function updateIssueRow(ctx: Ctx, issueId: string, changes: Partial<IssueRow>): Promise<void> {
+  await ctx.db.updateTable('issues').set(changes).where('workspace_id', '=', ctx.workspace.id).where('id', '=', issueId).execute();
+}
+
+/**
+ * Takes the team's next issue number. The row lock of the UPDATE serialises concurrent
+ * creates on PostgreSQL (SQLite serialises whole transactions), so numbers are never shared.
+ */
+export async function takeIssueNumber(ctx: Ctx, teamId: string): Promise<number> {
+  const row = await ctx.db.updateTable('teams').set({ issue_counter: sql`issue_counter + 1` })
+    .where('workspace_id', '=', ctx.workspace.id).where('id', '=', teamId)
+    .returning('issue_counter').executeTakeFirstOrThrow();
+  return Number(row.issue_counter);
+}
+
+export const findStatusById = (ctx: Ctx, statusId: string) =>
+  ctx.db.selectFrom('statuses').selectAll().where('workspace_id', '=', ctx.workspace.id).where('id', '=', statusId).executeTakeFirst();
+
+export const findStatusesByKey = (ctx: Ctx, statusKey: string) =>
+  ctx.db.selectFrom('statuses').selectAll().where('workspace_id', '=', ctx.workspace.id).where('key', '=', statusKey.toLowerCase()).execute();
+
+export const listTeamStatusRows = (ctx: Ctx, teamId: string) =>
+  ctx.db.selectFrom('statuses').selectAll().where('workspace_id', '=', ctx.workspace.id).where('team_id', '=', teamId)
+    .orderBy('position').orderBy('id').execute();
+
+export async function isTransitionListed(ctx: Ctx, fromStatusId: string, toStatusId: string): Promise<boolean> {
+  const row = await ctx.db.selectFrom('status_transitions').select('to_status_id')
+    .where('from_status_id', '=', fromStatusId).where('to_status_id', '=', toStatusId).executeTakeFirst();
+  return Boolean(row);
+}
+
+export const findContainer = (ctx: Ctx, containerId: string) =>
+  ctx.db.selectFrom('issue_containers').select(['id', 'project_id']).where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', containerId).executeTakeFirst();
+
+export const findVisibleMilestone = (ctx: Ctx, milestoneId: string) =>
+  whereProjectVisible(
+    ctx,
+    ctx.db.selectFrom('milestones').select(['id', 'project_id', 'container_id']).where('workspace_id', '=', ctx.workspace.id)
+      .where('id', '=', milestoneId),
+    'milestones.project_id',
+  ).executeTakeFirst();

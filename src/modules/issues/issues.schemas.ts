@@ -1,0 +1,78 @@
+import { Type } from '@sinclair/typebox';
+import type { ErrorCode } from '../../core/errors.js';
+import { DateString, Nullable, PageInfoSchema, PaginationQuery, TagList } from '../../operations/schema-helpers.js';
+import { LINK_TYPES } from './links.presenter.js';
+import { PRIORITIES, SOURCE_TYPES } from './issues.presenter.js';
+
+export const LinkSchema = Type.Object({
+  linkId: Type.String(),
+  type: Type.Union(LINK_TYPES.map((t) => Type.Literal(t))),
+  targetIssueId: Type.String(),
+  targetIssueKey: Type.String(),
+  isSatisfied: Nullable(Type.Boolean()),
+});
+
+export const IssueSchema = Type.Object({
+  issueId: Type.String(), issueKey: Type.String(), title: Type.String(), description: Nullable(Type.String()),
+  projectId: Type.String(), projectKey: Type.String(), teamId: Type.String(), teamKey: Type.String(),
+  statusId: Type.String(), statusKey: Type.String(), assigneeId: Nullable(Type.String()), reporterId: Nullable(Type.String()),
+  priority: Type.Union(PRIORITIES.map((p) => Type.Literal(p))),
+  startDate: Nullable(Type.String()), dueDate: Nullable(Type.String()), durationDays: Nullable(Type.Integer()),
+  tags: TagList, labels: TagList, archived: Type.Boolean(), archivedAt: Nullable(Type.String()),
+  epicId: Nullable(Type.String()), issueContainerId: Nullable(Type.String()), milestoneId: Nullable(Type.String()),
+  subtasksEnabled: Type.Boolean(), links: Type.Array(LinkSchema),
+  source: Nullable(Type.Object({ type: Type.Union(SOURCE_TYPES.map((t) => Type.Literal(t))), id: Type.String() })),
+  createdBy: Type.String(), earliestStartDate: Nullable(Type.String()), createdAt: Type.String(), updatedAt: Type.String(),
+});
+
+const issueFields = {
+  title: Type.String({ description: 'Required on create, at most 500 characters (TITLE_REQUIRED).' }),
+  description: Nullable(Type.String()),
+  projectId: Type.String(),
+  projectKey: Type.String({ description: 'With teamKey or teamId when the key is used in several teams.' }),
+  teamId: Type.String(),
+  teamKey: Type.String(),
+  statusId: Type.String(),
+  statusKey: Type.String({ description: 'Default: the first unstarted status the project allows.' }),
+  assigneeId: Nullable(Type.String({ description: 'usr_… member of the project\'s team, or api-token:<name> with access to the project.' })),
+  reporterId: Nullable(Type.String({ description: 'usr_… workspace member; defaults to the caller when human.' })),
+  priority: Type.Union(PRIORITIES.map((p) => Type.Literal(p)), { description: 'Default none.' }),
+  tags: TagList,
+  labels: Type.Array(Type.String(), { description: 'Legacy name of tags; must agree with tags when both are sent.' }),
+  startDate: Nullable(DateString()),
+  dueDate: Nullable(DateString()),
+  durationDays: Nullable(Type.Integer({ description: 'Days from startDate to dueDate; any two of the three give the third.' })),
+  epicId: Nullable(Type.String({ description: 'Alias of issueContainerId.' })),
+  issueContainerId: Nullable(Type.String()),
+  milestoneId: Nullable(Type.String({ description: 'A milestone of the issue\'s container.' })),
+  subtasksEnabled: Type.Boolean(),
+};
+
+export const CreateIssueBody = Type.Partial(Type.Object(issueFields));
+export const UpdateIssueBody = Type.Partial(Type.Object({
+  ...issueFields,
+  archived: Type.Boolean({ description: 'true archives, false restores (INVALID_ARCHIVE_STATE otherwise).' }),
+}));
+
+export const issueFieldCodes: Record<string, ErrorCode> = {
+  title: 'TITLE_REQUIRED', startDate: 'INVALID_SCHEDULE', dueDate: 'INVALID_SCHEDULE', durationDays: 'INVALID_SCHEDULE',
+  archived: 'INVALID_ARCHIVE_STATE',
+};
+
+export const ListIssuesQuery = Type.Object({
+  project: Type.Optional(Type.String({ description: 'projectId or projectKey (team disambiguates a key).' })),
+  team: Type.Optional(Type.String({ description: 'teamId or teamKey.' })),
+  assignee: Type.Optional(Type.String({ description: 'Alias of assigneeId.' })),
+  assigneeId: Type.Optional(Type.String()),
+  assignedToMe: Type.Optional(Type.Boolean({ description: 'Issues assigned to the caller\'s identity; not with assignee.' })),
+  status: Type.Optional(Type.String({ description: 'statusId or statusKey.' })),
+  statusKey: Type.Optional(Type.String()),
+  q: Type.Optional(Type.String({ description: 'Case-insensitive text in title or description, or an exact issueKey.' })),
+  archived: Type.Optional(Type.Boolean({ description: 'true lists only archived issues; default only active ones.' })),
+  ...PaginationQuery,
+});
+
+export const IssueIdParams = Type.Object({ issueId: Type.String({ description: 'issueId or issueKey.' }) });
+export const IssueKeyParams = Type.Object({ issueKey: Type.String() });
+export const IssueResponse = Type.Object({ issue: IssueSchema });
+export const IssueListResponse = Type.Object({ issues: Type.Array(IssueSchema), pageInfo: PageInfoSchema });

@@ -1,0 +1,168 @@
+import type { Ctx } from '../../core/context.js';
+import { ApiError } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { nonBlank } from '../../core/values.js';
+import { recordEvent } from '../../events/outbox.js';
+import { resolveProjectRef, type ProjectRef } from '../projects/projects.service.js';
+import { replaceTagUsages } from '../tags/tags.service.js';
+import { resolveTeamRef, type TeamRef } from '../teams/teams.service.js';
+import {
+  checkAssignee, checkContainer, checkMilestone, checkReporter, defaultStatus, parseContainerFields, parseIssueTitle,
+  parsePriority, parseTagFields, resolveStatusForProject, sendsStatus, type StatusRef,
+} from './issue-rules.js';
+import { presentIssue, type IssueSource, type IssueView, type Priority } from './issues.presenter.js';
+import {
+  findStatusById, findStatusesByKey, findVisibleIssueById, findVisibleIssueByKey, insertIssue, listVisibleIssues,
+  takeIssueNumber, type IssueRecord,
+} from './issues.repository.js';
+import { listLinksOfIssues, type LinkWithTarget } from './links.repository.js';
+import { scheduleFromInput, type ScheduleInput } from './schedule.js';
+
+export type { IssueView } from './issues.presenter.js';
+export type { IssueRecord } from './issues.repository.js';
+
+/** The fields of POST /issues (CONTRACT.md §6 Issues); rules live in issue-rules.ts. */
+export interface CreateIssueInput extends ProjectRef, StatusRef, ScheduleInput {
+  title?: unknown;
+  description?: string | null;
+  assigneeId?: unknown;
+  reporterId?: unknown;
+  priority?: Priority;
+  tags?: unknown;
+  labels?: unknown;
+  epicId?: string | null;
+  issueContainerId?: string | null;
+  milestoneId?: string | null;
+  subtasksEnabled?: boolean;
+}
+
+const ISSUE_KEY_RE = /^[A-Za-z][A-Za-z0-9]*-\d+$/;
+
+/** An issue the caller can see, by id first, then by key; undefined when there is none. */
+export async function findVisibleIssue(ctx: Ctx, idOrKey: string): Promise<IssueRecord | undefined> {
+  return (await findVisibleIssueById(ctx, idOrKey)) ?? (ISSUE_KEY_RE.test(idOrKey) ? findVisibleIssueByKey(ctx, idOrKey) : undefined);
+}
+
+/**
+ * An issue the caller can see, by id or by key (routes with `{issueId}` accept either);
+ * ISSUE_NOT_FOUND when absent, in another workspace or in a project the caller cannot see.
+ */
+export async function requireVisibleIssue(ctx: Ctx, idOrKey: string): Promise<IssueRecord> {
+  const issue = await findVisibleIssue(ctx, idOrKey);
+  if (!issue) throw new ApiError('ISSUE_NOT_FOUND', ISSUE_KEY_RE.test(idOrKey) ? { issueKey: idOrKey } : { issueId: idOrKey });
+  return issue;
+}
+
+/** Presents issues with their links, loaded for all of them in one query. */
+export async function presentIssues(ctx: Ctx, issues: IssueRecord[]): Promise<IssueView[]> {
+  const linksByIssue = new Map<string, LinkWithTarget[]>();
+  for (const link of await listLinksOfIssues(ctx, issues.map((issue) => issue.id))) {
+    linksByIssue.set(link.issue_id, [...(linksByIssue.get(link.issue_id) ?? []), link]);
+  }
+  return issues.map((issue) => presentIssue(issue, linksByIssue.get(issue.id) ?? [], ctx.access));
+}
+
+export async function presentIssueRecord(ctx: Ctx, issue: IssueRecord): Promise<IssueView> {
+  const [view] = await presentIssues(ctx, [issue]);
+  return view;
+}
+
+export async function getIssueView(ctx: Ctx, issueId: string): Promise<IssueView> {
+  return presentIssueRecord(ctx, await requireVisibleIssue(ctx, issueId));
+}
+
+export async function getIssueViewByKey(ctx: Ctx, issueKey: string): Promise<IssueView> {
+  const issue = await findVisibleIssueByKey(ctx, issueKey);
+  if (!issue) throw new ApiError('ISSUE_NOT_FOUND', { issueKey });
+  return presentIssueRecord(ctx, issue);
+}
+
+/**
+ * The create use-case for every door that makes issues (POST /issues, agenda and topic
+ * conversion, sub-task promotion): validates, takes the team's next key, records tags and
+ * the `issue.created` event in the caller's transaction.
+ */
+export async function createIssue(ctx: Ctx, input: CreateIssueInput, options: { source?: IssueSource } = {}): Promise<IssueView> {
+  const title = parseIssueTitle(input.title);
+  const project = await resolveProjectRef(ctx, input);
+  if (!project) throw new ApiError('PROJECT_REQUIRED', { field: 'projectId' });
+  const status = sendsStatus(input) ? await resolveStatusForProject(ctx, input, project) : await defaultStatus(ctx, project);
+  const assigneeId = input.assigneeId !== undefined ? await checkAssignee(ctx, input.assigneeId, project) : null;
+  // A human caller reports its own issues by default; an automation agent is not a reporter.
+  const reporterId = input.reporterId !== undefined ? await checkReporter(ctx, input.reporterId) : ctx.principal.kind === 'user' ? ctx.principal.userId : null;
+  const priority = input.priority !== undefined ? parsePriority(input.priority) : 'none';
+  const tags = parseTagFields(input) ?? [];
+  const containerId = await checkContainer(ctx, parseContainerFields(input) ?? null, project);
+  const milestoneId = await checkMilestone(ctx, input.milestoneId ?? null, containerId);
+  const schedule = scheduleFromInput(input);
+
+  const number = await takeIssueNumber(ctx, project.team_id);
+  const id = newId('iss', ctx.nowMs);
+  await insertIssue(ctx, {
+    id, workspace_id: ctx.workspace.id, key_team_id: project.team_id, number, issue_key: `${project.team_key}-${number}`,
+    team_id: project.team_id, project_id: project.id, status_id: status.id, assignee_id: assigneeId, reporter_id: reporterId,
+    created_by: ctx.principal.id, title, description: input.description ?? null, priority,
+    start_date: schedule.startDate, due_date: schedule.dueDate, duration_days: schedule.durationDays,
+    tags: JSON.stringify(tags), archived: 0, archived_at: null, container_id: containerId, milestone_id: milestoneId,
+    subtasks_enabled: input.subtasksEnabled === false ? 0 : 1,
+    source_type: options.source?.type ?? null, source_id: options.source?.id ?? null,
+    created_at: ctx.now, updated_at: ctx.now,
+  });
+  await replaceTagUsages(ctx, 'issue', id, tags, project.id);
+  const issue = await getIssueView(ctx, id);
+  await recordEvent(ctx, 'issue.created', { issue }, project.id);
+  return issue;
+}
+
+export interface IssueListQuery {
+  project?: string;
+  team?: string;
+  assignee?: string;
+  assigneeId?: string;
+  assignedToMe?: boolean;
+  status?: string;
+  statusKey?: string;
+  q?: string;
+  archived?: boolean;
+  limit?: number;
+  cursor?: string;
+}
+
+// Natural keys never contain "_", opaque ids always do, so one parameter can take either.
+const TEAM_KEY_RE = /^[A-Za-z][A-Za-z0-9]{0,9}$/;
+const teamRefOf = (value: string | undefined): TeamRef => (value === undefined ? {} : TEAM_KEY_RE.test(value) ? { teamKey: value } : { teamId: value });
+const projectRefOf = (value: string): ProjectRef => (TEAM_KEY_RE.test(value) ? { projectKey: value } : { projectId: value });
+
+function agreeing(field: string, a: string | undefined, b: string | undefined): string | undefined {
+  if (a !== undefined && b !== undefined && a !== b) {
+    throw new ApiError('VALIDATION_FAILED', { field }, { message: `${field} and its alias name different values.` });
+  }
+  return a ?? b;
+}
+
+/** The status ids a `status` filter (statusId or statusKey) stands for, within a team when one is known. */
+async function statusFilter(ctx: Ctx, value: string, teamId: string | undefined): Promise<string[]> {
+  const byId = await findStatusById(ctx, value);
+  if (byId) return [byId.id];
+  const byKey = (await findStatusesByKey(ctx, value)).filter((s) => !teamId || s.team_id === teamId);
+  if (byKey.length === 0) throw new ApiError('STATUS_NOT_FOUND', { field: 'status', status: value });
+  return byKey.map((s) => s.id);
+}
+
+export async function listIssues(ctx: Ctx, query: IssueListQuery) {
+  const assignee = agreeing('assigneeId', query.assigneeId, query.assignee);
+  if (query.assignedToMe && assignee !== undefined) throw new ApiError('ASSIGNEE_FILTER_CONFLICT', { field: 'assignedToMe' });
+  const teamRef = teamRefOf(query.team);
+  const project = query.project !== undefined ? await resolveProjectRef(ctx, { ...projectRefOf(query.project), ...teamRef }) : undefined;
+  const teamId = project?.team_id ?? (await resolveTeamRef(ctx, teamRef))?.id;
+  const status = agreeing('statusKey', query.statusKey, query.status);
+  const { rows, pageInfo } = await listVisibleIssues(ctx, {
+    projectId: project?.id,
+    teamId: project ? undefined : teamId,
+    assigneeId: query.assignedToMe ? ctx.principal.id : assignee,
+    statusIds: status !== undefined ? await statusFilter(ctx, status, teamId) : undefined,
+    q: nonBlank(query.q),
+    archived: query.archived === true,
+  }, { limit: query.limit, cursor: query.cursor });
+  return { issues: await presentIssues(ctx, rows), pageInfo };
+}

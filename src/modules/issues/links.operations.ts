@@ -1,0 +1,39 @@
+import { Type } from '@sinclair/typebox';
+import { created, defineOperation, noContent, ok, type Operation } from '../../operations/define.js';
+import type { ErrorCode } from '../../core/errors.js';
+import { IssueIdParams, LinkSchema } from './issues.schemas.js';
+import { createIssueLink, deleteIssueLink } from './links.service.js';
+
+const tag = 'Issues';
+const mcpAliases = { issueKey: 'issueId' };
+
+const CreateLinkBody = Type.Partial(Type.Object({
+  type: Type.String({ description: 'blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE).' }),
+  targetIssueId: Type.String({ description: 'The other issue; or send targetIssueKey.' }),
+  targetIssueKey: Type.String(),
+}));
+const linkFieldCodes: Record<string, ErrorCode> = {
+  type: 'INVALID_ISSUE_LINK_TYPE', targetIssueId: 'TARGET_ISSUE_REQUIRED', targetIssueKey: 'TARGET_ISSUE_REQUIRED',
+};
+const DeleteLinkBody = Type.Partial(Type.Object({ linkId: Type.String({ description: 'Required (ISSUE_LINK_ID_REQUIRED).' }) }));
+
+export const linkOperations: Operation[] = [
+  defineOperation({
+    id: 'link_issues', method: 'POST', path: '/api/external/issues/{issueId}/links', tag, mcpAliases,
+    summary: 'Link the issue to another one; the inverse link appears on the target. An existing link answers 200.',
+    params: IssueIdParams, body: CreateLinkBody, fieldCodes: linkFieldCodes, response: Type.Object({ link: LinkSchema }), successStatus: 201,
+    run: async (ctx, { params, body }) => {
+      const { link, created: isNew } = await createIssueLink(ctx, params.issueId, body);
+      return isNew ? created({ link }) : ok({ link });
+    },
+  }),
+  defineOperation({
+    id: 'unlink_issues', method: 'DELETE', path: '/api/external/issues/{issueId}/links', tag, mcpAliases,
+    summary: 'Remove a link (body { linkId }) and its inverse on the other issue.',
+    params: IssueIdParams, body: DeleteLinkBody, fieldCodes: { linkId: 'ISSUE_LINK_ID_REQUIRED' }, successStatus: 204,
+    run: async (ctx, { params, body }) => {
+      await deleteIssueLink(ctx, params.issueId, body);
+      return noContent();
+    },
+  }),
+];

@@ -1,0 +1,39 @@
+import { addDays } from '../../core/values.js';
+import type { LinkWithTarget } from './links.repository.js';
+
+export const LINK_TYPES = ['blocks', 'blocked_by', 'related'] as const;
+export type LinkType = (typeof LINK_TYPES)[number];
+
+export const INVERSE_LINK_TYPE: Record<LinkType, LinkType> = { blocks: 'blocked_by', blocked_by: 'blocks', related: 'related' };
+
+const COMPLETED = 'completed';
+
+/**
+ * Whether a dependency no longer holds: a `blocked_by` link is satisfied once the blocker
+ * is completed, a `blocks` link once this issue is; `related` links have no such state.
+ */
+export function isSatisfied(link: LinkWithTarget, ownStatusCategory: string): boolean | null {
+  if (link.type === 'blocked_by') return link.target_status_category === COMPLETED;
+  if (link.type === 'blocks') return ownStatusCategory === COMPLETED;
+  return null;
+}
+
+export const presentLink = (link: LinkWithTarget, ownStatusCategory: string) => ({
+  linkId: link.id,
+  type: link.type as LinkType,
+  targetIssueId: link.target_issue_id,
+  targetIssueKey: link.target_key,
+  isSatisfied: isSatisfied(link, ownStatusCategory),
+});
+
+export type LinkView = ReturnType<typeof presentLink>;
+
+/** The day after the latest due date among unsatisfied blockers that have one, or null. */
+export function earliestStartDate(links: LinkWithTarget[]): string | null {
+  let latest: string | null = null;
+  for (const link of links) {
+    if (link.type !== 'blocked_by' || link.target_status_category === COMPLETED || !link.target_due_date) continue;
+    if (latest === null || link.target_due_date > latest) latest = link.target_due_date;
+  }
+  return latest === null ? null : addDays(latest, 1);
+}
