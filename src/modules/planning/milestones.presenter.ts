@@ -1,0 +1,33 @@
+import type { MilestoneRow } from '../../db/schema.js';
+import type { MilestoneActivityRow } from '../../db/tables/planning.js';
+import type { MilestoneStatus } from './milestones.schemas.js';
+
+/** `epicId` is the legacy name of the container id. */
+export const presentMilestone = (m: MilestoneRow) => ({
+  milestoneId: m.id,
+  issueContainerId: m.container_id,
+  epicId: m.container_id,
+  projectId: m.project_id,
+  title: m.title,
+  ownerId: m.owner_id,
+  status: m.status as MilestoneStatus,
+  startDate: m.start_date,
+  dueDate: m.due_date,
+  order: m.order_index,
+  tags: JSON.parse(m.tags) as string[],
+  createdAt: m.created_at,
+  updatedAt: m.updated_at,
+});
+
+export type MilestoneView = ReturnType<typeof presentMilestone>;
+
+const parseValue = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
+
+export const presentActivity = (a: MilestoneActivityRow) => ({
+  action: a.action,
+  field: a.field,
+  from: parseValue(a.from_value),
+  to: parseValue(a.to_value),
+  actorId: a.actor_id,
+  createdAt: a.created_at,
+});

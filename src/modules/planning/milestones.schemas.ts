@@ -1,0 +1,64 @@
+import { Type } from '@sinclair/typebox';
+import { DateString, Nullable, PageInfoSchema, PaginationQuery, TagList } from '../../operations/schema-helpers.js';
+
+export const MILESTONE_STATUSES = ['planned', 'at-risk', 'blocked', 'complete'] as const;
+export type MilestoneStatus = (typeof MILESTONE_STATUSES)[number];
+
+const StatusSchema = Type.Union(MILESTONE_STATUSES.map((s) => Type.Literal(s)), { description: 'planned (default), at-risk, blocked or complete.' });
+
+export const MilestoneSchema = Type.Object({
+  milestoneId: Type.String(), issueContainerId: Type.String(), epicId: Type.String({ description: 'Legacy name of issueContainerId (same value).' }),
+  projectId: Type.String(), title: Type.String(), ownerId: Nullable(Type.String()), status: StatusSchema,
+  startDate: Nullable(Type.String()), dueDate: Nullable(Type.String()), order: Type.Integer(), tags: Type.Array(Type.String()),
+  createdAt: Type.String(), updatedAt: Type.String(),
+});
+
+export const MilestoneActivitySchema = Type.Object({
+  action: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('commented')]),
+  field: Nullable(Type.String({ description: 'The changed field of an `updated` entry, else null.' })),
+  from: Type.Unknown({ description: 'The value before an `updated` change, else null.' }),
+  to: Type.Unknown({ description: 'The value after an `updated` change; the commentId of a `commented` entry; else null.' }),
+  actorId: Type.String(),
+  createdAt: Type.String(),
+});
+
+export const MilestoneDetailSchema = Type.Composite([MilestoneSchema, Type.Object({ activity: Type.Array(MilestoneActivitySchema) })]);
+
+const milestoneFields = {
+  title: Type.String({ description: 'Required on create (TITLE_REQUIRED).' }),
+  issueContainerId: Nullable(Type.String({ description: 'The container (epic) the milestone belongs to; required on create.' })),
+  epicId: Nullable(Type.String({ description: 'Legacy name of issueContainerId; both must agree when both are sent.' })),
+  ownerId: Nullable(Type.String({ description: 'usr_… or api-token:<name>; null clears.' })),
+  status: StatusSchema,
+  startDate: Nullable(DateString()),
+  dueDate: Nullable(DateString('YYYY-MM-DD, on or after startDate.')),
+  order: Type.Integer({ description: 'Place in the container; default: after the last one.' }),
+  tags: TagList,
+};
+
+export const CreateMilestoneBody = Type.Partial(Type.Object(milestoneFields));
+export const UpdateMilestoneBody = Type.Partial(Type.Object(milestoneFields));
+export const milestoneFieldCodes = {
+  title: 'TITLE_REQUIRED',
+  issueContainerId: 'ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE',
+  epicId: 'ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE',
+  ownerId: 'OWNER_NOT_IN_WORKSPACE',
+  startDate: 'INVALID_SCHEDULE',
+  dueDate: 'INVALID_SCHEDULE',
+} as const;
+
+export const ListMilestonesQuery = Type.Object({
+  project: Type.Optional(Type.String({ description: 'projectId or projectKey (add team when the key is used in several teams).' })),
+  team: Type.Optional(Type.String({ description: 'teamId or teamKey.' })),
+  issueContainerId: Type.Optional(Type.String()),
+  epicId: Type.Optional(Type.String()),
+  ownerId: Type.Optional(Type.String()),
+  status: Type.Optional(StatusSchema),
+  q: Type.Optional(Type.String({ description: 'Case-insensitive text in the title.' })),
+  ...PaginationQuery,
+});
+
+export const MilestoneIdParams = Type.Object({ milestoneId: Type.String() });
+export const MilestoneResponse = Type.Object({ milestone: MilestoneSchema });
+export const MilestoneDetailResponse = Type.Object({ milestone: MilestoneDetailSchema });
+export const MilestoneListResponse = Type.Object({ milestones: Type.Array(MilestoneSchema), pageInfo: PageInfoSchema });
