@@ -1,4 +1,5 @@
 import type { Ctx } from '../../core/context.js';
+import { externalOwnersOfProjectMeetings } from '../meetings/external-owners.service.js';
 
 export interface ExternalOwner {
   presetId: string | null;
@@ -7,4 +8,4 @@ export interface ExternalOwner {
 }
 
 /** Where a project's external owners come from; the meetings area registers its reader here. */
-export const externalOwnerSources: Array<(ctx: Ctx, projectId: string) => Promise<ExternalOwner[]>> = [];
+export const externalOwnerSources: Array<(ctx: Ctx, projectId: string) => Promise<ExternalOwner[]>> = [externalOwnersOfProjectMeetings];

@@ -1,0 +1,34 @@
+import type { AttachmentView } from '../issues/attachments.service.js';
+import type { AgendaItemRow } from '../../db/tables/meetings.js';
+import type { OwnerView } from './owners.presenter.js';
+import type { WorkLinkView } from './work-links.service.js';
+
+export interface AgendaItemRelations {
+  owners: OwnerView[];
+  links: WorkLinkView[];
+  attachments: AttachmentView[];
+}
+
+export const presentAgendaItem = (i: AgendaItemRow, related: AgendaItemRelations) => ({
+  agendaItemId: i.id,
+  meetingId: i.meeting_id,
+  title: i.title,
+  description: i.description,
+  notes: i.notes,
+  agendaGroupId: i.group_id,
+  statusId: i.status_id,
+  tags: JSON.parse(i.tags) as string[],
+  sourceProjectId: i.source_project_id,
+  checkInDate: i.check_in_date,
+  owners: related.owners,
+  links: related.links,
+  attachments: related.attachments,
+  converted: i.converted === 1,
+  convertedIssueId: i.converted_issue_id,
+  taskIssueIds: JSON.parse(i.task_issue_ids) as string[],
+  position: i.position,
+  createdAt: i.created_at,
+  updatedAt: i.updated_at,
+});
+
+export type AgendaItemView = ReturnType<typeof presentAgendaItem>;

@@ -1,0 +1,45 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable, TagList } from '../../operations/schema-helpers.js';
+import { OwnerSchema } from './owners.schemas.js';
+import { WorkLinkSchema } from './work-links.schemas.js';
+
+export const AttachmentSchema = Type.Object({
+  attachmentId: Type.String(), url: Type.String(), name: Nullable(Type.String()), createdAt: Type.String(), createdBy: Type.String(),
+});
+
+export const AgendaItemSchema = Type.Object({
+  agendaItemId: Type.String(), meetingId: Type.String(), title: Type.String(), description: Nullable(Type.String()), notes: Nullable(Type.String()),
+  agendaGroupId: Nullable(Type.String()), statusId: Type.String(), tags: Type.Array(Type.String()), sourceProjectId: Nullable(Type.String()),
+  checkInDate: Nullable(Type.String()), owners: Type.Array(OwnerSchema), links: Type.Array(WorkLinkSchema), attachments: Type.Array(AttachmentSchema),
+  converted: Type.Boolean(), convertedIssueId: Nullable(Type.String()), taskIssueIds: Type.Array(Type.String()), position: Type.Integer(),
+  createdAt: Type.String(), updatedAt: Type.String(),
+});
+
+const itemFields = {
+  title: Type.String({ description: 'Non-empty (AGENDA_ITEM_TITLE_REQUIRED).' }),
+  description: Nullable(Type.String({ maxLength: 10_000 })),
+  notes: Nullable(Type.String({ maxLength: 100_000 })),
+  agendaGroupId: Nullable(Type.String({ description: 'A group of this meeting; null ungroups.' })),
+  statusId: Type.String({ description: 'An agenda status id; default "To discuss".' }),
+  tags: TagList,
+  sourceProjectId: Nullable(Type.String({ description: 'Project the tags count for; omitted = the meeting\'s project, null = agenda-only.' })),
+  checkInDate: Nullable(Type.String({ description: 'YYYY-MM-DD.' })),
+};
+
+export const CreateAgendaItemBody = Type.Partial(Type.Object(itemFields));
+export const UpdateAgendaItemBody = Type.Partial(Type.Object({
+  ...itemFields,
+  position: Type.Integer({ minimum: 0, description: '0-based index inside its group, or among the ungrouped items.' }),
+}));
+export const agendaItemFieldCodes = {
+  title: 'AGENDA_ITEM_TITLE_REQUIRED', checkInDate: 'INVALID_MEETING_TIME', statusId: 'AGENDA_STATUS_NOT_FOUND', agendaGroupId: 'AGENDA_GROUP_NOT_FOUND',
+} as const;
+
+export const AgendaItemParams = Type.Object({ meetingId: Type.String(), agendaItemId: Type.String() });
+export const AgendaItemResponse = Type.Object({ agendaItem: AgendaItemSchema });
+export const AgendaItemListResponse = Type.Object({ agendaItems: Type.Array(AgendaItemSchema) });
+export const AttachmentListResponse = Type.Object({ attachments: Type.Array(AttachmentSchema) });
+
+export const AgendaTagsResponse = Type.Object({
+  tags: Type.Array(Type.Object({ name: Type.String(), sources: Type.Array(Type.String()), usageCount: Type.Integer() })),
+});

@@ -1,0 +1,151 @@
+import type { Ctx } from '../../core/context.js';
+import { ApiError } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { hasOwn, isCalendarDate, nonBlank } from '../../core/values.js';
+import type { AgendaItemRow } from '../../db/tables/meetings.js';
+import { requireVisibleProject } from '../projects/projects.service.js';
+import { normaliseTags, removeTagUsages, replaceTagUsages } from '../tags/tags.service.js';
+import { requireAgendaGroup } from './agenda-groups.service.js';
+import { listGroupRows } from './agenda-groups.repository.js';
+import { arrangeAgenda, insertAt, storeItemOrder } from './agenda-order.js';
+import { presentAgendaItem, type AgendaItemView } from './agenda-items.presenter.js';
+import { deleteItemRows, insertItemRow, listItemRows, listItemsInGroup, updateItemRow } from './agenda-items.repository.js';
+import { defaultAgendaStatus, requireAgendaStatus } from './agenda-statuses.service.js';
+import { listAttachmentsOfItems, removeAttachmentsOfItems } from './item-attachments.service.js';
+import { requireAgendaItem, requireVisibleMeeting } from './meeting-access.js';
+import type { MeetingWithKeys } from './meetings.repository.js';
+import { deleteOwnersOfItems } from './owners.repository.js';
+import { listOwnersOfItems } from './owners.service.js';
+import { listWorkLinks, removeWorkLinksOfRecords } from './work-links.service.js';
+
+export interface AgendaItemInput {
+  title?: unknown;
+  description?: string | null;
+  notes?: string | null;
+  agendaGroupId?: string | null;
+  statusId?: unknown;
+  tags?: unknown;
+  sourceProjectId?: string | null;
+  checkInDate?: unknown;
+  position?: number;
+}
+
+export type { AgendaItemView } from './agenda-items.presenter.js';
+
+/** Items with their owners, links and attachments, each loaded for all items at once. */
+async function presentAgendaItems(ctx: Ctx, items: AgendaItemRow[]): Promise<AgendaItemView[]> {
+  const ids = items.map((i) => i.id);
+  const [owners, links, attachments] = await Promise.all([
+    listOwnersOfItems(ctx, ids), listWorkLinks(ctx, 'agenda_item', ids), listAttachmentsOfItems(ctx, ids),
+  ]);
+  return items.map((i) => presentAgendaItem(i, { owners: owners.get(i.id) ?? [], links: links.get(i.id) ?? [], attachments: attachments.get(i.id) ?? [] }));
+}
+
+export async function presentAgendaItemRow(ctx: Ctx, item: AgendaItemRow): Promise<AgendaItemView> {
+  const [view] = await presentAgendaItems(ctx, [item]);
+  return view;
+}
+
+function validTitle(value: unknown): string {
+  const title = nonBlank(value);
+  if (!title) throw new ApiError('AGENDA_ITEM_TITLE_REQUIRED', { field: 'title' });
+  return title;
+}
+
+function validCheckInDate(value: unknown): string | null {
+  if (value === null) return null;
+  if (!isCalendarDate(value)) throw new ApiError('INVALID_MEETING_TIME', { field: 'checkInDate', value }, { message: 'checkInDate must be a YYYY-MM-DD calendar date.' });
+  return value;
+}
+
+async function validGroupId(ctx: Ctx, meetingId: string, value: unknown): Promise<string | null> {
+  return value === null ? null : (await requireAgendaGroup(ctx, meetingId, value)).id;
+}
+
+/** Tag rule: an omitted sourceProjectId means the meeting's project; explicit null keeps tags agenda-only. */
+async function validSourceProject(ctx: Ctx, value: string | null | undefined): Promise<string | null> {
+  if (value === null || value === undefined) return null;
+  return (await requireVisibleProject(ctx, value)).id;
+}
+
+export async function listAgendaItems(ctx: Ctx, meetingId: string): Promise<AgendaItemView[]> {
+  const meeting = await requireVisibleMeeting(ctx, meetingId);
+  const [groups, items] = await Promise.all([listGroupRows(ctx, meeting.id), listItemRows(ctx, meeting.id)]);
+  return presentAgendaItems(ctx, arrangeAgenda(groups, items));
+}
+
+export async function getAgendaItem(ctx: Ctx, meetingId: string, itemId: string): Promise<AgendaItemView> {
+  const { item } = await requireAgendaItem(ctx, meetingId, itemId);
+  return presentAgendaItemRow(ctx, item);
+}
+
+export async function createAgendaItem(ctx: Ctx, meetingId: string, input: AgendaItemInput): Promise<AgendaItemView> {
+  const meeting = await requireVisibleMeeting(ctx, meetingId);
+  const title = validTitle(input.title);
+  const groupId = hasOwn(input, 'agendaGroupId') ? await validGroupId(ctx, meeting.id, input.agendaGroupId) : null;
+  const status = hasOwn(input, 'statusId') ? await requireAgendaStatus(ctx, input.statusId) : await defaultAgendaStatus(ctx);
+  const tags = hasOwn(input, 'tags') ? normaliseTags(input.tags) : [];
+  const sourceProjectId = hasOwn(input, 'sourceProjectId') ? await validSourceProject(ctx, input.sourceProjectId) : meeting.project_id;
+  const checkInDate = hasOwn(input, 'checkInDate') ? validCheckInDate(input.checkInDate) : null;
+  const siblings = await listItemsInGroup(ctx, meeting.id, groupId);
+  const row: AgendaItemRow = {
+    id: newId('agi', ctx.nowMs), workspace_id: ctx.workspace.id, meeting_id: meeting.id, group_id: groupId, title,
+    description: input.description ?? null, notes: input.notes ?? null, status_id: status.id, tags: JSON.stringify(tags),
+    source_project_id: sourceProjectId, check_in_date: checkInDate, converted: 0, converted_issue_id: null, task_issue_ids: '[]',
+    position: siblings.length, created_by: ctx.principal.id, created_at: ctx.now, updated_at: ctx.now,
+  };
+  await insertItemRow(ctx, row);
+  await replaceTagUsages(ctx, 'agenda_item', row.id, tags, sourceProjectId);
+  return presentAgendaItemRow(ctx, row);
+}
+
+const PATCHABLE = ['title', 'description', 'notes', 'agendaGroupId', 'statusId', 'tags', 'sourceProjectId', 'checkInDate', 'position'] as const;
+
+/** Moves the item to `groupId` at `position` (its end when omitted) and closes the gap it left. */
+async function placeItem(ctx: Ctx, meeting: MeetingWithKeys, item: AgendaItemRow, groupId: string | null, position: number | undefined): Promise<void> {
+  const siblings = (await listItemsInGroup(ctx, meeting.id, groupId)).filter((i) => i.id !== item.id);
+  await storeItemOrder(ctx, insertAt(siblings, item, position), groupId);
+  if (groupId !== item.group_id) await storeItemOrder(ctx, (await listItemsInGroup(ctx, meeting.id, item.group_id)), item.group_id);
+}
+
+export async function updateAgendaItem(ctx: Ctx, meetingId: string, itemId: string, input: AgendaItemInput): Promise<AgendaItemView> {
+  const { meeting, item } = await requireAgendaItem(ctx, meetingId, itemId);
+  if (!PATCHABLE.some((field) => hasOwn(input, field))) throw new ApiError('UNSUPPORTED_ACTION', { agendaItemId: itemId }, { message: 'The update names no field to change.' });
+  const changes: Partial<AgendaItemRow> = {};
+  if (hasOwn(input, 'title')) changes.title = validTitle(input.title);
+  if (hasOwn(input, 'description')) changes.description = input.description ?? null;
+  if (hasOwn(input, 'notes')) changes.notes = input.notes ?? null;
+  if (hasOwn(input, 'statusId')) changes.status_id = (await requireAgendaStatus(ctx, input.statusId)).id;
+  if (hasOwn(input, 'checkInDate')) changes.check_in_date = validCheckInDate(input.checkInDate);
+  if (hasOwn(input, 'tags')) changes.tags = JSON.stringify(normaliseTags(input.tags));
+  if (hasOwn(input, 'sourceProjectId')) changes.source_project_id = await validSourceProject(ctx, input.sourceProjectId);
+  const groupId = hasOwn(input, 'agendaGroupId') ? await validGroupId(ctx, meeting.id, input.agendaGroupId) : item.group_id;
+  if (groupId !== item.group_id || input.position !== undefined) await placeItem(ctx, meeting, item, groupId, input.position);
+
+  await updateItemRow(ctx, item.id, { ...changes, updated_at: ctx.now });
+  const updated = await requireAgendaItem(ctx, meeting.id, item.id);
+  if (changes.tags !== undefined || hasOwn(changes, 'source_project_id')) {
+    await replaceTagUsages(ctx, 'agenda_item', item.id, JSON.parse(updated.item.tags) as string[], updated.item.source_project_id);
+  }
+  return presentAgendaItemRow(ctx, updated.item);
+}
+
+/** Removes everything hanging off these items (owners, links both ways, attachments, tag usage). */
+async function removeItemDependants(ctx: Ctx, itemIds: string[]): Promise<void> {
+  await deleteOwnersOfItems(ctx, itemIds);
+  await removeWorkLinksOfRecords(ctx, 'agenda_item', itemIds);
+  await removeAttachmentsOfItems(ctx, itemIds);
+  await removeTagUsages(ctx, 'agenda_item', itemIds);
+}
+
+export async function deleteAgendaItem(ctx: Ctx, meetingId: string, itemId: string): Promise<void> {
+  const { meeting, item } = await requireAgendaItem(ctx, meetingId, itemId);
+  await removeItemDependants(ctx, [item.id]);
+  await deleteItemRows(ctx, [item.id]);
+  await storeItemOrder(ctx, (await listItemsInGroup(ctx, meeting.id, item.group_id)), item.group_id);
+}
+
+/** The item dependants of a meeting being deleted; the meeting removes its own rows. */
+export async function deleteAgendaOfMeeting(ctx: Ctx, meetingId: string): Promise<void> {
+  await removeItemDependants(ctx, (await listItemRows(ctx, meetingId)).map((i) => i.id));
+}

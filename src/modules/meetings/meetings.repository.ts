@@ -1,0 +1,80 @@
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { Ctx } from '../../core/context.js';
+import { whereProjectVisible } from '../../db/access.js';
+import { paginate } from '../../db/paginate.js';
+import type { MeetingRow } from '../../db/tables/meetings.js';
+
+/** Meeting columns plus its team's and project's keys: everything the presenter needs. */
+export type MeetingWithKeys = MeetingRow & { team_key: string | null; project_key: string | null };
+
+/** Ids of the projects the caller can see, as a sub-select (the one visibility filter). */
+const visibleProjectIds = (ctx: Ctx) =>
+  whereProjectVisible(ctx, ctx.db.selectFrom('projects').select('projects.id').where('projects.workspace_id', '=', ctx.workspace.id), 'projects.id');
+
+/** A row whose project column is empty or names a project the caller can see. */
+export function noOrVisibleProject(ctx: Ctx, eb: ExpressionBuilder<any, any>, projectColumn: string): Expression<SqlBool> {
+  if (ctx.access.all) return eb.lit(true);
+  return eb.or([eb(sql.ref(projectColumn), 'is', null), eb(sql.ref(projectColumn), 'in', visibleProjectIds(ctx))]);
+}
+
+/**
+ * A meeting with a project is visible only with access to that project; one without a
+ * project is visible to every credential of the workspace. Usable from any query that
+ * joins `meetings as m`.
+ */
+export const meetingVisible = (ctx: Ctx, eb: ExpressionBuilder<any, any>): Expression<SqlBool> => noOrVisibleProject(ctx, eb, 'm.project_id');
+
+const selectMeetings = (ctx: Ctx) =>
+  ctx.db.selectFrom('meetings as m')
+    .leftJoin('teams as t', 't.id', 'm.team_id')
+    .leftJoin('projects as p', 'p.id', 'm.project_id')
+    .selectAll('m')
+    .select(['t.key as team_key', 'p.key as project_key'])
+    .where('m.workspace_id', '=', ctx.workspace.id)
+    .where((eb) => meetingVisible(ctx, eb));
+
+export const findVisibleMeeting = (ctx: Ctx, meetingId: string): Promise<MeetingWithKeys | undefined> =>
+  selectMeetings(ctx).where('m.id', '=', meetingId).executeTakeFirst();
+
+export interface MeetingFilter {
+  teamId?: string;
+  projectId?: string;
+  type?: string;
+  recurrenceType?: string;
+  archived: boolean;
+  q?: string;
+}
+
+export function listVisibleMeetings(ctx: Ctx, filter: MeetingFilter, page: { limit?: number; cursor?: string }) {
+  let query = selectMeetings(ctx).where('m.archived', '=', filter.archived ? 1 : 0);
+  if (filter.teamId) query = query.where('m.team_id', '=', filter.teamId);
+  if (filter.projectId) query = query.where('m.project_id', '=', filter.projectId);
+  if (filter.type) query = query.where('m.type', '=', filter.type);
+  if (filter.recurrenceType) query = query.where('m.recurrence_type', '=', filter.recurrenceType);
+  if (filter.q) {
+    const pattern = `%${filter.q.toLowerCase()}%`;
+    query = query.where((eb) => eb.or([
+      eb(eb.fn('lower', ['m.title']), 'like', pattern),
+      eb(eb.fn('lower', [eb.fn.coalesce('m.description', eb.val(''))]), 'like', pattern),
+    ]));
+  }
+  return paginate(ctx, query, {
+    scope: 'meetings', filters: { ...filter }, ...page,
+    orderBy: ['m.created_at', 'm.id'], keyOf: (r: MeetingWithKeys) => [r.created_at, r.id],
+  });
+}
+
+export async function insertMeeting(ctx: Ctx, row: MeetingRow): Promise<void> {
+  await ctx.db.insertInto('meetings').values(row).execute();
+}
+
+export async function updateMeeting(ctx: Ctx, meetingId: string, changes: Partial<MeetingRow>): Promise<void> {
+  await ctx.db.updateTable('meetings').set(changes).where('workspace_id', '=', ctx.workspace.id).where('id', '=', meetingId).execute();
+}
+
+/** Deletes the meeting with its groups and items; the items' own dependants go first (see the service). */
+export async function deleteMeetingRows(ctx: Ctx, meetingId: string): Promise<void> {
+  await ctx.db.deleteFrom('agenda_items').where('workspace_id', '=', ctx.workspace.id).where('meeting_id', '=', meetingId).execute();
+  await ctx.db.deleteFrom('agenda_groups').where('workspace_id', '=', ctx.workspace.id).where('meeting_id', '=', meetingId).execute();
+  await ctx.db.deleteFrom('meetings').where('workspace_id', '=', ctx.workspace.id).where('id', '=', meetingId).execute();
+}

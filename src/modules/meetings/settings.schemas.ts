@@ -1,0 +1,31 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable } from '../../operations/schema-helpers.js';
+
+export const AgendaStatusSchema = Type.Object({ statusId: Type.String(), name: Type.String(), system: Type.Boolean(), position: Type.Integer() });
+export const PresetSchema = Type.Object({
+  presetId: Type.String(), name: Type.String(), externalName: Nullable(Type.String()), externalEmail: Nullable(Type.String()),
+  createdAt: Type.String(), updatedAt: Type.String(),
+});
+
+export const SettingsResponse = Type.Object({
+  settings: Type.Object({ agendaStatuses: Type.Array(AgendaStatusSchema), externalOwnerPresets: Type.Array(PresetSchema) }),
+});
+
+export const AgendaStatusBody = Type.Object({ name: Type.Optional(Type.String({ description: 'Unique case-insensitively (NAME_REQUIRED when empty).' })) });
+export const AgendaStatusOrderBody = Type.Object({
+  orderedStatusIds: Type.Optional(Type.Array(Type.String(), { description: 'Every agenda status id of the workspace (system ones too), once each.' })),
+});
+export const AgendaStatusResponse = Type.Object({ agendaStatus: AgendaStatusSchema });
+export const AgendaStatusListResponse = Type.Object({ agendaStatuses: Type.Array(AgendaStatusSchema) });
+export const StatusIdParams = Type.Object({ statusId: Type.String() });
+
+export const PresetBody = Type.Object({
+  name: Type.Optional(Type.String({ description: 'Required on create (NAME_REQUIRED).' })),
+  externalName: Type.Optional(Nullable(Type.String())),
+  externalEmail: Type.Optional(Nullable(Type.String())),
+});
+export const PresetResponse = Type.Object({ externalOwnerPreset: PresetSchema });
+export const PresetIdParams = Type.Object({ presetId: Type.String() });
+
+export const agendaStatusFieldCodes = { name: 'NAME_REQUIRED' } as const;
+export const agendaStatusOrderFieldCodes = { orderedStatusIds: 'INVALID_AGENDA_STATUS_ORDER' } as const;
