@@ -1,0 +1,32 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable, PageInfoSchema, PaginationQuery } from '../../operations/schema-helpers.js';
+
+export const GroupVisibilitySchema = Type.Union([Type.Literal('workspace'), Type.Literal('members')], {
+  description: 'workspace: every identity of the workspace sees the group; members: only its owner and members.',
+});
+export const GroupApiVisibilitySchema = Type.Union([Type.Literal('visible'), Type.Literal('private')], {
+  description: 'private hides the group and its topics from every API read and write, the owner\'s included.',
+});
+
+export const GroupSchema = Type.Object({
+  groupId: Type.String(), name: Type.String(), description: Nullable(Type.String()), ownerId: Type.String(),
+  memberIds: Type.Array(Type.String()), visibility: GroupVisibilitySchema, apiVisibility: GroupApiVisibilitySchema,
+  createdAt: Type.String(), updatedAt: Type.String(),
+});
+
+const groupFields = {
+  name: Type.String({ description: 'Required on create (NAME_REQUIRED).' }),
+  description: Nullable(Type.String({ maxLength: 10_000 })),
+  visibility: GroupVisibilitySchema,
+  memberIds: Type.Array(Type.String(), { description: 'Workspace identities (usr_… or api-token:<name>); on update the list replaces the members.' }),
+  apiVisibility: GroupApiVisibilitySchema,
+};
+
+export const CreateGroupBody = Type.Partial(Type.Object(groupFields));
+export const UpdateGroupBody = Type.Partial(Type.Object(groupFields));
+export const groupFieldCodes = { name: 'NAME_REQUIRED' } as const;
+
+export const ListGroupsQuery = Type.Object({ ...PaginationQuery });
+export const GroupIdParams = Type.Object({ groupId: Type.String() });
+export const GroupResponse = Type.Object({ group: GroupSchema });
+export const GroupListResponse = Type.Object({ groups: Type.Array(GroupSchema), pageInfo: PageInfoSchema });

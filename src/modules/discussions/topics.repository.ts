@@ -1,0 +1,80 @@
+import { sql } from 'kysely';
+import type { Ctx } from '../../core/context.js';
+import { paginate } from '../../db/paginate.js';
+import type { DiscussionTopicRow, TopicStatus } from '../../db/tables/discussions.js';
+import { whereGroupVisible } from './visibility.repository.js';
+
+const selectVisibleTopics = (ctx: Ctx) =>
+  whereGroupVisible(
+    ctx,
+    ctx.db.selectFrom('discussion_topics as t').selectAll('t').where('t.workspace_id', '=', ctx.workspace.id),
+    't.group_id',
+  );
+
+export const findVisibleTopic = (ctx: Ctx, topicId: string): Promise<DiscussionTopicRow | undefined> =>
+  selectVisibleTopics(ctx).where('t.id', '=', topicId).executeTakeFirst();
+
+export interface TopicFilter {
+  q?: string;
+  groupId?: string;
+  status?: TopicStatus;
+}
+
+/** `%text%` for LIKE, with the wildcards of the text itself escaped (escape character `\`). */
+const containsPattern = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export function searchVisibleTopics(ctx: Ctx, filter: TopicFilter, page: { limit?: number; cursor?: string }) {
+  let query = selectVisibleTopics(ctx);
+  if (filter.groupId) query = query.where('t.group_id', '=', filter.groupId);
+  if (filter.status) query = query.where('t.status', '=', filter.status);
+  if (filter.q) {
+    const pattern = containsPattern(filter.q);
+    // Tags are matched through their usage rows, so JSON punctuation never matches.
+    query = query.where((eb) => eb.or([
+      sql<boolean>`lower(t.title) like ${pattern} escape '\\'`,
+      sql<boolean>`lower(coalesce(t.description, '')) like ${pattern} escape '\\'`,
+      eb.exists(
+        eb.selectFrom('tag_usages as u').select('u.entity_id')
+          .where('u.entity_type', '=', 'discussion_topic').whereRef('u.entity_id', '=', 't.id')
+          .where(sql<boolean>`u.name_lower like ${pattern} escape '\\'`),
+      ),
+    ]));
+  }
+  return paginate(ctx, query, {
+    scope: 'discussion_topics', filters: { ...filter }, ...page,
+    orderBy: ['t.created_at', 't.id'], keyOf: (r: DiscussionTopicRow) => [r.created_at, r.id],
+  });
+}
+
+export async function insertTopic(ctx: Ctx, row: DiscussionTopicRow): Promise<void> {
+  await ctx.db.insertInto('discussion_topics').values(row).execute();
+}
+
+export async function updateTopic(ctx: Ctx, topicId: string, changes: Partial<DiscussionTopicRow>): Promise<void> {
+  await ctx.db.updateTable('discussion_topics').set(changes).where('workspace_id', '=', ctx.workspace.id).where('id', '=', topicId).execute();
+}
+
+/**
+ * Marks a topic converted unless it already is; answers whether this call did it. The
+ * conditional update makes concurrent conversions of one topic produce one issue: the
+ * second waits for the first's row lock and then matches nothing.
+ */
+export async function claimConversion(ctx: Ctx, topicId: string): Promise<boolean> {
+  const result = await ctx.db.updateTable('discussion_topics').set({ converted: 1, updated_at: ctx.now })
+    .where('workspace_id', '=', ctx.workspace.id).where('id', '=', topicId).where('converted', '=', 0)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Tag usage of the topics the caller can see, grouped by (tag, project). */
+export async function countVisibleTopicTagUsage(ctx: Ctx) {
+  const query = ctx.db
+    .selectFrom('tag_usages as u')
+    .innerJoin('discussion_topics as t', 't.id', 'u.entity_id')
+    .select(['u.entity_type', sql<string>`min(u.name)`.as('name'), 'u.project_id', sql<number>`count(*)`.as('count')])
+    .where('u.workspace_id', '=', ctx.workspace.id)
+    .where('u.entity_type', '=', 'discussion_topic')
+    .groupBy(['u.entity_type', 'u.name_lower', 'u.project_id']);
+  const rows = await whereGroupVisible(ctx, query, 't.group_id').execute();
+  return rows.map((r) => ({ ...r, count: Number(r.count) }));
+}

@@ -1,0 +1,106 @@
+import type { Ctx } from '../../core/context.js';
+import { ApiError } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { hasOwn, nonBlank } from '../../core/values.js';
+import type { DiscussionTopicRow, TopicStatus } from '../../db/tables/discussions.js';
+// A topic's title becomes its issue's title on conversion, so it follows the issue title rule.
+import { parseIssueTitle } from '../issues/issue-rules.js';
+import type { WorkTarget, WorkTargetInput } from '../meetings/work-links.service.js';
+import { requireVisibleProject } from '../projects/projects.service.js';
+import { normaliseTags, replaceTagUsages } from '../tags/tags.service.js';
+import { requireVisibleGroup } from './groups.service.js';
+import { firstLinkedProjectId, listTopicLinks, replaceTopicLinks, resolveTopicLinks } from './topic-links.service.js';
+import { presentTopic, type TopicView } from './topics.presenter.js';
+import { findVisibleTopic, insertTopic, searchVisibleTopics, updateTopic } from './topics.repository.js';
+
+export interface TopicInput {
+  title?: unknown;
+  description?: string | null;
+  status?: TopicStatus;
+  tags?: string[];
+  sourceProjectId?: string | null;
+  links?: WorkTargetInput[];
+}
+
+/**
+ * A topic the caller can see, or DISCUSSION_TOPIC_NOT_FOUND: absent, private, invisible and
+ * other-workspace topics all answer the same (no oracle). Also resolves `discussion_topic`
+ * work-link targets for other areas.
+ */
+export async function requireVisibleTopic(ctx: Ctx, topicId: string): Promise<DiscussionTopicRow> {
+  const topic = await findVisibleTopic(ctx, topicId);
+  if (!topic) throw new ApiError('DISCUSSION_TOPIC_NOT_FOUND', { topicId });
+  return topic;
+}
+
+export async function presentTopicRow(ctx: Ctx, topic: DiscussionTopicRow): Promise<TopicView> {
+  const links = await listTopicLinks(ctx, [topic.id]);
+  return presentTopic(topic, links.get(topic.id) ?? []);
+}
+
+type LinkedTargets = Array<Pick<WorkTarget, 'targetType' | 'targetId'>>;
+
+/**
+ * The tag rule: an explicit sourceProjectId wins (null keeps none, a project must be
+ * accessible); a write that sets tags without it takes the first linked project (links
+ * are read only then); any other write keeps the current value.
+ */
+async function sourceProjectFor(ctx: Ctx, input: TopicInput, current: string | null, links: () => Promise<LinkedTargets>): Promise<string | null> {
+  if (hasOwn(input, 'sourceProjectId')) {
+    return input.sourceProjectId === null || input.sourceProjectId === undefined ? null : (await requireVisibleProject(ctx, input.sourceProjectId)).id;
+  }
+  if (hasOwn(input, 'tags')) return firstLinkedProjectId(ctx, await links());
+  return current;
+}
+
+export async function getTopic(ctx: Ctx, topicId: string): Promise<TopicView> {
+  return presentTopicRow(ctx, await requireVisibleTopic(ctx, topicId));
+}
+
+export async function searchTopics(ctx: Ctx, query: { q?: string; groupId?: string; status?: TopicStatus; limit?: number; cursor?: string }) {
+  if (query.groupId !== undefined) await requireVisibleGroup(ctx, query.groupId);
+  const filter = { q: nonBlank(query.q), groupId: query.groupId, status: query.status };
+  const { rows, pageInfo } = await searchVisibleTopics(ctx, filter, query);
+  const links = await listTopicLinks(ctx, rows.map((t) => t.id));
+  return { topics: rows.map((t) => presentTopic(t, links.get(t.id) ?? [])), pageInfo };
+}
+
+export async function createTopic(ctx: Ctx, input: TopicInput & { groupId: string }): Promise<TopicView> {
+  const title = parseIssueTitle(input.title);
+  const group = await requireVisibleGroup(ctx, input.groupId);
+  const tags = input.tags === undefined ? [] : normaliseTags(input.tags);
+  const links = await resolveTopicLinks(ctx, input.links ?? []);
+  const topic: DiscussionTopicRow = {
+    id: newId('top', ctx.nowMs), workspace_id: ctx.workspace.id, group_id: group.id, title, description: input.description ?? null,
+    status: input.status ?? 'open', tags: JSON.stringify(tags), source_project_id: await sourceProjectFor(ctx, input, null, async () => links),
+    converted: 0, converted_issue_id: null, created_by: ctx.principal.id, created_at: ctx.now, updated_at: ctx.now,
+  };
+  await insertTopic(ctx, topic);
+  await replaceTopicLinks(ctx, topic.id, links);
+  await replaceTagUsages(ctx, 'discussion_topic', topic.id, tags, topic.source_project_id);
+  return presentTopicRow(ctx, topic);
+}
+
+const PATCHABLE = ['title', 'description', 'status', 'tags', 'sourceProjectId', 'links'] as const;
+
+export async function updateTopicById(ctx: Ctx, topicId: string, input: TopicInput): Promise<TopicView> {
+  const topic = await requireVisibleTopic(ctx, topicId);
+  if (!PATCHABLE.some((field) => hasOwn(input, field))) throw new ApiError('UNSUPPORTED_ACTION', { topicId }, { message: 'The update names no field to change.' });
+  const changes: Partial<DiscussionTopicRow> = { updated_at: ctx.now };
+  if (hasOwn(input, 'title')) changes.title = parseIssueTitle(input.title);
+  if (hasOwn(input, 'description')) changes.description = input.description ?? null;
+  if (input.status) changes.status = input.status;
+  const tags = input.tags === undefined ? (JSON.parse(topic.tags) as string[]) : normaliseTags(input.tags);
+  if (input.tags !== undefined) changes.tags = JSON.stringify(tags);
+
+  const newLinks = input.links === undefined ? undefined : await resolveTopicLinks(ctx, input.links);
+  const sourceProjectId = await sourceProjectFor(ctx, input, topic.source_project_id,
+    async () => newLinks ?? (await listTopicLinks(ctx, [topic.id])).get(topic.id) ?? []);
+  if (newLinks) await replaceTopicLinks(ctx, topic.id, newLinks);
+  if (input.tags !== undefined || sourceProjectId !== topic.source_project_id) {
+    changes.source_project_id = sourceProjectId;
+    await replaceTagUsages(ctx, 'discussion_topic', topic.id, tags, sourceProjectId);
+  }
+  await updateTopic(ctx, topic.id, changes);
+  return presentTopicRow(ctx, { ...topic, ...changes });
+}
