@@ -2,10 +2,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/connect.js';
+import { registerWorkers } from '../events/workers.js';
+import { registerMcp } from '../mcp/route.js';
 import { catalog } from '../operations/catalog.js';
 import { registerAuth } from './auth.js';
 import { registerDocs } from './docs.js';
-import { registerErrorHandling } from './errors.js';
+import { answerUnknownRoutesBeforeBody, registerErrorHandling, renderUrlError } from './errors.js';
 import { registerHealth } from './health.js';
 import { registerOperations } from './operations.js';
 import { registerRateLimit } from './rate-limit.js';
@@ -14,16 +16,19 @@ export interface AppOptions {
   database: Database;
   config: AppConfig;
   logger?: boolean;
+  /** Run the background workers (webhook dispatcher) with the server; tests without webhooks leave them off. */
+  workers?: boolean;
 }
 
 const ONE_MIB = 1_048_576;
 
 /** Builds the HTTP server: every route comes from the operation catalog. */
-export async function buildApp({ database, config, logger = false }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ database, config, logger = false, workers = false }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ? { level: config.logLevel } : false,
     bodyLimit: ONE_MIB,
     return503OnClosing: true,
+    frameworkErrors: renderUrlError,
     routerOptions: { ignoreTrailingSlash: true },
   });
 
@@ -43,8 +48,11 @@ export async function buildApp({ database, config, logger = false }: AppOptions)
   registerErrorHandling(app);
   registerAuth(app, database.db);
   await registerRateLimit(app, config);
+  answerUnknownRoutesBeforeBody(app);
   registerHealth(app, database);
   registerDocs(app);
   registerOperations(app, catalog, database, config);
+  registerMcp(app, catalog, database, config);
+  if (workers) registerWorkers(app, database, config);
   return app;
 }

@@ -1,3 +1,54 @@
-/** Row types of the webhooks area's own tables (see its migration). */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface WebhooksTables {}
+/** Row types of the webhooks area's own tables (see migration 0006_webhooks). */
+
+/** Who made a subscription: its project visibility is the creator's (file-made ones see all). */
+export type WebhookCreatorKind = 'api_token' | 'user' | 'workspace_file';
+
+export interface WebhookRow {
+  id: string; workspace_id: string; url: string;
+  /** JSON array of event types, or ["*"]. */
+  events: string;
+  /** The whsec_ signing secret; kept in clear because every delivery is signed with it. */
+  secret: string;
+  active: number;
+  creator_kind: WebhookCreatorKind;
+  /** The creator's identity id (api-token:<name> or usr_…); null for the workspace file. */
+  creator_id: string | null;
+  creator_token_id: string | null;
+  created_at: string; updated_at: string;
+}
+
+export type WebhookJobState = 'pending' | 'sending' | 'succeeded' | 'failed';
+
+/** One event to send to one subscription, with its retry schedule. */
+export interface WebhookJobRow {
+  /** `<webhookId>:<eventId>`: one job per subscription and event, whoever fans out. */
+  id: string; workspace_id: string; webhook_id: string; event_id: string; event_type: string;
+  state: WebhookJobState;
+  /** Attempts started so far. */
+  attempts: number;
+  /** When the job may next be claimed: the next attempt, or the lease end of a sending job; null once finished. */
+  due_at: string | null;
+  created_at: string; updated_at: string;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+/** One delivery attempt (the delivery log). */
+export interface WebhookDeliveryRow {
+  id: string; workspace_id: string; webhook_id: string; job_id: string; event_id: string; event_type: string;
+  attempt: number; status: DeliveryStatus; response_status: number | null; duration_ms: number | null;
+  error: string | null; created_at: string;
+}
+
+/** The column this area adds to the core outbox table. */
+export interface OutboxDispatchColumns {
+  /** When the dispatcher turned the event into delivery jobs; null while it waits. */
+  dispatched_at: string | null;
+}
+
+export interface WebhooksTables {
+  webhooks: WebhookRow;
+  webhook_jobs: WebhookJobRow;
+  webhook_deliveries: WebhookDeliveryRow;
+  outbox_events: OutboxDispatchColumns;
+}

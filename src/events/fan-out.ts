@@ -1,0 +1,67 @@
+import type { Database } from '../db/connect.js';
+import type { WebhookJobRow } from '../db/tables/webhooks.js';
+import {
+  insertJobs, listActiveSubscriptions, listCreatorTokens, listGrants, markDispatched, takeUndispatchedEvents, type PendingEvent,
+} from './dispatch.repository.js';
+
+/**
+ * Turns committed outbox events into delivery jobs: one per (subscription, event) for each
+ * active subscription of the event's workspace that asked for its type, existed when the
+ * event happened, and whose creator can see the event's project. Visibility is read when
+ * the event is fanned out, which is right after its commit while the dispatcher runs.
+ */
+
+type Subscription = Awaited<ReturnType<typeof listActiveSubscriptions>>[number];
+
+const unique = <T>(values: Array<T | null>): T[] => [...new Set(values.filter((v): v is T => v !== null))];
+
+export const jobIdOf = (webhookId: string, eventId: string): string => `${webhookId}:${eventId}`;
+
+function wantsType(subscription: Subscription, type: string): boolean {
+  const events = JSON.parse(subscription.events) as string[];
+  return events.includes('*') || events.includes(type);
+}
+
+/**
+ * Project visibility of subscription creators. File-made and human-made subscriptions see
+ * every project of the workspace (as OAuth users do); a token-made one sees what the token
+ * sees now, and nothing once the token is inactive or gone.
+ */
+async function loadAudience(trx: Database['db'], subscriptions: Subscription[], events: PendingEvent[]) {
+  const tokenIds = unique(subscriptions.map((s) => (s.creator_kind === 'api_token' ? s.creator_token_id : null)));
+  const projectIds = unique(events.map((e) => e.project_id));
+  const tokens = new Map((tokenIds.length ? await listCreatorTokens(trx, tokenIds) : []).map((t) => [t.id, t]));
+  const grants = new Set(
+    (tokenIds.length && projectIds.length ? await listGrants(trx, tokenIds, projectIds) : []).map((g) => `${g.token_id}|${g.project_id}`),
+  );
+  return (subscription: Subscription, projectId: string | null): boolean => {
+    if (subscription.creator_kind !== 'api_token') return true;
+    const token = tokens.get(subscription.creator_token_id ?? '');
+    if (!token || token.active !== 1) return false;
+    return projectId === null || token.all_projects === 1 || grants.has(`${token.id}|${projectId}`);
+  };
+}
+
+/** Fans out one batch of events; answers how many events it handled. */
+export async function fanOutEvents(database: Database, batchSize: number, now: string): Promise<number> {
+  return database.db.transaction().execute(async (trx) => {
+    const events = await takeUndispatchedEvents(trx, database.dialect, batchSize);
+    if (events.length === 0) return 0;
+    const subscriptions = await listActiveSubscriptions(trx, unique(events.map((e) => e.workspace_id)));
+    const sees = await loadAudience(trx, subscriptions, events);
+    const jobs: WebhookJobRow[] = [];
+    for (const event of events) {
+      for (const subscription of subscriptions) {
+        if (subscription.workspace_id !== event.workspace_id || subscription.created_at > event.created_at) continue;
+        if (!wantsType(subscription, event.type) || !sees(subscription, event.project_id)) continue;
+        jobs.push({
+          id: jobIdOf(subscription.id, event.id), workspace_id: event.workspace_id, webhook_id: subscription.id,
+          event_id: event.id, event_type: event.type, state: 'pending', attempts: 0, due_at: now, created_at: now, updated_at: now,
+        });
+      }
+    }
+    await insertJobs(trx, jobs);
+    await markDispatched(trx, events.map((e) => e.id), now);
+    return events.length;
+  });
+}

@@ -1,0 +1,33 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Ctx } from '../core/context.js';
+import { ApiError, isApiError } from '../core/errors.js';
+import { executeOperation } from '../operations/execute.js';
+import { parseInput } from '../operations/validate.js';
+import type { McpTool } from './tools.js';
+
+/** The HTTP body as structured content and as JSON text; errors carry the error body. */
+function toolResult(body: Record<string, unknown>, isError: boolean): CallToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    structuredContent: body,
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+/**
+ * Runs a tool through the same validation and execution as the HTTP route. A domain error
+ * is a result with isError (the caller branches on its code), not a protocol error.
+ * A 204 route answers an empty object.
+ */
+export async function callTool(tool: McpTool, args: Record<string, unknown>, makeCtx: () => Ctx, log: FastifyBaseLogger): Promise<CallToolResult> {
+  try {
+    const { op, input } = tool.resolve(args);
+    const result = await executeOperation(op, makeCtx(), parseInput(op, input));
+    return toolResult((result.body ?? {}) as Record<string, unknown>, false);
+  } catch (error) {
+    if (isApiError(error)) return toolResult({ ...error.toBody() }, true);
+    log.error({ err: error, tool: tool.definition.name }, 'unhandled error in MCP tool');
+    return toolResult({ ...new ApiError('INTERNAL_ERROR', {}).toBody() }, true);
+  }
+}

@@ -1,0 +1,52 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AppConfig } from '../config.js';
+import type { Database } from '../db/connect.js';
+import { buildCtx } from '../http/operations.js';
+import type { Operation } from '../operations/define.js';
+import { buildMcpServer } from './server.js';
+import { buildTools } from './tools.js';
+
+const MCP_PATH = '/api/mcp';
+
+function jsonRpcError(reply: FastifyReply, status: number, message: string): void {
+  reply.raw.statusCode = status;
+  reply.raw.setHeader('content-type', 'application/json');
+  reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message }, id: null }));
+}
+
+/**
+ * `/api/mcp`: Model Context Protocol over Streamable HTTP, stateless (a fresh server and
+ * transport per POST, JSON answers). Authentication is the global hook's, as for
+ * /api/external; every tool call builds its Ctx from the request like an HTTP route.
+ */
+export function registerMcp(app: FastifyInstance, operations: Operation[], database: Database, config: AppConfig): void {
+  const tools = buildTools(operations);
+
+  app.post(MCP_PATH, async (request, reply) => {
+    const server = buildMcpServer(tools, () => buildCtx(request, database, config), request.log);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // Headers set by earlier hooks (rate limit) must survive the hand-over to the transport.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    reply.hijack();
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      // A POST without a body reaches the transport as null: it answers a JSON-RPC parse error.
+      await transport.handleRequest(request.raw, reply.raw, request.body ?? null);
+    } catch (error) {
+      request.log.error({ err: error }, 'MCP request failed');
+      if (!reply.raw.headersSent) jsonRpcError(reply, 500, 'Internal error');
+    }
+  });
+
+  // Stateless: no server-initiated stream (GET) and no session to end (DELETE); the
+  // protocol's answer for both is 405.
+  const notAllowed = async (_request: unknown, reply: FastifyReply) =>
+    reply.code(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; use POST.' }, id: null });
+  app.get(MCP_PATH, notAllowed);
+  app.delete(MCP_PATH, notAllowed);
+}

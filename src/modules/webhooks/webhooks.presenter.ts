@@ -1,0 +1,24 @@
+import type { WebhookDeliveryRow, WebhookRow } from '../../db/tables/webhooks.js';
+
+export const presentWebhook = (w: WebhookRow) => ({
+  webhookId: w.id,
+  url: w.url,
+  events: JSON.parse(w.events) as string[],
+  active: w.active === 1,
+  createdAt: w.created_at,
+  updatedAt: w.updated_at,
+});
+
+export type WebhookView = ReturnType<typeof presentWebhook>;
+
+export const presentDelivery = (d: WebhookDeliveryRow) => ({
+  deliveryId: d.id,
+  eventId: d.event_id,
+  eventType: d.event_type,
+  attempt: d.attempt,
+  status: d.status,
+  responseStatus: d.response_status,
+  durationMs: d.duration_ms,
+  error: d.error,
+  createdAt: d.created_at,
+});
