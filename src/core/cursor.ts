@@ -26,12 +26,19 @@ export function encodeCursor(position: unknown[], boundTo: string): string {
   return Buffer.from(JSON.stringify({ b: body, s: digest(SEAL + body) })).toString('base64url');
 }
 
-export function decodeCursor(cursor: string, boundTo: string): unknown[] {
+type KeyValue = string | number | null;
+
+/** Sort-key values as columns hold them: never objects, arrays or booleans (the seal is no secret). */
+const isKeyValue = (value: unknown): value is KeyValue => value === null || typeof value === 'string' || typeof value === 'number';
+
+/** The position a cursor carries, checked against the list it must belong to and its key width. */
+export function decodeCursor(cursor: string, boundTo: string, keyWidth: number): KeyValue[] {
   try {
     const outer = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { b: string; s: string };
     if (typeof outer.b !== 'string' || outer.s !== digest(SEAL + outer.b)) throw new Error('seal');
-    const inner = JSON.parse(outer.b) as { p: unknown[]; f: string };
+    const inner = JSON.parse(outer.b) as { p: unknown; f: string };
     if (inner.f !== boundTo || !Array.isArray(inner.p)) throw new Error('scope');
+    if (inner.p.length !== keyWidth || !inner.p.every(isKeyValue)) throw new Error('position');
     return inner.p;
   } catch {
     throw new ApiError('INVALID_CURSOR', { field: 'cursor' });

@@ -39,8 +39,7 @@ export async function paginate<DB, TB extends keyof DB, O>(
   const boundTo = filterHash(`${page.scope}@${ctx.workspace.id}`, page.filters);
   let q: SelectQueryBuilder<any, any, O> = query as any;
   if (page.cursor) {
-    const position = decodeCursor(page.cursor, boundTo);
-    if (position.length !== page.orderBy.length) decodeCursor('', boundTo);
+    const position = decodeCursor(page.cursor, boundTo, page.orderBy.length);
     const columns = sql.join(page.orderBy.map((c) => sql.ref(c)));
     const values = sql.join(position.map((v) => sql`${v}`));
     q = q.where(direction === 'desc' ? sql<boolean>`(${columns}) < (${values})` : sql<boolean>`(${columns}) > (${values})`);

@@ -1,14 +1,15 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 
 /** Maps Fastify's own transport errors to catalog codes; anything unknown is INTERNAL_ERROR. */
-function toApiError(error: FastifyError | Error): ApiError | undefined {
+function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError | undefined {
   if (error instanceof ApiError) return error;
   const code = (error as FastifyError).code;
   switch (code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', { contentType: request.headers['content-type'] ?? null });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ApiError('UNSUPPORTED_MEDIA_TYPE', { contentType: null });
+      return new ApiError('VALIDATION_FAILED', { field: 'Content-Length' }, { message: 'The request body does not match its Content-Length.' });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('PAYLOAD_TOO_LARGE', { limitBytes: 1_048_576 });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -28,12 +29,28 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
 /** The one error renderer: `{ error, code, details, suggestion }`, never a stack or SQL. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = toApiError(error);
+    const apiError = toApiError(error, request);
     if (apiError) return sendError(reply, apiError);
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, new ApiError('INTERNAL_ERROR', {}));
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new ApiError('ROUTE_NOT_FOUND', { method: request.method, path: request.url.split('?')[0] })),
-  );
+}
+
+/**
+ * Fastify's `frameworkErrors` option: failures raised while matching the URL, before any
+ * hook (a malformed percent-encoding, an over-long path parameter), in the catalog's shape.
+ */
+export function renderUrlError(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  sendError(reply, new ApiError('VALIDATION_FAILED', { field: 'path' }, { message: 'The request path is not a valid URL.' }));
+}
+
+/**
+ * Unknown routes answer 404 ROUTE_NOT_FOUND from onRequest, so their content type, size and
+ * JSON are never looked at (CONTRACT §6: credential, then route, then body). Registered
+ * after the credential and rate-limit hooks, which therefore still come first.
+ */
+export function answerUnknownRoutesBeforeBody(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    if (request.is404) throw new ApiError('ROUTE_NOT_FOUND', { method: request.method, path: request.url.split('?')[0] });
+  });
 }

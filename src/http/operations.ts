@@ -8,9 +8,16 @@ import type { Operation, Result } from '../operations/define.js';
 import { executeOperation } from '../operations/execute.js';
 import { parseInput } from '../operations/validate.js';
 import { assertValidKey, claimKey, completeKey, releaseKey, requestFingerprint } from '../modules/idempotency/idempotency.service.js';
-import { pathOf, requireAuth } from './auth.js';
+import { requireAuth } from './auth.js';
 
 const toFastifyPath = (template: string): string => template.replace(/\{(\w+)\}/g, ':$1');
+
+/**
+ * The path an idempotency record is bound to: the route's template filled with the decoded
+ * parameters, so a trailing slash or percent-encoding does not make the same request differ.
+ */
+const canonicalPath = (template: string, params: Record<string, unknown>): string =>
+  template.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(String(params[name])));
 
 function send(reply: FastifyReply, result: Result): FastifyReply {
   reply.code(result.status);
@@ -43,7 +50,7 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
         const key = Array.isArray(rawKey) ? '' : rawKey;
         assertValidKey(key);
         const scope = { workspace_id: ctx.workspace.id, credential_id: requireAuth(request).credentialId, key };
-        const claim = await claimKey(database.db, scope, requestFingerprint(op.method, pathOf(request), request.body), ctx.nowMs, config.idempotencyTtlHours);
+        const claim = await claimKey(database.db, scope, requestFingerprint(op.method, canonicalPath(op.path, input.params), request.body), ctx.nowMs, config.idempotencyTtlHours);
         if (claim.kind === 'replay') {
           reply.header('Idempotent-Replayed', 'true');
           return send(reply, { status: claim.status, body: claim.body });

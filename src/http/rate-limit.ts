@@ -27,4 +27,10 @@ export async function registerRateLimit(app: FastifyInstance, config: AppConfig)
         headers: { 'Retry-After': String(Math.max(1, Math.ceil(context.ttl / 1000))) },
       }),
   });
+  // The plugin hooks each route; an unknown route has none, so it is counted here and its
+  // 404 carries the same headers (answerUnknownRoutesBeforeBody runs after this hook).
+  const limitUnknownRoute = app.rateLimit();
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) await limitUnknownRoute.call(app, request, reply);
+  });
 }

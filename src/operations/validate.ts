@@ -62,11 +62,26 @@ function checkBody(op: Operation, body: unknown): unknown {
   return value;
 }
 
+const INTEGER_TEXT = /^[+-]?\d+$/;
+
+/**
+ * Query strings arrive as text; convert to the schema's types (limit=50 → 50, archived=true
+ * → true). Value.Convert truncates "1.5" to 1, so integer parameters that are not written as
+ * integers stay text and fail the check.
+ */
+function convertQuery(schema: TSchema, raw: Record<string, unknown>): unknown {
+  const value = Value.Convert(schema, { ...raw }) as Record<string, unknown>;
+  for (const [name, property] of Object.entries((schema as TObject).properties ?? {})) {
+    const text = raw[name];
+    if (property.type === 'integer' && typeof text === 'string' && !INTEGER_TEXT.test(text)) value[name] = text;
+  }
+  return value;
+}
+
 function checkQuery(schema: TSchema | undefined, query: unknown): unknown {
   const raw = isPlainObject(query) ? query : {};
   if (!schema) return {};
-  // Query strings arrive as text; convert to the schema's types (limit=50 → 50, archived=true → true).
-  const value = Value.Convert(schema, { ...raw });
+  const value = convertQuery(schema, raw);
   const field = firstFailure(schema, value);
   if (field !== undefined) throw new ApiError('VALIDATION_FAILED', { field }, { message: `The query parameter ${field} is not valid.` });
   return value;

@@ -44,8 +44,15 @@ export function listVisibleProjects(ctx: Ctx, filter: { teamId?: string }, page:
   });
 }
 
-export async function insertProject(ctx: Ctx, row: ProjectRow): Promise<void> {
-  await ctx.db.insertInto('projects').values(row).execute();
+/**
+ * Inserts the project unless its team already uses the key; false when it does. A concurrent
+ * create may take the key between our check and this insert: the unique (team_id, key)
+ * constraint decides, without aborting the transaction.
+ */
+export async function insertProjectIfKeyFree(ctx: Ctx, row: ProjectRow): Promise<boolean> {
+  const result = await ctx.db.insertInto('projects').values(row)
+    .onConflict((oc) => oc.columns(['team_id', 'key']).doNothing()).executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
 export async function updateProject(ctx: Ctx, projectId: string, changes: Partial<ProjectRow>): Promise<void> {

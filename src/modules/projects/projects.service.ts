@@ -8,13 +8,15 @@ import { requireTeam, resolveTeamRef, type TeamRef } from '../teams/teams.servic
 import { resolveActiveIdentity } from '../users/users.service.js';
 import { presentProject, type ProjectView } from './projects.presenter.js';
 import {
-  clearWorkflow, findVisibleProject, findVisibleProjectsByKey, grantProjectToToken, insertProject, isKeyTaken,
+  clearWorkflow, findVisibleProject, findVisibleProjectsByKey, grantProjectToToken, insertProjectIfKeyFree, isKeyTaken,
   listKeysWithPrefix, listVisibleProjects, listWorkflowStatusIds, projectHasIssues, updateProject, type ProjectWithTeam,
 } from './projects.repository.js';
 
 export type { ProjectWithTeam } from './projects.repository.js';
 
 const KEY_RE = /^[A-Z][A-Z0-9]{1,9}$/;
+/** Each lost round means another create took a key, so this only bounds a pathological burst. */
+const MAX_KEY_ATTEMPTS = 50;
 
 export interface ProjectRef extends TeamRef {
   projectId?: string | null;
@@ -122,20 +124,20 @@ export async function createProject(ctx: Ctx, input: ProjectInput): Promise<Proj
   const endDate = hasOwn(input, 'endDate') ? validDate(input.endDate, 'endDate') : null;
   checkWindow(startDate, endDate);
   const ownerId = hasOwn(input, 'ownerId') ? await validOwner(ctx, input.ownerId) : ctx.principal.kind === 'user' ? ctx.principal.id : null;
-  let key: string;
-  if (input.projectKey !== undefined) {
-    key = validKey(input.projectKey);
-    if (await isKeyTaken(ctx, team.id, key)) throw new ApiError('PROJECT_KEY_CONFLICT', { projectKey: key, teamKey: team.key });
-  } else {
-    key = await deriveKey(ctx, team.id, name);
-  }
+  const explicitKey = input.projectKey !== undefined ? validKey(input.projectKey) : undefined;
   const id = newId('prj', ctx.nowMs);
-  await insertProject(ctx, {
-    id, workspace_id: ctx.workspace.id, team_id: team.id, key, name, description: input.description ?? null,
+  const row: Omit<ProjectRow, 'key'> = {
+    id, workspace_id: ctx.workspace.id, team_id: team.id, name, description: input.description ?? null,
     owner_id: ownerId, start_date: startDate, end_date: endDate,
     subtasks_enabled: input.subtasksEnabled === false ? 0 : 1, issue_containers_enabled: input.issueContainersEnabled === false ? 0 : 1,
     has_workflow: 0, created_by: ctx.principal.id, created_at: ctx.now, updated_at: ctx.now,
-  });
+  };
+  // A derived key lost to a concurrent create is derived again; each round sees the winners.
+  for (let attempt = 1; ; attempt++) {
+    const key = explicitKey ?? (await deriveKey(ctx, team.id, name));
+    if (await insertProjectIfKeyFree(ctx, { ...row, key })) break;
+    if (explicitKey || attempt === MAX_KEY_ATTEMPTS) throw new ApiError('PROJECT_KEY_CONFLICT', { projectKey: key, teamKey: team.key });
+  }
   // A project created by a token is granted to it, so the creator can keep working on it.
   if (ctx.principal.kind === 'api_token' && !ctx.access.all) {
     await grantProjectToToken(ctx, ctx.principal.tokenId, id);
