@@ -1,7 +1,8 @@
-import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { DB } from './schema.js';
+import { WsxSqliteDialect } from './sqlite-dialect.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -37,8 +38,7 @@ async function openSqlite(path: string): Promise<Database> {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = OFF');
-  const dialect: Dialect = new SqliteDialect({ database: sqlite });
-  const db = new Kysely<DB>({ dialect });
+  const db = new Kysely<DB>({ dialect: new WsxSqliteDialect({ database: sqlite }) });
   return { db, dialect: 'sqlite', describe: inMemory ? 'sqlite::memory:' : `sqlite:${path}`, close: () => db.destroy() };
 }
 
@@ -46,6 +46,10 @@ async function openPostgres(url: string): Promise<Database> {
   const pg = await import('pg');
   const Pool = pg.default.Pool;
   const pool = new Pool({ connectionString: url, max: Number(process.env.WSX_PG_POOL_SIZE ?? 10) });
+  // An idle client whose server connection drops (restart, failover, admin kill) emits
+  // 'error' on the pool; unhandled, that would end the process. The pool discards the
+  // client and opens a new one on the next checkout, so there is nothing else to do.
+  pool.on('error', () => undefined);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const safe = new URL(url);
   safe.password = '';
