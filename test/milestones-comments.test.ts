@@ -79,4 +79,13 @@ describe('milestone comments', () => {
     expect((await comments(milestoneId, TOKENS.globex)).status).toBe(404);
     expect((await comment(milestoneId, { body: 'Intrusion' }, TOKENS.globex)).body.code).toBe('ISSUE_CONTAINER_MILESTONE_NOT_FOUND');
   });
+
+  it('deletes a milestone\'s comments with the milestone', async () => {
+    const doomed = (await h.call('POST', BASE, { token: TOKENS.admin, body: { title: 'Doomed', issueContainerId: acme.containers['ENG/API/Launch'] } })).body.milestone.milestoneId;
+    expect((await comment(doomed, { body: 'Soon gone' })).status).toBe(201);
+    expect((await h.call('DELETE', `${BASE}/${doomed}`, { token: TOKENS.admin })).status).toBe(204);
+    const left = await h.database.db.selectFrom('comments').select('id').where('milestone_id', '=', doomed).execute();
+    expect(left).toEqual([]);
+    expect((await comments(doomed)).body.code).toBe('ISSUE_CONTAINER_MILESTONE_NOT_FOUND');
+  });
 });

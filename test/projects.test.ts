@@ -138,6 +138,21 @@ describe('POST /api/external/projects', () => {
     }
   });
 
+  it('keeps derived keys within 10 characters for long names repeated many times', async () => {
+    const name = 'Alpha Beta Gamma Delta Epsilon Zeta Eta Theta';
+    const keys = [];
+    for (let i = 0; i < 12; i++) keys.push((await create({ name, teamKey: 'OPS' })).body.project.projectKey);
+    for (const key of keys) expect(key).toMatch(/^[A-Z][A-Z0-9]{1,9}$/);
+    expect(new Set(keys).size).toBe(12);
+  });
+
+  it('answers TEAM_NOT_FOUND for an empty teamKey or teamId instead of using the default team', async () => {
+    expectError(await create({ name: 'Nowhere', teamKey: '' }), 404, 'TEAM_NOT_FOUND');
+    expectError(await create({ name: 'Nowhere', teamId: '' }), 404, 'TEAM_NOT_FOUND');
+    const project = (await create({ name: 'Somewhere' })).body.project;
+    expectError(await patch(project.projectId, { teamKey: '' }), 404, 'TEAM_NOT_FOUND');
+  });
+
   it('gives concurrent creates of one name distinct derived keys', async () => {
     const replies = await Promise.all(Array.from({ length: 8 }, () => create({ name: 'Race Track', teamKey: 'OPS' })));
     expect(replies.map((r) => r.status)).toEqual(Array(8).fill(201));

@@ -2,7 +2,6 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import type { Ctx } from '../src/core/context.js';
-import { buildApp } from '../src/http/app.js';
 import { recordEvent } from '../src/events/outbox.js';
 import { defineOperation } from '../src/operations/define.js';
 import { executeOperation } from '../src/operations/execute.js';

@@ -3,7 +3,6 @@ import type { Database } from '../src/db/connect.js';
 import { hashSecret } from '../src/modules/auth/secrets.js';
 import { applyWorkspaceFile, WorkspaceFileError } from '../src/modules/workspace-file/apply.js';
 import { bootstrapNotice, bootstrapWorkspace } from '../src/modules/workspace-file/bootstrap.js';
-import { PENDING_SECTION_KEYS } from '../src/modules/workspace-file/sections/index.js';
 import { closeTestDatabase, openTestDatabase } from './support/database.js';
 
 const PAT = `svc_pat_${'a'.repeat(40)}`;
@@ -319,10 +318,6 @@ describe('applying a workspace file', () => {
     expect((await applyWorkspaceFile(db(), { ...base, oauthTokens: [{ user: 'alice', secret: OAT }] })).oauthTokens.alice).toBe(OAT);
     expect((await applyWorkspaceFile(db(), { ...base, oauthTokens: [{ user: 'alice', secret: OAT }] })).oauthTokens.alice).toBe(OAT);
     expect(await db().selectFrom('oauth_tokens').selectAll().execute()).toHaveLength(2);
-  });
-
-  it.each(PENDING_SECTION_KEYS)('accepts the %s section before its applier exists', async (key) => {
-    await expect(applyWorkspaceFile(db(), { workspace: { slug: 'acme', name: 'Acme' }, [key]: { anything: ['goes'] } })).resolves.toBeTruthy();
   });
 
   it('applies within a transaction the caller already holds', async () => {

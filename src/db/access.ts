@@ -1,16 +1,21 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Ctx } from '../core/context.js';
 
 /**
- * The one project-visibility filter for SQL reads: OAuth users and "*" tokens see every
+ * The one project-visibility rule for SQL reads: OAuth users and "*" tokens see every
  * project of the workspace; other tokens see the projects granted to them. It is a
  * set-based sub-select, so lists stay one query however many rows they scan.
  */
+const grantedProjectIds = (ctx: Ctx) =>
+  sql`(select project_id from token_project_grants where token_id = ${ctx.access.tokenId})`;
+
 export function whereProjectVisible<QB extends SelectQueryBuilder<any, any, any>>(ctx: Ctx, query: QB, projectColumn: string): QB {
   if (ctx.access.all) return query;
-  return query.where(
-    sql.ref(projectColumn),
-    'in',
-    sql`(select project_id from token_project_grants where token_id = ${ctx.access.tokenId})`,
-  ) as QB;
+  return query.where(sql.ref(projectColumn), 'in', grantedProjectIds(ctx)) as QB;
+}
+
+/** For records whose project is optional: no project, or a project the caller can see. */
+export function projectAbsentOrVisible(ctx: Ctx, eb: ExpressionBuilder<any, any>, projectColumn: string): Expression<SqlBool> {
+  if (ctx.access.all) return eb.lit(true);
+  return eb.or([eb(sql.ref(projectColumn), 'is', null), eb(sql.ref(projectColumn), 'in', grantedProjectIds(ctx))]);
 }

@@ -21,6 +21,8 @@ export async function registerRateLimit(app: FastifyInstance, config: AppConfig)
     enableDraftSpec: true,
     ...(redis ? { redis, nameSpace: 'wsx-rl:' } : {}),
     allowList: (request) => !request.auth,
+    // A Redis outage must not take the API down with it: requests pass unlimited meanwhile.
+    skipOnError: true,
     keyGenerator: (request) => request.auth?.credentialId ?? 'anonymous',
     errorResponseBuilder: (_request, context) =>
       new ApiError('RATE_LIMITED', { limit: context.max, retryAfterSeconds: Math.ceil(context.ttl / 1000) }, {

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** `prefix` + 40 random base62 characters (rejection sampling keeps them uniform). */
-export function generateSecret(prefix: 'svc_pat_' | 'svc_oat_' | 'whsec_'): string {
+export function generateSecret(prefix: 'svc_pat_' | 'svc_oat_'): string {
   let out = '';
   while (out.length < 40) {
     for (const byte of randomBytes(48)) {

@@ -1,3 +1,4 @@
+import { containsText } from '../../db/text-search.js';
 import { sql } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import { paginate } from '../../db/paginate.js';
@@ -20,23 +21,20 @@ export interface TopicFilter {
   status?: TopicStatus;
 }
 
-/** `%text%` for LIKE, with the wildcards of the text itself escaped (escape character `\`). */
-const containsPattern = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 export function searchVisibleTopics(ctx: Ctx, filter: TopicFilter, page: { limit?: number; cursor?: string }) {
   let query = selectVisibleTopics(ctx);
   if (filter.groupId) query = query.where('t.group_id', '=', filter.groupId);
   if (filter.status) query = query.where('t.status', '=', filter.status);
   if (filter.q) {
-    const pattern = containsPattern(filter.q);
+    const text = filter.q;
     // Tags are matched through their usage rows, so JSON punctuation never matches.
     query = query.where((eb) => eb.or([
-      sql<boolean>`lower(t.title) like ${pattern} escape '\\'`,
-      sql<boolean>`lower(coalesce(t.description, '')) like ${pattern} escape '\\'`,
+      containsText('t.title', text),
+      containsText('t.description', text),
       eb.exists(
         eb.selectFrom('tag_usages as u').select('u.entity_id')
           .where('u.entity_type', '=', 'discussion_topic').whereRef('u.entity_id', '=', 't.id')
-          .where(sql<boolean>`u.name_lower like ${pattern} escape '\\'`),
+          .where(containsText('u.name_lower', text)),
       ),
     ]));
   }

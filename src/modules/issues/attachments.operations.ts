@@ -1,24 +1,10 @@
-import { Type } from '@sinclair/typebox';
 import { created, defineOperation, ok, type Operation } from '../../operations/define.js';
-import { Nullable } from '../../operations/schema-helpers.js';
+import { AddAttachmentsBody, AttachmentListResponse } from './attachments.schemas.js';
 import { addIssueAttachments, listIssueAttachments } from './attachments.service.js';
 import { IssueIdParams } from './issues.schemas.js';
 
 const tag = 'Issues';
 const mcpAliases = { issueKey: 'issueId' };
-
-const AttachmentSchema = Type.Object({
-  attachmentId: Type.String(), url: Type.String(), name: Nullable(Type.String()), createdAt: Type.String(), createdBy: Type.String(),
-});
-const AttachmentListResponse = Type.Object({ attachments: Type.Array(AttachmentSchema) });
-
-// Loosely typed on purpose: every bad link answers ATTACHMENT_URL_REQUIRED with its path
-// (links.3.url), which the service's parser decides, not the schema validator.
-export const AddAttachmentsBody = Type.Partial(Type.Object({
-  links: Type.Unknown({ description: '1–20 links, each { url, name? }: url absolute http or https, at most 2,048 characters.' }),
-  url: Type.Unknown({ description: 'A single link\'s URL, instead of links.' }),
-  name: Type.Unknown({ description: 'Display name of the single link (string or null).' }),
-}));
 
 export const attachmentOperations: Operation[] = [
   defineOperation({

@@ -5,7 +5,7 @@ import { isHttpUrl } from '../../core/values.js';
 import type { AttachmentRow } from '../../db/tables/issues.js';
 import { requireVisibleIssue } from './issues.service.js';
 import { presentAttachment, type AttachmentView } from './attachments.presenter.js';
-import { insertAttachmentRows, listAttachmentRows, type AttachmentOwner } from './attachments.repository.js';
+import { deleteAttachmentRows, insertAttachmentRows, listAttachmentRows, type AttachmentOwner } from './attachments.repository.js';
 
 export type { AttachmentOwner } from './attachments.repository.js';
 export type { AttachmentView } from './attachments.presenter.js';
@@ -63,8 +63,19 @@ export async function insertAttachments(ctx: Ctx, owner: AttachmentOwner, links:
 }
 
 export async function listAttachments(ctx: Ctx, owner: AttachmentOwner): Promise<AttachmentView[]> {
-  return (await listAttachmentRows(ctx, owner)).map(presentAttachment);
+  return (await listAttachmentRows(ctx, owner.kind, [owner.id])).map(presentAttachment);
 }
+
+/** Attachments of many owners of one kind, keyed by owner id (one query, for list reads). */
+export async function listAttachmentsOf(ctx: Ctx, kind: AttachmentOwner['kind'], ownerIds: string[]): Promise<Map<string, AttachmentView[]>> {
+  const byOwner = new Map<string, AttachmentView[]>(ownerIds.map((id) => [id, []]));
+  for (const row of await listAttachmentRows(ctx, kind, ownerIds)) {
+    byOwner.get((kind === 'issue' ? row.issue_id : row.agenda_item_id) as string)?.push(presentAttachment(row));
+  }
+  return byOwner;
+}
+
+export const removeAttachmentsOf = deleteAttachmentRows;
 
 export async function addIssueAttachments(ctx: Ctx, issueIdOrKey: string, body: unknown) {
   const issue = await requireVisibleIssue(ctx, issueIdOrKey);

@@ -33,3 +33,7 @@ export async function markTombstone(ctx: Ctx, commentId: string, now: string): P
   await ctx.db.updateTable('comments').set({ deleted: 1, body: null, updated_at: now })
     .where('workspace_id', '=', ctx.workspace.id).where('id', '=', commentId).execute();
 }
+
+export async function deleteCommentsOf(ctx: Ctx, owner: CommentOwner): Promise<void> {
+  await ctx.db.deleteFrom('comments').where('workspace_id', '=', ctx.workspace.id).where(ownerColumn(owner), '=', owner.id).execute();
+}

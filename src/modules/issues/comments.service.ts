@@ -8,7 +8,7 @@ import { issueRef } from './issues.presenter.js';
 import { requireVisibleIssue } from './issues.service.js';
 import { presentComment, type CommentView } from './comments.presenter.js';
 import {
-  deleteCommentRow, findCommentOf, hasReplies, insertCommentRow, listCommentRows, markTombstone, type CommentOwner,
+  deleteCommentRow, deleteCommentsOf, findCommentOf, hasReplies, insertCommentRow, listCommentRows, markTombstone, type CommentOwner,
 } from './comments.repository.js';
 
 export type { CommentOwner } from './comments.repository.js';
@@ -47,6 +47,9 @@ export async function listComments(ctx: Ctx, owner: CommentOwner): Promise<Comme
 }
 
 /** POST …/issues/{issueId}/comments (also used to publish meeting notes). */
+/** Removes every comment of an owner that is itself being deleted (a milestone). */
+export const removeCommentsOf = deleteCommentsOf;
+
 export async function addIssueComment(ctx: Ctx, issueIdOrKey: string, input: CommentInput): Promise<CommentView> {
   const issue = await requireVisibleIssue(ctx, issueIdOrKey);
   const comment = await insertComment(ctx, { kind: 'issue', id: issue.id }, input);

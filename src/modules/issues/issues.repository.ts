@@ -1,3 +1,4 @@
+import { containsText } from '../../db/text-search.js';
 import { sql } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import type { IssueRow } from '../../db/schema.js';
@@ -36,8 +37,6 @@ export interface IssueListFilter {
   archived: boolean;
 }
 
-const likePattern = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 /** Newest first; each filter leads one of the issues indexes, so a page is an index range scan. */
 export function listVisibleIssues(ctx: Ctx, filter: IssueListFilter, page: { limit?: number; cursor?: string }) {
   let query = selectIssues(ctx).where('i.archived', '=', filter.archived ? 1 : 0);
@@ -46,9 +45,9 @@ export function listVisibleIssues(ctx: Ctx, filter: IssueListFilter, page: { lim
   if (filter.assigneeId) query = query.where('i.assignee_id', '=', filter.assigneeId);
   if (filter.statusIds) query = query.where('i.status_id', 'in', filter.statusIds);
   if (filter.q) {
-    const pattern = likePattern(filter.q);
     const key = filter.q.trim().toUpperCase();
-    query = query.where(sql<boolean>`(lower(i.title) like ${pattern} escape '\\' or lower(coalesce(i.description, '')) like ${pattern} escape '\\' or i.issue_key = ${key})`);
+    const text = filter.q;
+    query = query.where((eb) => eb.or([containsText('i.title', text), containsText('i.description', text), eb('i.issue_key', '=', key)]));
   }
   return paginate(ctx, query, {
     scope: 'issues', filters: { ...filter }, ...page,

@@ -1,7 +1,7 @@
 import { created, defineOperation, noContent, ok, type Operation } from '../../operations/define.js';
-import { AddAttachmentsBody } from '../issues/attachments.operations.js';
+import { AddAttachmentsBody, AttachmentListResponse } from '../issues/attachments.schemas.js';
 import {
-  AgendaItemListResponse, AgendaItemParams, AgendaItemResponse, AgendaTagsResponse, AttachmentListResponse, CreateAgendaItemBody,
+  AgendaItemListResponse, AgendaItemParams, AgendaItemResponse, AgendaTagsResponse, CreateAgendaItemBody,
   UpdateAgendaItemBody, agendaItemFieldCodes,
 } from './agenda-items.schemas.js';
 import { createAgendaItem, deleteAgendaItem, getAgendaItem, listAgendaItems, updateAgendaItem } from './agenda-items.service.js';

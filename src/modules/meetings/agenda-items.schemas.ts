@@ -1,11 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, TagList } from '../../operations/schema-helpers.js';
+import { AttachmentSchema } from '../issues/attachments.schemas.js';
 import { OwnerSchema } from './owners.schemas.js';
 import { WorkLinkSchema } from './work-links.schemas.js';
 
-export const AttachmentSchema = Type.Object({
-  attachmentId: Type.String(), url: Type.String(), name: Nullable(Type.String()), createdAt: Type.String(), createdBy: Type.String(),
-});
 
 export const AgendaItemSchema = Type.Object({
   agendaItemId: Type.String(), meetingId: Type.String(), title: Type.String(), description: Nullable(Type.String()), notes: Nullable(Type.String()),
@@ -38,7 +36,6 @@ export const agendaItemFieldCodes = {
 export const AgendaItemParams = Type.Object({ meetingId: Type.String(), agendaItemId: Type.String() });
 export const AgendaItemResponse = Type.Object({ agendaItem: AgendaItemSchema });
 export const AgendaItemListResponse = Type.Object({ agendaItems: Type.Array(AgendaItemSchema) });
-export const AttachmentListResponse = Type.Object({ attachments: Type.Array(AttachmentSchema) });
 
 export const AgendaTagsResponse = Type.Object({
   tags: Type.Array(Type.Object({ name: Type.String(), sources: Type.Array(Type.String()), usageCount: Type.Integer() })),

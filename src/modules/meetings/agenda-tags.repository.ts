@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Ctx } from '../../core/context.js';
-import { meetingVisible, noOrVisibleProject } from './meetings.repository.js';
+import { projectAbsentOrVisible } from '../../db/access.js';
+import { meetingVisible } from './meetings.repository.js';
 
 export interface AgendaTagCount {
   entity_type: 'agenda_item';
@@ -21,7 +22,7 @@ export async function countVisibleAgendaTagUsage(ctx: Ctx, scope: { projectId?: 
     .where('u.workspace_id', '=', ctx.workspace.id)
     .where('u.entity_type', '=', 'agenda_item')
     .where((eb) => meetingVisible(ctx, eb))
-    .where((eb) => noOrVisibleProject(ctx, eb, 'u.project_id'))
+    .where((eb) => projectAbsentOrVisible(ctx, eb, 'u.project_id'))
     .groupBy(['u.name_lower', 'u.project_id']);
   const { projectId, meetingId } = scope;
   if (projectId !== undefined || meetingId !== undefined) {

@@ -1,7 +1,7 @@
 import type { Ctx } from '../../core/context.js';
-import { presentAttachment } from '../issues/attachments.presenter.js';
-import { insertAttachments, listAttachments, parseAttachmentLinks, type AttachmentView } from '../issues/attachments.service.js';
-import { deleteItemAttachmentRows, listItemAttachmentRows } from './item-attachments.repository.js';
+import {
+  insertAttachments, listAttachments, listAttachmentsOf, parseAttachmentLinks, removeAttachmentsOf, type AttachmentView,
+} from '../issues/attachments.service.js';
 import { requireAgendaItem } from './meeting-access.js';
 
 /** Link attachments of agenda items, in the table and format issue attachments use. */
@@ -18,10 +18,6 @@ export async function addAgendaItemAttachments(ctx: Ctx, meetingId: string, item
 }
 
 /** Attachments of many items, keyed by item id (one query). */
-export async function listAttachmentsOfItems(ctx: Ctx, itemIds: string[]): Promise<Map<string, AttachmentView[]>> {
-  const byItem = new Map<string, AttachmentView[]>(itemIds.map((id) => [id, []]));
-  for (const row of await listItemAttachmentRows(ctx, itemIds)) byItem.get(row.agenda_item_id as string)?.push(presentAttachment(row));
-  return byItem;
-}
+export const listAttachmentsOfItems = (ctx: Ctx, itemIds: string[]) => listAttachmentsOf(ctx, 'agenda_item', itemIds);
 
-export const removeAttachmentsOfItems = deleteItemAttachmentRows;
+export const removeAttachmentsOfItems = (ctx: Ctx, itemIds: string[]) => removeAttachmentsOf(ctx, 'agenda_item', itemIds);

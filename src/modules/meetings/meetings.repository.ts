@@ -1,28 +1,20 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { containsText } from '../../db/text-search.js';
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Ctx } from '../../core/context.js';
-import { whereProjectVisible } from '../../db/access.js';
+import { projectAbsentOrVisible } from '../../db/access.js';
 import { paginate } from '../../db/paginate.js';
 import type { MeetingRow } from '../../db/tables/meetings.js';
 
 /** Meeting columns plus its team's and project's keys: everything the presenter needs. */
 export type MeetingWithKeys = MeetingRow & { team_key: string | null; project_key: string | null };
 
-/** Ids of the projects the caller can see, as a sub-select (the one visibility filter). */
-const visibleProjectIds = (ctx: Ctx) =>
-  whereProjectVisible(ctx, ctx.db.selectFrom('projects').select('projects.id').where('projects.workspace_id', '=', ctx.workspace.id), 'projects.id');
-
-/** A row whose project column is empty or names a project the caller can see. */
-export function noOrVisibleProject(ctx: Ctx, eb: ExpressionBuilder<any, any>, projectColumn: string): Expression<SqlBool> {
-  if (ctx.access.all) return eb.lit(true);
-  return eb.or([eb(sql.ref(projectColumn), 'is', null), eb(sql.ref(projectColumn), 'in', visibleProjectIds(ctx))]);
-}
 
 /**
  * A meeting with a project is visible only with access to that project; one without a
  * project is visible to every credential of the workspace. Usable from any query that
  * joins `meetings as m`.
  */
-export const meetingVisible = (ctx: Ctx, eb: ExpressionBuilder<any, any>): Expression<SqlBool> => noOrVisibleProject(ctx, eb, 'm.project_id');
+export const meetingVisible = (ctx: Ctx, eb: ExpressionBuilder<any, any>): Expression<SqlBool> => projectAbsentOrVisible(ctx, eb, 'm.project_id');
 
 const selectMeetings = (ctx: Ctx) =>
   ctx.db.selectFrom('meetings as m')
@@ -52,11 +44,8 @@ export function listVisibleMeetings(ctx: Ctx, filter: MeetingFilter, page: { lim
   if (filter.type) query = query.where('m.type', '=', filter.type);
   if (filter.recurrenceType) query = query.where('m.recurrence_type', '=', filter.recurrenceType);
   if (filter.q) {
-    const pattern = `%${filter.q.toLowerCase()}%`;
-    query = query.where((eb) => eb.or([
-      eb(eb.fn('lower', ['m.title']), 'like', pattern),
-      eb(eb.fn('lower', [eb.fn.coalesce('m.description', eb.val(''))]), 'like', pattern),
-    ]));
+    const text = filter.q;
+    query = query.where((eb) => eb.or([containsText('m.title', text), containsText('m.description', text)]));
   }
   return paginate(ctx, query, {
     scope: 'meetings', filters: { ...filter }, ...page,

@@ -3,7 +3,7 @@ import type { Ctx } from '../../core/context.js';
 import type { IssueContainerRow } from '../../db/schema.js';
 import { whereProjectVisible } from '../../db/access.js';
 import { paginate } from '../../db/paginate.js';
-import { containsText } from './text-match.js';
+import { containsText } from '../../db/text-search.js';
 
 /** A container with what its presenter needs from the project. */
 export type ContainerWithProject = IssueContainerRow & { project_key: string; issue_containers_enabled: number };

@@ -2,7 +2,7 @@ import type { Ctx } from '../../core/context.js';
 import type { MilestoneRow } from '../../db/schema.js';
 import { whereProjectVisible } from '../../db/access.js';
 import { paginate } from '../../db/paginate.js';
-import { containsText } from './text-match.js';
+import { containsText } from '../../db/text-search.js';
 
 export interface MilestoneFilter {
   projectId?: string;

@@ -4,9 +4,10 @@ import { newId } from '../../core/ids.js';
 import { hasOwn, nonBlank } from '../../core/values.js';
 import type { MilestoneRow } from '../../db/schema.js';
 import { recordEvent } from '../../events/outbox.js';
+import { removeCommentsOf } from '../issues/comments.service.js';
 import { scheduleFromInput } from '../issues/schedule.js';
 import { normaliseTags } from '../tags/tags.service.js';
-import { resolveActiveIdentity } from '../users/users.service.js';
+import { ownerIdFrom } from '../users/users.service.js';
 import { requireVisibleContainer, type ContainerWithProject } from './containers.service.js';
 import {
   forgetMilestoneActivity, listMilestoneActivity, recordMilestoneChanges, recordMilestoneCreated,
@@ -79,12 +80,6 @@ async function usableContainer(ctx: Ctx, containerId: string): Promise<Container
   return container;
 }
 
-async function validOwner(ctx: Ctx, value: unknown): Promise<string | null> {
-  if (value === null) return null;
-  const identity = typeof value === 'string' ? await resolveActiveIdentity(ctx, value) : undefined;
-  if (!identity) throw new ApiError('OWNER_NOT_IN_WORKSPACE', { field: 'ownerId', ownerId: value });
-  return identity.id;
-}
 
 /**
  * A milestone's window: YYYY-MM-DD dates, due on or after start (INVALID_SCHEDULE), by the
@@ -110,7 +105,7 @@ export async function createMilestone(ctx: Ctx, input: MilestoneInput): Promise<
   const id = newId('ms', ctx.nowMs);
   await insertMilestone(ctx, {
     id, workspace_id: ctx.workspace.id, project_id: container.project_id, container_id: container.id, title,
-    owner_id: hasOwn(input, 'ownerId') ? await validOwner(ctx, input.ownerId) : null,
+    owner_id: hasOwn(input, 'ownerId') ? await ownerIdFrom(ctx, input.ownerId) : null,
     status: input.status ?? 'planned', ...dates,
     order_index: input.order ?? (await nextOrderIndex(ctx, container.id)),
     tags: hasOwn(input, 'tags') ? tagsJson(input.tags) : '[]',
@@ -137,7 +132,7 @@ async function changesFor(ctx: Ctx, stored: MilestoneRow, input: MilestoneInput)
     }
     changes.container_id = container.id;
   }
-  if (hasOwn(input, 'ownerId')) changes.owner_id = await validOwner(ctx, input.ownerId);
+  if (hasOwn(input, 'ownerId')) changes.owner_id = await ownerIdFrom(ctx, input.ownerId);
   if (input.status !== undefined) changes.status = input.status;
   if (hasOwn(input, 'startDate') || hasOwn(input, 'dueDate')) {
     // The result must hold with the stored date the request leaves as it is.
@@ -169,6 +164,7 @@ export async function deleteMilestoneById(ctx: Ctx, milestoneId: string): Promis
   const milestone = presentMilestone(await requireVisibleMilestone(ctx, milestoneId));
   await detachIssues(ctx, milestoneId);
   await forgetMilestoneActivity(ctx, milestoneId);
+  await removeCommentsOf(ctx, { kind: 'milestone', id: milestoneId });
   await deleteMilestone(ctx, milestoneId);
   await recordEvent(ctx, 'milestone.deleted', { milestone }, milestone.projectId);
 }

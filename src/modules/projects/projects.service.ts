@@ -5,7 +5,7 @@ import { hasOwn, isCalendarDate, nonBlank } from '../../core/values.js';
 import type { ProjectRow } from '../../db/schema.js';
 import { recordEvent } from '../../events/outbox.js';
 import { requireTeam, resolveTeamRef, type TeamRef } from '../teams/teams.service.js';
-import { resolveActiveIdentity } from '../users/users.service.js';
+import { ownerIdFrom } from '../users/users.service.js';
 import { presentProject, type ProjectView } from './projects.presenter.js';
 import {
   clearWorkflow, findVisibleProject, findVisibleProjectsByKey, grantProjectToToken, insertProjectIfKeyFree, isKeyTaken,
@@ -63,7 +63,8 @@ async function deriveKey(ctx: Ctx, teamId: string, name: string): Promise<string
   const words = name.toUpperCase().split(/[^A-Z0-9]+/).filter(Boolean);
   let base = words.length >= 2 ? words.map((w) => w[0]).join('') : (words[0] ?? 'PRJ').slice(0, 3);
   if (!/^[A-Z]/.test(base)) base = `P${base}`;
-  base = base.padEnd(2, 'X').slice(0, 8);
+  // At most 6 letters, so a disambiguating number up to 9999 still fits the 10-character limit.
+  base = base.padEnd(2, 'X').slice(0, 6);
   const taken = await listKeysWithPrefix(ctx, teamId, base);
   if (!taken.has(base)) return base;
   for (let n = 2; ; n++) if (!taken.has(`${base}${n}`)) return `${base}${n}`;
@@ -89,12 +90,6 @@ function checkWindow(startDate: string | null, endDate: string | null): void {
   }
 }
 
-async function validOwner(ctx: Ctx, value: unknown): Promise<string | null> {
-  if (value === null) return null;
-  const identity = typeof value === 'string' ? await resolveActiveIdentity(ctx, value) : undefined;
-  if (!identity) throw new ApiError('OWNER_NOT_IN_WORKSPACE', { field: 'ownerId', ownerId: value });
-  return identity.id;
-}
 
 function validName(value: unknown): string {
   const name = nonBlank(value);
@@ -123,7 +118,7 @@ export async function createProject(ctx: Ctx, input: ProjectInput): Promise<Proj
   const startDate = hasOwn(input, 'startDate') ? validDate(input.startDate, 'startDate') : null;
   const endDate = hasOwn(input, 'endDate') ? validDate(input.endDate, 'endDate') : null;
   checkWindow(startDate, endDate);
-  const ownerId = hasOwn(input, 'ownerId') ? await validOwner(ctx, input.ownerId) : ctx.principal.kind === 'user' ? ctx.principal.id : null;
+  const ownerId = hasOwn(input, 'ownerId') ? await ownerIdFrom(ctx, input.ownerId) : ctx.principal.kind === 'user' ? ctx.principal.id : null;
   const explicitKey = input.projectKey !== undefined ? validKey(input.projectKey) : undefined;
   const id = newId('prj', ctx.nowMs);
   const row: Omit<ProjectRow, 'key'> = {
@@ -156,7 +151,7 @@ export async function updateProjectById(ctx: Ctx, projectId: string, input: Proj
   const changes: Partial<ProjectRow> = {};
   if (hasOwn(input, 'name')) changes.name = validName(input.name);
   if (hasOwn(input, 'description')) changes.description = input.description ?? null;
-  if (hasOwn(input, 'ownerId')) changes.owner_id = await validOwner(ctx, input.ownerId);
+  if (hasOwn(input, 'ownerId')) changes.owner_id = await ownerIdFrom(ctx, input.ownerId);
   if (hasOwn(input, 'subtasksEnabled')) changes.subtasks_enabled = input.subtasksEnabled ? 1 : 0;
   if (hasOwn(input, 'issueContainersEnabled')) changes.issue_containers_enabled = input.issueContainersEnabled ? 1 : 0;
   const startDate = hasOwn(input, 'startDate') ? validDate(input.startDate, 'startDate') : project.start_date;
@@ -165,7 +160,7 @@ export async function updateProjectById(ctx: Ctx, projectId: string, input: Proj
   if (hasOwn(input, 'startDate')) changes.start_date = startDate;
   if (hasOwn(input, 'endDate')) changes.end_date = endDate;
 
-  const targetTeam = (input.teamId || input.teamKey) ? await resolveTeamRef(ctx, input) : undefined;
+  const targetTeam = await resolveTeamRef(ctx, input);
   const teamId = targetTeam?.id ?? project.team_id;
   if (teamId !== project.team_id) {
     if (await projectHasIssues(ctx, project.id)) throw new ApiError('TEAM_CHANGE_BLOCKED', { projectId, teamId });

@@ -9,12 +9,17 @@ export interface TeamRef {
   teamKey?: string | null;
 }
 
+const given = (value: string | null | undefined): value is string => typeof value === 'string';
+
+/** Whether a team reference was sent at all (null and absent mean "none"; "" is a bad key). */
+const hasTeamRef = (ref: TeamRef): boolean => given(ref.teamId) || given(ref.teamKey);
+
 /** Resolves teamId / teamKey (both must agree); undefined when neither is given. */
 export async function resolveTeamRef(ctx: Ctx, ref: TeamRef): Promise<TeamRow | undefined> {
-  if (!ref.teamId && !ref.teamKey) return undefined;
-  const byId = ref.teamId ? await findTeamById(ctx, ref.teamId) : undefined;
-  if (ref.teamId && !byId) throw new ApiError('TEAM_NOT_FOUND', { teamId: ref.teamId });
-  if (ref.teamKey) {
+  if (!hasTeamRef(ref)) return undefined;
+  const byId = given(ref.teamId) ? await findTeamById(ctx, ref.teamId) : undefined;
+  if (given(ref.teamId) && !byId) throw new ApiError('TEAM_NOT_FOUND', { teamId: ref.teamId });
+  if (given(ref.teamKey)) {
     const byKey = byId && byId.key === ref.teamKey.toUpperCase() ? byId : await findTeamByKey(ctx, ref.teamKey);
     if (!byKey || (byId && byId.id !== byKey.id)) throw new ApiError('TEAM_NOT_FOUND', { teamKey: ref.teamKey });
     return byKey;

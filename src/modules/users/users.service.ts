@@ -1,3 +1,4 @@
+import { ApiError } from '../../core/errors.js';
 import { TOKEN_IDENTITY_PREFIX, tokenIdentity, type Ctx } from '../../core/context.js';
 import { findTokenByName, findUser, listMemberships, listTokenRows, listUserRows, tokenHasProject } from './users.repository.js';
 
@@ -39,4 +40,15 @@ export async function listUsers(ctx: Ctx) {
     users: users.map((u) => ({ userId: u.id, name: u.name, email: u.email, kind: 'human' as const, handle: u.handle, teamIds: teamsOf.get(u.id) ?? [] })),
     automationAgents: tokens.map((t) => ({ userId: tokenIdentity(t.name), name: t.name, kind: 'automation' as const, active: t.active === 1 })),
   };
+}
+
+/**
+ * An `ownerId` write: null clears; anything else must be an active workspace identity
+ * (member or automation agent), else OWNER_NOT_IN_WORKSPACE naming the field.
+ */
+export async function ownerIdFrom(ctx: Ctx, value: unknown): Promise<string | null> {
+  if (value === null) return null;
+  const identity = typeof value === 'string' ? await resolveActiveIdentity(ctx, value) : undefined;
+  if (!identity) throw new ApiError('OWNER_NOT_IN_WORKSPACE', { field: 'ownerId', ownerId: value });
+  return identity.id;
 }

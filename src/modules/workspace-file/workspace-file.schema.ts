@@ -1,7 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { fail } from './errors.js';
 import { readObject } from './fields.js';
-import { PENDING_SECTION_KEYS, SECTIONS } from './sections/index.js';
+import { SECTIONS } from './sections/index.js';
 import type { OauthTokenSpec } from './sections/oauth-tokens.js';
 import type { ProjectSpec } from './sections/projects.js';
 import type { TagSpec } from './sections/tags.js';
@@ -22,7 +22,7 @@ export interface WorkspaceFile {
   [section: string]: unknown;
 }
 
-const TOP_LEVEL_KEYS = ['workspace', ...SECTIONS.map((section) => section.key), ...PENDING_SECTION_KEYS];
+const TOP_LEVEL_KEYS = ['workspace', ...SECTIONS.map((section) => section.key)];
 
 function readText(text: string): unknown {
   try {
@@ -43,9 +43,6 @@ export function parseWorkspaceFile(input: object | string): WorkspaceFile {
   for (const section of SECTIONS) {
     const value = fields[section.key];
     if (value !== undefined && value !== null) file[section.key] = section.parse(value, section.key);
-  }
-  for (const key of PENDING_SECTION_KEYS) {
-    if (fields[key] !== undefined) file[key] = fields[key];
   }
   return file;
 }

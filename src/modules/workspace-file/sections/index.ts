@@ -26,9 +26,3 @@ export const SECTIONS: ReadonlyArray<Section<unknown>> = [
   meetingSettingsSection,
   webhooksSection,
 ];
-
-/**
- * Keys the file may already carry whose sections belong to areas not built yet: accepted
- * and left alone. A key leaves this list when its section joins SECTIONS.
- */
-export const PENDING_SECTION_KEYS: readonly string[] = [];
