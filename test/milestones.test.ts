@@ -56,7 +56,7 @@ describe('POST /issue-container-milestones', () => {
     expect(res.status).toBe(201);
     expect(res.body.milestone).toEqual({
       milestoneId: expect.stringMatching(/^ms_/), issueContainerId: launch, epicId: launch, projectId: acme.projects['ENG/API'],
-      title: 'Alpha ready', ownerId: null, status: 'planned', startDate: null, dueDate: null, order: 0, tags: [],
+      title: 'Alpha ready', ownerId: null, status: 'planned', startDate: null, dueDate: null, order: 0, tags: [], labels: [],
       createdAt: expect.any(String), updatedAt: expect.any(String),
     });
     const [event] = (await events('milestone.created')).filter((e) => e.data.milestone.milestoneId === res.body.milestone.milestoneId);

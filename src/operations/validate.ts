@@ -34,6 +34,22 @@ function firstFailure(schema: TSchema, value: unknown): string | undefined {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * The dotted path of the first text (value or object key) holding U+0000, which no stored
+ * text may contain (PostgreSQL refuses it), so such input is malformed on every database.
+ */
+function firstNulText(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const itemPath = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return itemPath;
+    const found = firstNulText(item, itemPath);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 function checkBody(op: Operation, body: unknown): unknown {
   const schema = op.body as TObject | undefined;
   const present = body !== undefined && body !== null;
@@ -52,7 +68,7 @@ function checkBody(op: Operation, body: unknown): unknown {
       throw new ApiError('VALIDATION_FAILED', { unknownFields }, { message: `Unknown field(s): ${unknownFields.join(', ')}.` });
     }
   }
-  const field = firstFailure(schema, value);
+  const field = firstFailure(schema, value) ?? firstNulText(value);
   if (field !== undefined) {
     const topLevel = field.split('.')[0];
     const code = op.fieldCodes?.[field] ?? op.fieldCodes?.[topLevel];
@@ -82,12 +98,18 @@ function checkQuery(schema: TSchema | undefined, query: unknown): unknown {
   const raw = isPlainObject(query) ? query : {};
   if (!schema) return {};
   const value = convertQuery(schema, raw);
-  const field = firstFailure(schema, value);
+  const field = firstFailure(schema, value) ?? firstNulText(value);
   if (field !== undefined) throw new ApiError('VALIDATION_FAILED', { field }, { message: `The query parameter ${field} is not valid.` });
   return value;
 }
 
+function checkParams(params: unknown): Record<string, unknown> {
+  const value = isPlainObject(params) ? params : {};
+  const field = firstNulText(value);
+  if (field !== undefined) throw new ApiError('VALIDATION_FAILED', { field }, { message: `The path parameter ${field} is not valid.` });
+  return value;
+}
+
 export function parseInput(op: Operation, raw: { params?: unknown; query?: unknown; body?: unknown }): OperationInput<any, any, any> {
-  const params = isPlainObject(raw.params) ? raw.params : {};
-  return { params, query: checkQuery(op.query, raw.query), body: checkBody(op, raw.body) };
+  return { params: checkParams(raw.params), query: checkQuery(op.query, raw.query), body: checkBody(op, raw.body) };
 }

@@ -1,5 +1,5 @@
 import { created, defineOperation, ok, type Operation } from '../../operations/define.js';
-import { AddAttachmentsBody, AttachmentListResponse } from './attachments.schemas.js';
+import { AddAttachmentsBody, AttachmentListResponse, attachmentFieldCodes } from './attachments.schemas.js';
 import { addIssueAttachments, listIssueAttachments } from './attachments.service.js';
 import { IssueIdParams } from './issues.schemas.js';
 
@@ -16,7 +16,7 @@ export const attachmentOperations: Operation[] = [
   defineOperation({
     id: 'add_attachments', method: 'POST', path: '/api/external/issues/{issueId}/attachments', tag, mcpAliases,
     summary: 'Attach 1–20 http(s) links to an issue; all or none are attached.',
-    params: IssueIdParams, body: AddAttachmentsBody, response: AttachmentListResponse, successStatus: 201,
+    params: IssueIdParams, body: AddAttachmentsBody, fieldCodes: attachmentFieldCodes, response: AttachmentListResponse, successStatus: 201,
     run: async (ctx, { params, body }) => created(await addIssueAttachments(ctx, params.issueId, body)),
   }),
 ];

@@ -3,7 +3,7 @@ import { Nullable } from '../../operations/schema-helpers.js';
 
 /** Link attachments, shared by issues and agenda items. */
 export const AttachmentSchema = Type.Object({
-  attachmentId: Type.String(), url: Type.String(), name: Nullable(Type.String()), createdAt: Type.String(), createdBy: Type.String(),
+  attachmentId: Type.String(), url: Type.String(), name: Nullable(Type.String()), createdAt: Type.String(), updatedAt: Type.String(), createdBy: Type.String(),
 });
 export const AttachmentListResponse = Type.Object({ attachments: Type.Array(AttachmentSchema) });
 
@@ -14,3 +14,6 @@ export const AddAttachmentsBody = Type.Partial(Type.Object({
   url: Type.Unknown({ description: 'A single link\'s URL, instead of links.' }),
   name: Type.Unknown({ description: 'Display name of the single link (string or null).' }),
 }));
+
+/** Every bad value of a link answers ATTACHMENT_URL_REQUIRED, whatever the route. */
+export const attachmentFieldCodes = { links: 'ATTACHMENT_URL_REQUIRED', url: 'ATTACHMENT_URL_REQUIRED' } as const;

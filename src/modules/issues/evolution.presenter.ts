@@ -8,6 +8,8 @@ export const presentEvolution = (e: IssueEvolutionRow) => ({
   reason: e.reason,
   actorId: e.actor_id,
   createdAt: e.created_at,
+  // Events are immutable, yet every record carries both timestamps.
+  updatedAt: e.created_at,
 });
 
 export type EvolutionView = ReturnType<typeof presentEvolution>;

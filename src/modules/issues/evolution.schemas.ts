@@ -5,7 +5,7 @@ import { IssueSchema } from './issues.schemas.js';
 
 export const EvolutionSchema = Type.Object({
   evolutionId: Type.String(), issueId: Type.String(), priorTitle: Type.String(), newTitle: Type.String(),
-  reason: Nullable(Type.String()), actorId: Type.String(), createdAt: Type.String(),
+  reason: Nullable(Type.String()), actorId: Type.String(), createdAt: Type.String(), updatedAt: Type.String(),
 });
 
 export const EvolveBody = Type.Partial(Type.Object({

@@ -30,7 +30,8 @@ function parseEvolution(issue: IssueRecord, input: { title?: unknown; reason?: u
   if (title === issue.title) throw invalid('title', 'title must differ from the current title.');
   if (input.reason === undefined || input.reason === null) return { title, reason: null };
   if (typeof input.reason !== 'string' || input.reason.length > REASON_MAX) throw invalid('reason', `reason must be a string of at most ${REASON_MAX} characters.`);
-  return { title, reason: input.reason };
+  // A blank reason says nothing: it reads back as null, like an omitted one.
+  return { title, reason: input.reason.trim() ? input.reason : null };
 }
 
 /** POST …/evolve: retitles the issue and keeps the change as an immutable evolution event. */

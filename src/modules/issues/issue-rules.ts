@@ -54,7 +54,8 @@ export interface StatusRef {
   statusKey?: string;
 }
 
-export const sendsStatus = (ref: StatusRef): boolean => Boolean(ref.statusId || ref.statusKey);
+/** An empty statusId or statusKey is a reference too: it answers STATUS_NOT_FOUND rather than being skipped. */
+export const sendsStatus = (ref: StatusRef): boolean => ref.statusId !== undefined || ref.statusKey !== undefined;
 
 /** A status the project allows: of the project's team and, when it has one, in its workflow. */
 export async function checkStatusAllowed<S extends Pick<StatusRow, 'id' | 'key' | 'team_id'>>(ctx: Ctx, status: S, project: ProjectWithTeam): Promise<S> {
@@ -71,10 +72,10 @@ export async function checkStatusAllowed<S extends Pick<StatusRow, 'id' | 'key' 
  * STATUS_INVALID_FOR_PROJECT_WORKFLOW when the project's workflow leaves it out.
  */
 export async function resolveStatusForProject(ctx: Ctx, ref: StatusRef, project: ProjectWithTeam): Promise<StatusRow> {
-  if (ref.statusId) {
+  if (ref.statusId !== undefined) {
     const status = await findStatusById(ctx, ref.statusId);
     if (!status) throw new ApiError('STATUS_NOT_FOUND', { statusId: ref.statusId });
-    if (ref.statusKey && ref.statusKey.toLowerCase() !== status.key) {
+    if (ref.statusKey !== undefined && ref.statusKey.toLowerCase() !== status.key) {
       throw new ApiError('VALIDATION_FAILED', { field: 'statusKey', statusId: ref.statusId, statusKey: ref.statusKey }, { message: 'statusId and statusKey name different statuses.' });
     }
     return checkStatusAllowed(ctx, status, project);

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../core/errors.js';
 import { DateString, Nullable, PageInfoSchema, PaginationQuery, TagList } from '../../operations/schema-helpers.js';
+import { ProjectScopeQueryFields } from '../projects/projects.schemas.js';
 import { LINK_TYPES } from './links.presenter.js';
 import { PRIORITIES, SOURCE_TYPES } from './issues.presenter.js';
 
@@ -60,8 +61,7 @@ export const issueFieldCodes: Record<string, ErrorCode> = {
 };
 
 export const ListIssuesQuery = Type.Object({
-  project: Type.Optional(Type.String({ description: 'projectId or projectKey (team disambiguates a key).' })),
-  team: Type.Optional(Type.String({ description: 'teamId or teamKey.' })),
+  ...ProjectScopeQueryFields,
   assignee: Type.Optional(Type.String({ description: 'Alias of assigneeId.' })),
   assigneeId: Type.Optional(Type.String()),
   assignedToMe: Type.Optional(Type.Boolean({ description: 'Issues assigned to the caller\'s identity; not with assignee.' })),

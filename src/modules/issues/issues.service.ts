@@ -3,9 +3,9 @@ import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { nonBlank } from '../../core/values.js';
 import { recordEvent } from '../../events/outbox.js';
+import { resolveProjectScope, type ProjectScopeQuery } from '../projects/project-scope.js';
 import { resolveProjectRef, type ProjectRef } from '../projects/projects.service.js';
 import { replaceTagUsages } from '../tags/tags.service.js';
-import { resolveTeamRef, type TeamRef } from '../teams/teams.service.js';
 import {
   checkAssignee, checkContainer, checkMilestone, checkReporter, defaultStatus, parseContainerFields, parseIssueTitle,
   parsePriority, parseTagFields, resolveStatusForProject, sendsStatus, type StatusRef,
@@ -114,9 +114,7 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput, options: { 
   return issue;
 }
 
-export interface IssueListQuery {
-  project?: string;
-  team?: string;
+export interface IssueListQuery extends ProjectScopeQuery {
   assignee?: string;
   assigneeId?: string;
   assignedToMe?: boolean;
@@ -127,11 +125,6 @@ export interface IssueListQuery {
   limit?: number;
   cursor?: string;
 }
-
-// Natural keys never contain "_", opaque ids always do, so one parameter can take either.
-const TEAM_KEY_RE = /^[A-Za-z][A-Za-z0-9]{0,9}$/;
-const teamRefOf = (value: string | undefined): TeamRef => (value === undefined ? {} : TEAM_KEY_RE.test(value) ? { teamKey: value } : { teamId: value });
-const projectRefOf = (value: string): ProjectRef => (TEAM_KEY_RE.test(value) ? { projectKey: value } : { projectId: value });
 
 function agreeing(field: string, a: string | undefined, b: string | undefined): string | undefined {
   if (a !== undefined && b !== undefined && a !== b) {
@@ -152,9 +145,8 @@ async function statusFilter(ctx: Ctx, value: string, teamId: string | undefined)
 export async function listIssues(ctx: Ctx, query: IssueListQuery) {
   const assignee = agreeing('assigneeId', query.assigneeId, query.assignee);
   if (query.assignedToMe && assignee !== undefined) throw new ApiError('ASSIGNEE_FILTER_CONFLICT', { field: 'assignedToMe' });
-  const teamRef = teamRefOf(query.team);
-  const project = query.project !== undefined ? await resolveProjectRef(ctx, { ...projectRefOf(query.project), ...teamRef }) : undefined;
-  const teamId = project?.team_id ?? (await resolveTeamRef(ctx, teamRef))?.id;
+  const { project, team } = await resolveProjectScope(ctx, query);
+  const teamId = project?.team_id ?? team?.id;
   const status = agreeing('statusKey', query.statusKey, query.status);
   const { rows, pageInfo } = await listVisibleIssues(ctx, {
     projectId: project?.id,

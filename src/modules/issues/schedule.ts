@@ -23,6 +23,9 @@ const FIELDS = ['startDate', 'dueDate', 'durationDays'] as const;
 
 const invalid = (field: string, message: string) => new ApiError('INVALID_SCHEDULE', { field }, { message });
 
+/** The days from 0000-01-01 to 9999-12-31: no longer span fits the YYYY-MM-DD calendar. */
+const MAX_DURATION_DAYS = 3_652_424;
+
 function parseDate(value: unknown, field: 'startDate' | 'dueDate'): string | null {
   if (value === null || value === undefined) return null;
   if (!isCalendarDate(value)) throw invalid(field, `${field} must be a YYYY-MM-DD calendar date.`);
@@ -31,10 +34,17 @@ function parseDate(value: unknown, field: 'startDate' | 'dueDate'): string | nul
 
 function parseDuration(value: unknown): number | null {
   if (value === null || value === undefined) return null;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_DURATION_DAYS) {
     throw invalid('durationDays', 'durationDays must be a non-negative whole number of days.');
   }
   return value;
+}
+
+/** A date moved by a duration; landing outside the YYYY-MM-DD calendar is an invalid schedule. */
+function shifted(date: string, days: number, field: 'startDate' | 'dueDate'): string {
+  const result = addDays(date, days);
+  if (!isCalendarDate(result)) throw invalid(field, `${field} would fall outside the YYYY-MM-DD calendar.`);
+  return result;
 }
 
 /** Completes a schedule from the parts given: any two give the third; three must agree. */
@@ -47,8 +57,8 @@ function complete(startDate: string | null, dueDate: string | null, durationDays
     }
     return { startDate, dueDate, durationDays: span };
   }
-  if (startDate && durationDays !== null) return { startDate, dueDate: addDays(startDate, durationDays), durationDays };
-  if (dueDate && durationDays !== null) return { startDate: addDays(dueDate, -durationDays), dueDate, durationDays };
+  if (startDate && durationDays !== null) return { startDate, dueDate: shifted(startDate, durationDays, 'dueDate'), durationDays };
+  if (dueDate && durationDays !== null) return { startDate: shifted(dueDate, -durationDays, 'startDate'), dueDate, durationDays };
   return { startDate, dueDate, durationDays };
 }
 
@@ -74,7 +84,7 @@ export function applyScheduleChange(current: Schedule, input: ScheduleInput): Sc
     case 'startDate': {
       const start = parseDate(input.startDate, 'startDate');
       if (start === null) return { startDate: null, dueDate, durationDays: null };
-      if (durationDays !== null) return { startDate: start, dueDate: addDays(start, durationDays), durationDays };
+      if (durationDays !== null) return { startDate: start, dueDate: shifted(start, durationDays, 'dueDate'), durationDays };
       return complete(start, dueDate, null);
     }
     case 'dueDate': {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, PageInfoSchema, PaginationQuery } from '../../operations/schema-helpers.js';
+import { ProjectScopeQueryFields } from '../projects/projects.schemas.js';
 
 export const IssueContainerSchema = Type.Object({
   issueContainerId: Type.String(), epicId: Type.String({ description: 'Legacy name of issueContainerId (same value).' }),
@@ -11,10 +12,7 @@ export const IssueContainerSchema = Type.Object({
 });
 
 export const ListContainersQuery = Type.Object({
-  projectId: Type.Optional(Type.String()),
-  projectKey: Type.Optional(Type.String({ description: 'Add teamId or teamKey when the key is used in several teams.' })),
-  teamId: Type.Optional(Type.String()),
-  teamKey: Type.Optional(Type.String()),
+  ...ProjectScopeQueryFields,
   q: Type.Optional(Type.String({ description: 'Case-insensitive text in the container name.' })),
   archived: Type.Optional(Type.Boolean({ description: 'true lists only archived containers; default only active ones.' })),
   ...PaginationQuery,

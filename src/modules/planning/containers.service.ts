@@ -1,8 +1,8 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
+import { resolveProjectScope, scopeFilter, type ProjectScopeQuery } from '../projects/project-scope.js';
 import { presentContainer } from './containers.presenter.js';
 import { countIssuesByContainer, findVisibleContainer, listVisibleContainers, type ContainerWithProject } from './containers.repository.js';
-import { resolveProjectScope, scopeFilter, type ProjectScopeQuery } from './project-scope.js';
 
 export type { ContainerWithProject } from './containers.repository.js';
 

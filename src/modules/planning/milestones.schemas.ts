@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DateString, Nullable, PageInfoSchema, PaginationQuery, TagList } from '../../operations/schema-helpers.js';
+import { ProjectScopeQueryFields } from '../projects/projects.schemas.js';
 
 export const MILESTONE_STATUSES = ['planned', 'at-risk', 'blocked', 'complete'] as const;
 export type MilestoneStatus = (typeof MILESTONE_STATUSES)[number];
@@ -10,7 +11,7 @@ export const MilestoneSchema = Type.Object({
   milestoneId: Type.String(), issueContainerId: Type.String(), epicId: Type.String({ description: 'Legacy name of issueContainerId (same value).' }),
   projectId: Type.String(), title: Type.String(), ownerId: Nullable(Type.String()), status: StatusSchema,
   startDate: Nullable(Type.String()), dueDate: Nullable(Type.String()), order: Type.Integer(), tags: Type.Array(Type.String()),
-  createdAt: Type.String(), updatedAt: Type.String(),
+  labels: Type.Array(Type.String(), { description: 'Legacy name of tags (same value).' }), createdAt: Type.String(), updatedAt: Type.String(),
 });
 
 export const MilestoneActivitySchema = Type.Object({
@@ -32,8 +33,10 @@ const milestoneFields = {
   status: StatusSchema,
   startDate: Nullable(DateString()),
   dueDate: Nullable(DateString('YYYY-MM-DD, on or after startDate.')),
-  order: Type.Integer({ description: 'Place in the container; default: after the last one.' }),
+  // A 32-bit integer, the column's range on every database.
+  order: Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647, description: 'Place in the container; default: after the last one.' }),
   tags: TagList,
+  labels: Type.Array(Type.String(), { description: 'Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).' }),
 };
 
 export const CreateMilestoneBody = Type.Partial(Type.Object(milestoneFields));
@@ -48,8 +51,7 @@ export const milestoneFieldCodes = {
 } as const;
 
 export const ListMilestonesQuery = Type.Object({
-  project: Type.Optional(Type.String({ description: 'projectId or projectKey (add team when the key is used in several teams).' })),
-  team: Type.Optional(Type.String({ description: 'teamId or teamKey.' })),
+  ...ProjectScopeQueryFields,
   issueContainerId: Type.Optional(Type.String()),
   epicId: Type.Optional(Type.String()),
   ownerId: Type.Optional(Type.String()),

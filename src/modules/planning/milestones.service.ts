@@ -5,8 +5,9 @@ import { hasOwn, nonBlank } from '../../core/values.js';
 import type { MilestoneRow } from '../../db/schema.js';
 import { recordEvent } from '../../events/outbox.js';
 import { removeCommentsOf } from '../issues/comments.service.js';
+import { parseTagFields } from '../issues/issue-rules.js';
 import { scheduleFromInput } from '../issues/schedule.js';
-import { normaliseTags } from '../tags/tags.service.js';
+import { resolveProjectScope, scopeFilter, type ProjectScopeQuery } from '../projects/project-scope.js';
 import { ownerIdFrom } from '../users/users.service.js';
 import { requireVisibleContainer, type ContainerWithProject } from './containers.service.js';
 import {
@@ -17,7 +18,6 @@ import {
   deleteMilestone, detachIssues, findVisibleMilestone, insertMilestone, listVisibleMilestones, nextOrderIndex, updateMilestone,
 } from './milestones.repository.js';
 import type { MilestoneStatus } from './milestones.schemas.js';
-import { resolveProjectScope, scopeFilter } from './project-scope.js';
 
 /** A milestone of a project the caller can see, else ISSUE_CONTAINER_MILESTONE_NOT_FOUND. */
 export async function requireVisibleMilestone(ctx: Ctx, milestoneId: string): Promise<MilestoneRow> {
@@ -36,6 +36,7 @@ export interface MilestoneInput {
   dueDate?: unknown;
   order?: number;
   tags?: unknown;
+  labels?: unknown;
 }
 
 function validTitle(value: unknown): string {
@@ -53,7 +54,7 @@ function containerRefOf(input: Pick<MilestoneInput, 'issueContainerId' | 'epicId
   const hasEpic = hasOwn(input, 'epicId');
   if (!hasId && !hasEpic) return undefined;
   if (hasId && hasEpic && input.issueContainerId !== input.epicId) {
-    throw new ApiError('ISSUE_CONTAINER_FIELD_CONFLICT', { issueContainerId: input.issueContainerId, epicId: input.epicId });
+    throw new ApiError('ISSUE_CONTAINER_FIELD_CONFLICT', { field: 'epicId', issueContainerId: input.issueContainerId, epicId: input.epicId });
   }
   const field = hasId ? 'issueContainerId' : 'epicId';
   return { field, value: input[field] };
@@ -90,8 +91,6 @@ function windowOf(startDate: unknown, dueDate: unknown): { start_date: string | 
   return { start_date: schedule.startDate, due_date: schedule.dueDate };
 }
 
-const tagsJson = (value: unknown): string => JSON.stringify(normaliseTags(value));
-
 async function reload(ctx: Ctx, milestoneId: string): Promise<MilestoneView> {
   return presentMilestone(await requireVisibleMilestone(ctx, milestoneId));
 }
@@ -108,7 +107,7 @@ export async function createMilestone(ctx: Ctx, input: MilestoneInput): Promise<
     owner_id: hasOwn(input, 'ownerId') ? await ownerIdFrom(ctx, input.ownerId) : null,
     status: input.status ?? 'planned', ...dates,
     order_index: input.order ?? (await nextOrderIndex(ctx, container.id)),
-    tags: hasOwn(input, 'tags') ? tagsJson(input.tags) : '[]',
+    tags: JSON.stringify(parseTagFields(input) ?? []),
     created_by: ctx.principal.id, created_at: ctx.now, updated_at: ctx.now,
   });
   await recordMilestoneCreated(ctx, id);
@@ -117,7 +116,7 @@ export async function createMilestone(ctx: Ctx, input: MilestoneInput): Promise<
   return milestone;
 }
 
-const PATCHABLE = ['title', 'issueContainerId', 'epicId', 'ownerId', 'status', 'startDate', 'dueDate', 'order', 'tags'] as const;
+const PATCHABLE = ['title', 'issueContainerId', 'epicId', 'ownerId', 'status', 'startDate', 'dueDate', 'order', 'tags', 'labels'] as const;
 
 /** Builds the row changes of a PATCH, validated against the stored milestone. */
 async function changesFor(ctx: Ctx, stored: MilestoneRow, input: MilestoneInput): Promise<Partial<MilestoneRow>> {
@@ -142,7 +141,8 @@ async function changesFor(ctx: Ctx, stored: MilestoneRow, input: MilestoneInput)
     ));
   }
   if (input.order !== undefined) changes.order_index = input.order;
-  if (hasOwn(input, 'tags')) changes.tags = tagsJson(input.tags);
+  const tags = parseTagFields(input);
+  if (tags) changes.tags = JSON.stringify(tags);
   return changes;
 }
 
@@ -174,9 +174,7 @@ export async function getMilestone(ctx: Ctx, milestoneId: string) {
   return { ...milestone, activity: await listMilestoneActivity(ctx, milestoneId) };
 }
 
-export interface ListMilestonesInput {
-  project?: string;
-  team?: string;
+export interface ListMilestonesInput extends ProjectScopeQuery {
   issueContainerId?: string;
   epicId?: string;
   ownerId?: string;

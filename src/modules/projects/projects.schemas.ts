@@ -25,6 +25,16 @@ export const CreateProjectBody = Type.Partial(Type.Object(projectFields));
 export const UpdateProjectBody = Type.Partial(Type.Object(projectFields));
 export const projectFieldCodes = { name: 'NAME_REQUIRED', startDate: 'INVALID_PROJECT_WINDOW', endDate: 'INVALID_PROJECT_WINDOW', ownerId: 'OWNER_NOT_IN_WORKSPACE' } as const;
 
+/** The project and team filters of the issue, container and milestone lists (project-scope.ts). */
+export const ProjectScopeQueryFields = {
+  project: Type.Optional(Type.String({ description: 'projectId or projectKey (add team when the key is used in several teams).' })),
+  team: Type.Optional(Type.String({ description: 'teamId or teamKey.' })),
+  projectId: Type.Optional(Type.String()),
+  projectKey: Type.Optional(Type.String({ description: 'Add teamId or teamKey when the key is used in several teams.' })),
+  teamId: Type.Optional(Type.String()),
+  teamKey: Type.Optional(Type.String()),
+};
+
 export const ListProjectsQuery = Type.Object({ teamId: Type.Optional(Type.String()), teamKey: Type.Optional(Type.String()), ...PaginationQuery });
 export const ProjectIdParams = Type.Object({ projectId: Type.String() });
 export const ProjectKeyParams = Type.Object({ teamKey: Type.String(), projectKey: Type.String() });

@@ -30,12 +30,13 @@ export interface ProjectRef extends TeamRef {
  * Answers undefined when no project reference was given.
  */
 export async function resolveProjectRef(ctx: Ctx, ref: ProjectRef): Promise<ProjectWithTeam | undefined> {
-  if (!ref.projectId && !ref.projectKey) return undefined;
+  // As for teams, null and absent mean "none"; an empty string is a reference that matches nothing.
+  if (typeof ref.projectId !== 'string' && typeof ref.projectKey !== 'string') return undefined;
   const team = await resolveTeamRef(ctx, ref);
-  if (ref.projectId) {
+  if (typeof ref.projectId === 'string') {
     const project = await findVisibleProject(ctx, ref.projectId);
     if (!project) throw new ApiError('PROJECT_NOT_FOUND', { projectId: ref.projectId });
-    if (ref.projectKey && project.key !== ref.projectKey.toUpperCase()) {
+    if (typeof ref.projectKey === 'string' && project.key !== ref.projectKey.toUpperCase()) {
       throw new ApiError('VALIDATION_FAILED', { field: 'projectKey', projectId: ref.projectId, projectKey: ref.projectKey }, { message: 'projectId and projectKey name different projects.' });
     }
     if (team && project.team_id !== team.id) throw new ApiError('PROJECT_TEAM_MISMATCH', { projectId: project.id, teamKey: team.key });

@@ -37,7 +37,11 @@ export async function listUsers(ctx: Ctx) {
   const teamsOf = new Map<string, string[]>();
   for (const m of memberships) teamsOf.set(m.user_id, [...(teamsOf.get(m.user_id) ?? []), m.team_id]);
   return {
-    users: users.map((u) => ({ userId: u.id, name: u.name, email: u.email, kind: 'human' as const, handle: u.handle, teamIds: teamsOf.get(u.id) ?? [] })),
+    users: users.map((u) => ({
+      userId: u.id, name: u.name, email: u.email, kind: 'human' as const, handle: u.handle, teamIds: teamsOf.get(u.id) ?? [],
+      createdAt: u.created_at, updatedAt: u.updated_at,
+    })),
+    // An agent is the token's identity, not a record of its own: it carries exactly the contract's fields.
     automationAgents: tokens.map((t) => ({ userId: tokenIdentity(t.name), name: t.name, kind: 'automation' as const, active: t.active === 1 })),
   };
 }

@@ -1,12 +1,13 @@
 import type { Ctx } from '../../core/context.js';
 import type { TeamRow } from '../../db/schema.js';
-import { resolveProjectRef, type ProjectWithTeam } from '../projects/projects.service.js';
 import { resolveTeamRef } from '../teams/teams.service.js';
+import { resolveProjectRef, type ProjectWithTeam } from './projects.service.js';
 
 /**
- * The project and team filters of the planning lists. `project` takes a projectId or a
- * projectKey and `team` a teamId or a teamKey (ids carry their type prefix, which no key
- * can contain); the explicit projectId / projectKey / teamId / teamKey names work too.
+ * The project and team filters of the issue, container and milestone lists. `project`
+ * takes a projectId or a projectKey and `team` a teamId or a teamKey (ids carry their type
+ * prefix, which no key can contain); the explicit projectId / projectKey / teamId / teamKey
+ * names work too, so a client never has a filter silently ignored.
  */
 export interface ProjectScopeQuery {
   project?: string;
