@@ -47,7 +47,7 @@ describe('POST /api/external/discussion/topics', () => {
     expect(res.status).toBe(201);
     expect(res.body.topic).toEqual({
       topicId: expect.stringMatching(/^top_/), groupId: townHall, title: 'Pricing model', description: null, status: 'open',
-      tags: [], sourceProjectId: null, links: [], converted: false, convertedIssueId: null,
+      tags: [], labels: [], sourceProjectId: null, links: [], converted: false, convertedIssueId: null,
       createdAt: expect.any(String), updatedAt: expect.any(String),
     });
     const read = await h.call('GET', `/api/external/discussion/topics/${res.body.topic.topicId}`, { token: TOKENS.idle });
@@ -71,9 +71,9 @@ describe('POST /api/external/discussion/topics', () => {
       sourceProjectId: acme.projects['ENG/WEB'],
     });
     expect(res.body.topic.links).toEqual([
-      { linkId: expect.any(String), targetType: 'issue', targetId: apiIssue.issueId, targetKey: apiIssue.issueKey },
-      { linkId: expect.any(String), targetType: 'project', targetId: acme.projects['ENG/WEB'], targetKey: 'WEB' },
-      { linkId: expect.any(String), targetType: 'project', targetId: acme.projects['ENG/API'], targetKey: 'API' },
+      { linkId: expect.any(String), targetType: 'issue', targetId: apiIssue.issueId, targetKey: apiIssue.issueKey, createdAt: expect.any(String), updatedAt: expect.any(String) },
+      { linkId: expect.any(String), targetType: 'project', targetId: acme.projects['ENG/WEB'], targetKey: 'WEB', createdAt: expect.any(String), updatedAt: expect.any(String) },
+      { linkId: expect.any(String), targetType: 'project', targetId: acme.projects['ENG/API'], targetKey: 'API', createdAt: expect.any(String), updatedAt: expect.any(String) },
     ]);
   });
 
@@ -159,7 +159,7 @@ describe('POST /api/external/discussion/topics', () => {
     const [apiItem, infraItem] = [await agendaItem('API'), await agendaItem('INFRA')];
     const res = await createTopic({ title: 'From the agenda', groupId: advisory, links: [{ targetType: 'agenda_item', targetId: apiItem }] }, TOKENS.bot);
     expect(res.status).toBe(201);
-    expect(res.body.topic.links).toEqual([{ linkId: expect.any(String), targetType: 'agenda_item', targetId: apiItem, targetKey: null }]);
+    expect(res.body.topic.links).toEqual([{ linkId: expect.any(String), targetType: 'agenda_item', targetId: apiItem, targetKey: null, createdAt: expect.any(String), updatedAt: expect.any(String) }]);
     const keyed = await createTopic({ title: 'Keyed item', links: [{ targetType: 'agenda_item', targetKey: 'X-1' }] });
     expect(keyed.body).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'links.0.targetKey' } });
     const hidden = await createTopic({ title: 'Hidden item', groupId: advisory, links: [{ targetType: 'agenda_item', targetId: infraItem }] }, TOKENS.bot);

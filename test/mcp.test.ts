@@ -181,4 +181,17 @@ describe('MCP over Streamable HTTP', () => {
       expect(other.headers.get('allow')).toBe('POST');
     }
   });
+
+  it('serves a client that accepts only application/json, or sends no Accept header', async () => {
+    for (const accept of ['application/json', undefined]) {
+      const headers: Record<string, string> = { authorization: `Bearer ${TOKENS.admin}`, 'content-type': 'application/json', ...(accept ? { accept } : {}) };
+      const call = { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'list_meetings', arguments: { archived: true, limit: 1 } } };
+      const res = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(call) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/application\/json/);
+      const body = await res.json();
+      expect(body).toMatchObject({ jsonrpc: '2.0', id: 8, result: { structuredContent: { meetings: [], pageInfo: { limit: 1 } } } });
+      expect(body.result.isError).toBeUndefined();
+    }
+  });
 });

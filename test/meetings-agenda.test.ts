@@ -33,8 +33,8 @@ describe('meeting settings: agenda statuses', () => {
     const reply = await get('/settings');
     expect(reply.status).toBe(200);
     expect(reply.body.settings.agendaStatuses).toEqual([
-      { statusId: expect.stringMatching(/^ags_/), name: 'To discuss', system: true, position: 0 },
-      { statusId: expect.stringMatching(/^ags_/), name: 'Done', system: true, position: 1 },
+      { statusId: expect.stringMatching(/^ags_/), name: 'To discuss', system: true, position: 0, createdAt: expect.any(String), updatedAt: expect.any(String) },
+      { statusId: expect.stringMatching(/^ags_/), name: 'Done', system: true, position: 1, createdAt: expect.any(String), updatedAt: expect.any(String) },
     ]);
     expect(reply.body.settings.externalOwnerPresets).toEqual([]);
     const again = await get('/settings');

@@ -33,6 +33,7 @@ describe('agenda item owners', () => {
     expect(first.status).toBe(201);
     expect(first.body.owner).toEqual({
       ownerId: expect.stringMatching(/^own_/), kind: 'internal', userId: acme.users.alice, presetId: null, externalName: null, externalEmail: null,
+      createdAt: expect.any(String), updatedAt: expect.any(String),
     });
     const again = await post(owners(), { userId: acme.users.alice });
     expect(again.status).toBe(200);
@@ -104,7 +105,7 @@ describe('agenda item attachments', () => {
   it('adds link attachments and lists them oldest first', async () => {
     const one = await post(path(), { url: 'https://docs.test/one', name: 'One' });
     expect(one.status).toBe(201);
-    expect(one.body.attachments).toEqual([{ attachmentId: expect.stringMatching(/^att_/), url: 'https://docs.test/one', name: 'One', createdAt: expect.any(String), createdBy: 'api-token:admin' }]);
+    expect(one.body.attachments).toEqual([{ attachmentId: expect.stringMatching(/^att_/), url: 'https://docs.test/one', name: 'One', createdAt: expect.any(String), updatedAt: expect.any(String), createdBy: 'api-token:admin' }]);
     const two = await post(path(), { links: [{ url: 'http://docs.test/two' }, { url: 'https://docs.test/three', name: 'Three' }] });
     expect(two.body.attachments).toHaveLength(2);
     const list = await get(path());
@@ -138,7 +139,7 @@ describe('work links', () => {
   it('links a meeting to an issue by id or key; a duplicate answers the existing link', async () => {
     const byId = await post(meetingLinks(), { targetType: 'issue', targetId: issue.issueId });
     expect(byId.status).toBe(201);
-    expect(byId.body.link).toEqual({ linkId: expect.stringMatching(/^wl_/), targetType: 'issue', targetId: issue.issueId, targetKey: issue.issueKey });
+    expect(byId.body.link).toEqual({ linkId: expect.stringMatching(/^wl_/), targetType: 'issue', targetId: issue.issueId, targetKey: issue.issueKey, createdAt: expect.any(String), updatedAt: expect.any(String) });
     const byKey = await post(meetingLinks(), { targetType: 'issue', targetKey: issue.issueKey });
     expect(byKey.status).toBe(200);
     expect(byKey.body.link.linkId).toBe(byId.body.link.linkId);
@@ -157,7 +158,7 @@ describe('work links', () => {
     const topic = (await post('/discussion/topics', { groupId: group.groupId, title: 'A topic' })).body.topic;
     const topicLink = await post(meetingLinks(), { targetType: 'discussion_topic', targetId: topic.topicId });
     expect(topicLink.status).toBe(201);
-    expect(topicLink.body.link).toEqual({ linkId: expect.any(String), targetType: 'discussion_topic', targetId: topic.topicId, targetKey: null });
+    expect(topicLink.body.link).toEqual({ linkId: expect.any(String), targetType: 'discussion_topic', targetId: topic.topicId, targetKey: null, createdAt: expect.any(String), updatedAt: expect.any(String) });
 
     const item = await newItem({ title: 'Target item' });
     const itemLink = await post(meetingLinks(), { targetType: 'agenda_item', targetId: item.agendaItemId });

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppConfig } from '../config.js';
@@ -8,6 +9,22 @@ import { buildMcpServer } from './server.js';
 import { buildTools } from './tools.js';
 
 const MCP_PATH = '/api/mcp';
+
+/** Every answer is plain JSON (enableJsonResponse), whatever the client said it accepts. */
+const ANSWERABLE = 'application/json, text/event-stream';
+
+/**
+ * The transport refuses (406) a POST whose Accept does not name both JSON and SSE, as the
+ * protocol asks clients to send. Answers here are always JSON, so a client that accepts
+ * only application/json (or sends no Accept) is served rather than refused. The
+ * transport reads the raw header list, so that is where the value is set.
+ */
+function acceptJsonAnswers(raw: IncomingMessage): void {
+  raw.headers.accept = ANSWERABLE;
+  const index = raw.rawHeaders.findIndex((name, position) => position % 2 === 0 && name.toLowerCase() === 'accept');
+  if (index >= 0) raw.rawHeaders[index + 1] = ANSWERABLE;
+  else raw.rawHeaders.push('Accept', ANSWERABLE);
+}
 
 function jsonRpcError(reply: FastifyReply, status: number, message: string): void {
   reply.raw.statusCode = status;
@@ -35,6 +52,7 @@ export function registerMcp(app: FastifyInstance, operations: Operation[], datab
     });
     try {
       await server.connect(transport);
+      acceptJsonAnswers(request.raw);
       // A POST without a body reaches the transport as null: it answers a JSON-RPC parse error.
       await transport.handleRequest(request.raw, reply.raw, request.body ?? null);
     } catch (error) {

@@ -1,19 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, PageInfoSchema, PaginationQuery, TagList } from '../../operations/schema-helpers.js';
+import { WorkLinkSchema } from '../meetings/work-links.schemas.js';
 
 export const TopicStatusSchema = Type.Union(
   [Type.Literal('open'), Type.Literal('in-progress'), Type.Literal('resolved'), Type.Literal('closed')],
   { description: 'open (default), in-progress, resolved or closed.' },
 );
 
-export const TopicLinkSchema = Type.Object({
-  linkId: Type.String(), targetType: Type.String(), targetId: Type.String(), targetKey: Nullable(Type.String()),
-});
-
 export const TopicSchema = Type.Object({
   topicId: Type.String(), groupId: Type.String(), title: Type.String(), description: Nullable(Type.String()),
-  status: TopicStatusSchema, tags: Type.Array(Type.String()), sourceProjectId: Nullable(Type.String()),
-  links: Type.Array(TopicLinkSchema), converted: Type.Boolean(), convertedIssueId: Nullable(Type.String()),
+  status: TopicStatusSchema, tags: Type.Array(Type.String()), labels: Type.Array(Type.String()), sourceProjectId: Nullable(Type.String()),
+  links: Type.Array(WorkLinkSchema), converted: Type.Boolean(), convertedIssueId: Nullable(Type.String()),
   createdAt: Type.String(), updatedAt: Type.String(),
 });
 
@@ -31,6 +28,7 @@ const topicFields = {
   description: Nullable(Type.String({ maxLength: 10_000 })),
   status: TopicStatusSchema,
   tags: TagList,
+  labels: Type.Array(Type.String(), { description: 'Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).' }),
   sourceProjectId: Nullable(Type.String({ description: 'A project the caller can access; omitted with tags: the first linked project; null: none.' })),
   links: Type.Array(TopicLinkInput, { description: 'Work links; on update the list replaces the topic\'s links.' }),
 };

@@ -3,11 +3,12 @@ import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { hasOwn, nonBlank } from '../../core/values.js';
 import type { DiscussionTopicRow, TopicStatus } from '../../db/tables/discussions.js';
-// A topic's title becomes its issue's title on conversion, so it follows the issue title rule.
-import { parseIssueTitle } from '../issues/issue-rules.js';
+// A topic's title becomes its issue's title on conversion, so it follows the issue title rule;
+// its tags take `labels` as the legacy name, as an issue's do.
+import { parseIssueTitle, parseTagFields } from '../issues/issue-rules.js';
 import type { WorkTarget, WorkTargetInput } from '../meetings/work-links.service.js';
 import { requireVisibleProject } from '../projects/projects.service.js';
-import { normaliseTags, replaceTagUsages } from '../tags/tags.service.js';
+import { replaceTagUsages } from '../tags/tags.service.js';
 import { requireVisibleGroup } from './groups.service.js';
 import { firstLinkedProjectId, listTopicLinks, replaceTopicLinks, resolveTopicLinks } from './topic-links.service.js';
 import { presentTopic, type TopicView } from './topics.presenter.js';
@@ -18,6 +19,7 @@ export interface TopicInput {
   description?: string | null;
   status?: TopicStatus;
   tags?: string[];
+  labels?: string[];
   sourceProjectId?: string | null;
   links?: WorkTargetInput[];
 }
@@ -45,11 +47,13 @@ type LinkedTargets = Array<Pick<WorkTarget, 'targetType' | 'targetId'>>;
  * accessible); a write that sets tags without it takes the first linked project (links
  * are read only then); any other write keeps the current value.
  */
-async function sourceProjectFor(ctx: Ctx, input: TopicInput, current: string | null, links: () => Promise<LinkedTargets>): Promise<string | null> {
+async function sourceProjectFor(
+  ctx: Ctx, input: TopicInput, tagsWritten: boolean, current: string | null, links: () => Promise<LinkedTargets>,
+): Promise<string | null> {
   if (hasOwn(input, 'sourceProjectId')) {
     return input.sourceProjectId === null || input.sourceProjectId === undefined ? null : (await requireVisibleProject(ctx, input.sourceProjectId)).id;
   }
-  if (hasOwn(input, 'tags')) return firstLinkedProjectId(ctx, await links());
+  if (tagsWritten) return firstLinkedProjectId(ctx, await links());
   return current;
 }
 
@@ -68,11 +72,12 @@ export async function searchTopics(ctx: Ctx, query: { q?: string; groupId?: stri
 export async function createTopic(ctx: Ctx, input: TopicInput & { groupId: string }): Promise<TopicView> {
   const title = parseIssueTitle(input.title);
   const group = await requireVisibleGroup(ctx, input.groupId);
-  const tags = input.tags === undefined ? [] : normaliseTags(input.tags);
+  const writtenTags = parseTagFields(input);
+  const tags = writtenTags ?? [];
   const links = await resolveTopicLinks(ctx, input.links ?? []);
   const topic: DiscussionTopicRow = {
     id: newId('top', ctx.nowMs), workspace_id: ctx.workspace.id, group_id: group.id, title, description: input.description ?? null,
-    status: input.status ?? 'open', tags: JSON.stringify(tags), source_project_id: await sourceProjectFor(ctx, input, null, async () => links),
+    status: input.status ?? 'open', tags: JSON.stringify(tags), source_project_id: await sourceProjectFor(ctx, input, writtenTags !== undefined, null, async () => links),
     converted: 0, converted_issue_id: null, created_by: ctx.principal.id, created_at: ctx.now, updated_at: ctx.now,
   };
   await insertTopic(ctx, topic);
@@ -81,7 +86,7 @@ export async function createTopic(ctx: Ctx, input: TopicInput & { groupId: strin
   return presentTopicRow(ctx, topic);
 }
 
-const PATCHABLE = ['title', 'description', 'status', 'tags', 'sourceProjectId', 'links'] as const;
+const PATCHABLE = ['title', 'description', 'status', 'tags', 'labels', 'sourceProjectId', 'links'] as const;
 
 export async function updateTopicById(ctx: Ctx, topicId: string, input: TopicInput): Promise<TopicView> {
   const topic = await requireVisibleTopic(ctx, topicId);
@@ -90,14 +95,15 @@ export async function updateTopicById(ctx: Ctx, topicId: string, input: TopicInp
   if (hasOwn(input, 'title')) changes.title = parseIssueTitle(input.title);
   if (hasOwn(input, 'description')) changes.description = input.description ?? null;
   if (input.status) changes.status = input.status;
-  const tags = input.tags === undefined ? (JSON.parse(topic.tags) as string[]) : normaliseTags(input.tags);
-  if (input.tags !== undefined) changes.tags = JSON.stringify(tags);
+  const writtenTags = parseTagFields(input);
+  const tags = writtenTags ?? (JSON.parse(topic.tags) as string[]);
+  if (writtenTags !== undefined) changes.tags = JSON.stringify(tags);
 
   const newLinks = input.links === undefined ? undefined : await resolveTopicLinks(ctx, input.links);
-  const sourceProjectId = await sourceProjectFor(ctx, input, topic.source_project_id,
+  const sourceProjectId = await sourceProjectFor(ctx, input, writtenTags !== undefined, topic.source_project_id,
     async () => newLinks ?? (await listTopicLinks(ctx, [topic.id])).get(topic.id) ?? []);
   if (newLinks) await replaceTopicLinks(ctx, topic.id, newLinks);
-  if (input.tags !== undefined || sourceProjectId !== topic.source_project_id) {
+  if (writtenTags !== undefined || sourceProjectId !== topic.source_project_id) {
     changes.source_project_id = sourceProjectId;
     await replaceTagUsages(ctx, 'discussion_topic', topic.id, tags, sourceProjectId);
   }

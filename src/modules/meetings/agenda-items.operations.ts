@@ -1,5 +1,5 @@
 import { created, defineOperation, noContent, ok, type Operation } from '../../operations/define.js';
-import { AddAttachmentsBody, AttachmentListResponse } from '../issues/attachments.schemas.js';
+import { AddAttachmentsBody, AttachmentListResponse, attachmentFieldCodes } from '../issues/attachments.schemas.js';
 import {
   AgendaItemListResponse, AgendaItemParams, AgendaItemResponse, AgendaTagsResponse, CreateAgendaItemBody,
   UpdateAgendaItemBody, agendaItemFieldCodes,
@@ -61,7 +61,7 @@ export const agendaItemOperations: Operation[] = [
   defineOperation({
     id: 'add_agenda_item_attachments', method: 'POST', path: `${itemPath}/attachments`, tag,
     summary: 'Attach 1–20 http(s) links to the agenda item; all or none are attached.',
-    params: AgendaItemParams, body: AddAttachmentsBody, response: AttachmentListResponse, successStatus: 201,
+    params: AgendaItemParams, body: AddAttachmentsBody, fieldCodes: attachmentFieldCodes, response: AttachmentListResponse, successStatus: 201,
     run: async (ctx, { params, body }) => created({ attachments: await addAgendaItemAttachments(ctx, params.meetingId, params.agendaItemId, body) }),
   }),
 ];

@@ -9,26 +9,31 @@ export interface AgendaItemRelations {
   attachments: AttachmentView[];
 }
 
-export const presentAgendaItem = (i: AgendaItemRow, related: AgendaItemRelations) => ({
-  agendaItemId: i.id,
-  meetingId: i.meeting_id,
-  title: i.title,
-  description: i.description,
-  notes: i.notes,
-  agendaGroupId: i.group_id,
-  statusId: i.status_id,
-  tags: JSON.parse(i.tags) as string[],
-  sourceProjectId: i.source_project_id,
-  checkInDate: i.check_in_date,
-  owners: related.owners,
-  links: related.links,
-  attachments: related.attachments,
-  converted: i.converted === 1,
-  convertedIssueId: i.converted_issue_id,
-  taskIssueIds: JSON.parse(i.task_issue_ids) as string[],
-  position: i.position,
-  createdAt: i.created_at,
-  updatedAt: i.updated_at,
-});
+export function presentAgendaItem(i: AgendaItemRow, related: AgendaItemRelations) {
+  const tags = JSON.parse(i.tags) as string[];
+  return {
+    agendaItemId: i.id,
+    meetingId: i.meeting_id,
+    title: i.title,
+    description: i.description,
+    notes: i.notes,
+    agendaGroupId: i.group_id,
+    statusId: i.status_id,
+    tags,
+    // The legacy name of the same list (CONTRACT §2: both are returned on reads).
+    labels: tags,
+    sourceProjectId: i.source_project_id,
+    checkInDate: i.check_in_date,
+    owners: related.owners,
+    links: related.links,
+    attachments: related.attachments,
+    converted: i.converted === 1,
+    convertedIssueId: i.converted_issue_id,
+    taskIssueIds: JSON.parse(i.task_issue_ids) as string[],
+    position: i.position,
+    createdAt: i.created_at,
+    updatedAt: i.updated_at,
+  };
+}
 
 export type AgendaItemView = ReturnType<typeof presentAgendaItem>;

@@ -7,7 +7,7 @@ import { WorkLinkSchema } from './work-links.schemas.js';
 
 export const AgendaItemSchema = Type.Object({
   agendaItemId: Type.String(), meetingId: Type.String(), title: Type.String(), description: Nullable(Type.String()), notes: Nullable(Type.String()),
-  agendaGroupId: Nullable(Type.String()), statusId: Type.String(), tags: Type.Array(Type.String()), sourceProjectId: Nullable(Type.String()),
+  agendaGroupId: Nullable(Type.String()), statusId: Type.String(), tags: Type.Array(Type.String()), labels: Type.Array(Type.String()), sourceProjectId: Nullable(Type.String()),
   checkInDate: Nullable(Type.String()), owners: Type.Array(OwnerSchema), links: Type.Array(WorkLinkSchema), attachments: Type.Array(AttachmentSchema),
   converted: Type.Boolean(), convertedIssueId: Nullable(Type.String()), taskIssueIds: Type.Array(Type.String()), position: Type.Integer(),
   createdAt: Type.String(), updatedAt: Type.String(),
@@ -20,7 +20,8 @@ const itemFields = {
   agendaGroupId: Nullable(Type.String({ description: 'A group of this meeting; null ungroups.' })),
   statusId: Type.String({ description: 'An agenda status id; default "To discuss".' }),
   tags: TagList,
-  sourceProjectId: Nullable(Type.String({ description: 'Project the tags count for; omitted = the meeting\'s project, null = agenda-only.' })),
+  labels: Type.Array(Type.String(), { description: 'Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).' }),
+  sourceProjectId: Nullable(Type.String({ description: 'Project the tags count for; omitted with tags = the meeting\'s project, null = agenda-only.' })),
   checkInDate: Nullable(Type.String({ description: 'YYYY-MM-DD.' })),
 };
 

@@ -4,7 +4,8 @@ import { newId } from '../../core/ids.js';
 import { hasOwn, isCalendarDate, nonBlank } from '../../core/values.js';
 import type { AgendaItemRow } from '../../db/tables/meetings.js';
 import { requireVisibleProject } from '../projects/projects.service.js';
-import { normaliseTags, removeTagUsages, replaceTagUsages } from '../tags/tags.service.js';
+import { parseTagFields } from '../issues/issue-rules.js';
+import { removeTagUsages, replaceTagUsages } from '../tags/tags.service.js';
 import { requireAgendaGroup } from './agenda-groups.service.js';
 import { listGroupRows } from './agenda-groups.repository.js';
 import { arrangeAgenda, insertAt, storeItemOrder } from './agenda-order.js';
@@ -25,6 +26,7 @@ export interface AgendaItemInput {
   agendaGroupId?: string | null;
   statusId?: unknown;
   tags?: unknown;
+  labels?: unknown;
   sourceProjectId?: string | null;
   checkInDate?: unknown;
   position?: number;
@@ -62,10 +64,18 @@ async function validGroupId(ctx: Ctx, meetingId: string, value: unknown): Promis
   return value === null ? null : (await requireAgendaGroup(ctx, meetingId, value)).id;
 }
 
-/** Tag rule: an omitted sourceProjectId means the meeting's project; explicit null keeps tags agenda-only. */
-async function validSourceProject(ctx: Ctx, value: string | null | undefined): Promise<string | null> {
-  if (value === null || value === undefined) return null;
-  return (await requireVisibleProject(ctx, value)).id;
+/**
+ * The tag rule, as for discussion topics: an explicit sourceProjectId wins (null keeps the
+ * tags agenda-only, a project must be accessible); a write that sets tags without it takes
+ * the meeting's project; any other write keeps `current`.
+ */
+async function sourceProjectFor(
+  ctx: Ctx, meeting: MeetingWithKeys, input: AgendaItemInput, tagsWritten: boolean, current: string | null,
+): Promise<string | null> {
+  if (hasOwn(input, 'sourceProjectId')) {
+    return input.sourceProjectId === null || input.sourceProjectId === undefined ? null : (await requireVisibleProject(ctx, input.sourceProjectId)).id;
+  }
+  return tagsWritten ? meeting.project_id : current;
 }
 
 export async function listAgendaItems(ctx: Ctx, meetingId: string): Promise<AgendaItemView[]> {
@@ -84,8 +94,9 @@ export async function createAgendaItem(ctx: Ctx, meetingId: string, input: Agend
   const title = validTitle(input.title);
   const groupId = hasOwn(input, 'agendaGroupId') ? await validGroupId(ctx, meeting.id, input.agendaGroupId) : null;
   const status = hasOwn(input, 'statusId') ? await requireAgendaStatus(ctx, input.statusId) : await defaultAgendaStatus(ctx);
-  const tags = hasOwn(input, 'tags') ? normaliseTags(input.tags) : [];
-  const sourceProjectId = hasOwn(input, 'sourceProjectId') ? await validSourceProject(ctx, input.sourceProjectId) : meeting.project_id;
+  const tags = parseTagFields(input) ?? [];
+  // A new item writes its tag set (even an empty one), so it takes the meeting's project unless told otherwise.
+  const sourceProjectId = await sourceProjectFor(ctx, meeting, input, true, null);
   const checkInDate = hasOwn(input, 'checkInDate') ? validCheckInDate(input.checkInDate) : null;
   const siblings = await listItemsInGroup(ctx, meeting.id, groupId);
   const row: AgendaItemRow = {
@@ -99,7 +110,7 @@ export async function createAgendaItem(ctx: Ctx, meetingId: string, input: Agend
   return presentAgendaItemRow(ctx, row);
 }
 
-const PATCHABLE = ['title', 'description', 'notes', 'agendaGroupId', 'statusId', 'tags', 'sourceProjectId', 'checkInDate', 'position'] as const;
+const PATCHABLE = ['title', 'description', 'notes', 'agendaGroupId', 'statusId', 'tags', 'labels', 'sourceProjectId', 'checkInDate', 'position'] as const;
 
 /** Moves the item to `groupId` at `position` (its end when omitted) and closes the gap it left. */
 async function placeItem(ctx: Ctx, meeting: MeetingWithKeys, item: AgendaItemRow, groupId: string | null, position: number | undefined): Promise<void> {
@@ -117,8 +128,10 @@ export async function updateAgendaItem(ctx: Ctx, meetingId: string, itemId: stri
   if (hasOwn(input, 'notes')) changes.notes = input.notes ?? null;
   if (hasOwn(input, 'statusId')) changes.status_id = (await requireAgendaStatus(ctx, input.statusId)).id;
   if (hasOwn(input, 'checkInDate')) changes.check_in_date = validCheckInDate(input.checkInDate);
-  if (hasOwn(input, 'tags')) changes.tags = JSON.stringify(normaliseTags(input.tags));
-  if (hasOwn(input, 'sourceProjectId')) changes.source_project_id = await validSourceProject(ctx, input.sourceProjectId);
+  const tags = parseTagFields(input);
+  if (tags !== undefined) changes.tags = JSON.stringify(tags);
+  const sourceProjectId = await sourceProjectFor(ctx, meeting, input, tags !== undefined, item.source_project_id);
+  if (sourceProjectId !== item.source_project_id) changes.source_project_id = sourceProjectId;
   const groupId = hasOwn(input, 'agendaGroupId') ? await validGroupId(ctx, meeting.id, input.agendaGroupId) : item.group_id;
   if (groupId !== item.group_id || input.position !== undefined) await placeItem(ctx, meeting, item, groupId, input.position);
 

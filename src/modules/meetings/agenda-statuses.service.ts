@@ -92,8 +92,9 @@ export async function renameAgendaStatus(ctx: Ctx, statusId: string, input: { na
 async function storeOrder(ctx: Ctx, ordered: AgendaStatusRow[]): Promise<AgendaStatusRow[]> {
   const result: AgendaStatusRow[] = [];
   for (const [position, status] of ordered.entries()) {
-    if (status.position !== position) await updateStatusRow(ctx.db, ctx.workspace.id, status.id, { position, updated_at: ctx.now });
-    result.push({ ...status, position });
+    const moved = status.position !== position;
+    if (moved) await updateStatusRow(ctx.db, ctx.workspace.id, status.id, { position, updated_at: ctx.now });
+    result.push(moved ? { ...status, position, updated_at: ctx.now } : status);
   }
   return result;
 }

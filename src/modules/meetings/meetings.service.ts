@@ -72,7 +72,8 @@ function checkSchedule(startsAt: string | null, endsAt: string | null, recurrenc
  * without a project the team is the one given, or none. Clearing the project keeps the team.
  */
 async function placement(ctx: Ctx, input: MeetingInput, current: Pick<MeetingRow, 'team_id' | 'project_id'>) {
-  if (input.projectId || input.projectKey) {
+  // Null or absent means "no project"; any string, even "", is a reference that must resolve.
+  if (typeof input.projectId === 'string' || typeof input.projectKey === 'string') {
     const project = (await resolveProjectRef(ctx, input)) as ProjectWithTeam;
     return { team_id: project.team_id, project_id: project.id };
   }

@@ -7,6 +7,9 @@ export const presentOwner = (o: AgendaOwnerRow) => ({
   presetId: o.preset_id,
   externalName: o.external_name,
   externalEmail: o.external_email,
+  // An owner is never edited (a change is a removal and a new owner), so it was last updated when made.
+  createdAt: o.created_at,
+  updatedAt: o.created_at,
 });
 
 export type OwnerView = ReturnType<typeof presentOwner>;

@@ -4,6 +4,7 @@ import { Nullable } from '../../operations/schema-helpers.js';
 export const OwnerSchema = Type.Object({
   ownerId: Type.String(), kind: Type.String({ description: 'internal | external' }), userId: Nullable(Type.String()),
   presetId: Nullable(Type.String()), externalName: Nullable(Type.String()), externalEmail: Nullable(Type.String()),
+  createdAt: Type.String(), updatedAt: Type.String(),
 });
 
 /** Loosely typed so each bad value answers its own code (OWNER_NOT_IN_WORKSPACE, OWNER_NOT_FOUND, OWNER_REQUIRED). */

@@ -5,6 +5,8 @@ export const presentAgendaStatus = (s: AgendaStatusRow) => ({
   name: s.name,
   system: s.system === 1,
   position: s.position,
+  createdAt: s.created_at,
+  updatedAt: s.updated_at,
 });
 
 export const presentPreset = (p: ExternalOwnerPresetRow) => ({

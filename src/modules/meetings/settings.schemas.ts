@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable } from '../../operations/schema-helpers.js';
 
-export const AgendaStatusSchema = Type.Object({ statusId: Type.String(), name: Type.String(), system: Type.Boolean(), position: Type.Integer() });
+export const AgendaStatusSchema = Type.Object({
+  statusId: Type.String(), name: Type.String(), system: Type.Boolean(), position: Type.Integer(), createdAt: Type.String(), updatedAt: Type.String(),
+});
 export const PresetSchema = Type.Object({
   presetId: Type.String(), name: Type.String(), externalName: Nullable(Type.String()), externalEmail: Nullable(Type.String()),
   createdAt: Type.String(), updatedAt: Type.String(),

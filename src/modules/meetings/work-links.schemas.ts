@@ -6,6 +6,8 @@ export const WorkLinkSchema = Type.Object({
   targetType: Type.String({ description: 'issue | project | discussion_topic | agenda_item' }),
   targetId: Type.String(),
   targetKey: Nullable(Type.String({ description: 'issueKey or projectKey; null for other targets.' })),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
 });
 
 /** Loosely typed so every bad value answers the field's own code (INVALID_TARGET_TYPE, TARGET_REQUIRED). */

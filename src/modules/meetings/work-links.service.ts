@@ -38,6 +38,8 @@ export interface WorkLinkView {
   targetType: WorkTargetType;
   targetId: string;
   targetKey: string | null;
+  createdAt: string;
+  updatedAt: string;
 }
 
 const KEYED_TARGETS: ReadonlySet<WorkTargetType> = new Set(['issue', 'project']);
@@ -90,7 +92,10 @@ async function presentLinks(ctx: Ctx, rows: WorkLinkRow[]): Promise<Map<string, 
     row.target_type === 'issue' ? issueKeys.get(row.target_id) ?? null
       : row.target_type === 'project' ? projectKeys.get(row.target_id) ?? null
         : null;
-  return new Map(rows.map((row) => [row.id, { linkId: row.id, targetType: row.target_type, targetId: row.target_id, targetKey: keyOf(row) }]));
+  // A link is never edited (replacing a set makes new links), so it was last updated when made.
+  return new Map(rows.map((row) => [row.id, {
+    linkId: row.id, targetType: row.target_type, targetId: row.target_id, targetKey: keyOf(row), createdAt: row.created_at, updatedAt: row.created_at,
+  }]));
 }
 
 /** Links of many owners of one type, in link order, keyed by owner id (a constant number of queries). */
