@@ -1,27 +1,31 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../src/db/schema.js';
+import type { DB, IssueRow } from '../src/db/schema.js';
 import { newId } from '../src/core/ids.js';
 import { applyWorkspaceFile } from '../src/modules/workspace-file/apply.js';
 
 export const BENCH_TOKEN = `svc_pat_${'b'.repeat(40)}`;
 export const BENCH_AGENT = 'api-token:bench';
 
-/** The benchmark workspace: one team, one member, one all-projects token. */
+const MEMBERS = ['ada', 'grace', 'linus', 'ken', 'barbara'];
+const BATCH = 500;
+
+/** The benchmark workspace: one team of five members, one project, one all-projects token. */
 export async function seedWorkspace(db: Kysely<DB>) {
   return applyWorkspaceFile(db, {
     workspace: { slug: 'bench', name: 'Bench' },
-    users: [{ handle: 'ada', name: 'Ada Lovelace', email: 'ada@bench.test' }],
-    teams: [{ key: 'ENG', name: 'Engineering', default: true, members: ['ada'] }],
+    users: MEMBERS.map((handle) => ({ handle, name: handle, email: `${handle}@bench.test` })),
+    teams: [{ key: 'ENG', name: 'Engineering', default: true, members: MEMBERS }],
     projects: [{ team: 'ENG', key: 'CORE', name: 'Core' }],
     tokens: [{ name: 'bench', secret: BENCH_TOKEN, projects: '*' }],
   });
 }
 
-/** Inserts `count` projects directly (the API path is measured, not the seeding). */
-export async function seedProjects(db: Kysely<DB>, workspaceId: string, teamId: string, count: number): Promise<void> {
+/** Inserts `count` projects directly (the API path is measured, not the seeding); answers their ids, oldest first. */
+export async function seedProjects(db: Kysely<DB>, workspaceId: string, teamId: string, count: number): Promise<string[]> {
   const now = Date.now();
-  for (let start = 0; start < count; start += 500) {
-    const rows = Array.from({ length: Math.min(500, count - start) }, (_, i) => {
+  const ids: string[] = [];
+  for (let start = 0; start < count; start += BATCH) {
+    const rows = Array.from({ length: Math.min(BATCH, count - start) }, (_, i) => {
       const at = now - (count - start - i) * 1000;
       const n = start + i;
       return {
@@ -31,5 +35,55 @@ export async function seedProjects(db: Kysely<DB>, workspaceId: string, teamId: 
       };
     });
     await db.insertInto('projects').values(rows).execute();
+    ids.push(...rows.map((row) => row.id));
   }
+  return ids;
+}
+
+export interface IssueSeed {
+  workspaceId: string;
+  team: { id: string; key: string };
+  /** Issue n goes to projectIds[n % length]. */
+  projectIds: string[];
+  /** Every identity but BENCH_AGENT; BENCH_AGENT gets every hundredth issue. */
+  assigneeIds: string[];
+  count: number;
+}
+
+/**
+ * Inserts `count` issues of one team the way POST /issues would leave them: keys
+ * `<TEAM>-1…<TEAM>-count` numbered oldest first, one second apart, the team's counter at
+ * the highest number, tag usage rows for tagged issues. One transaction, batched inserts.
+ */
+export async function seedIssues(db: Kysely<DB>, seed: IssueSeed): Promise<void> {
+  const statuses = await db.selectFrom('statuses').select('id').where('team_id', '=', seed.team.id).orderBy('position').execute();
+  const priorities = ['none', 'low', 'medium', 'high', 'urgent'];
+  const now = Date.now();
+  const issueAt = (n: number): IssueRow => {
+    const at = now - (seed.count - n) * 1000;
+    const number = n + 1;
+    const projectId = seed.projectIds[n % seed.projectIds.length];
+    return {
+      id: newId('iss', at), workspace_id: seed.workspaceId, key_team_id: seed.team.id, number, issue_key: `${seed.team.key}-${number}`,
+      team_id: seed.team.id, project_id: projectId, status_id: statuses[n % statuses.length].id,
+      assignee_id: n % 100 === 0 ? BENCH_AGENT : seed.assigneeIds[n % seed.assigneeIds.length], reporter_id: null,
+      created_by: BENCH_AGENT, title: `Bench issue ${number}`, description: n % 2 === 0 ? `Seeded issue number ${number}.` : null,
+      priority: priorities[n % priorities.length], start_date: null, due_date: null, duration_days: null,
+      tags: n % 5 === 0 ? '["backend"]' : '[]', archived: 0, archived_at: null, container_id: null, milestone_id: null,
+      subtasks_enabled: 1, source_type: null, source_id: null, created_at: new Date(at).toISOString(), updated_at: new Date(at).toISOString(),
+    };
+  };
+  await db.transaction().execute(async (trx) => {
+    for (let start = 0; start < seed.count; start += BATCH) {
+      const rows = Array.from({ length: Math.min(BATCH, seed.count - start) }, (_, i) => issueAt(start + i));
+      await trx.insertInto('issues').values(rows).execute();
+      const tagged = rows.filter((row) => row.tags !== '[]');
+      if (tagged.length > 0) {
+        await trx.insertInto('tag_usages').values(tagged.map((row) => ({
+          workspace_id: seed.workspaceId, entity_type: 'issue', entity_id: row.id, name: 'backend', name_lower: 'backend', project_id: row.project_id,
+        }))).execute();
+      }
+    }
+    await trx.updateTable('teams').set({ issue_counter: seed.count }).where('id', '=', seed.team.id).execute();
+  });
 }

@@ -38,8 +38,20 @@ async function openSqlite(path: string): Promise<Database> {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = OFF');
+  // SQLite plans without statistics assume ~10 rows per index prefix; with one workspace per
+  // file that guess is always wrong (an `id in (…)` lookup then scans the whole workspace).
+  // `optimize` gathers statistics where they are missing or stale, bounded by analysis_limit,
+  // on open and hourly, as SQLite advises for long-lived connections.
+  sqlite.pragma('analysis_limit = 400');
+  sqlite.pragma('optimize = 0x10002');
+  const optimizer = setInterval(() => sqlite.pragma('optimize'), 3_600_000);
+  optimizer.unref();
   const db = new Kysely<DB>({ dialect: new WsxSqliteDialect({ database: sqlite }) });
-  return { db, dialect: 'sqlite', describe: inMemory ? 'sqlite::memory:' : `sqlite:${path}`, close: () => db.destroy() };
+  const close = async () => {
+    clearInterval(optimizer);
+    await db.destroy();
+  };
+  return { db, dialect: 'sqlite', describe: inMemory ? 'sqlite::memory:' : `sqlite:${path}`, close };
 }
 
 async function openPostgres(url: string): Promise<Database> {
