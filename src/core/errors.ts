@@ -54,11 +54,11 @@ export const ERROR_CATALOG = {
   REPORTER_NOT_IN_WORKSPACE: spec(400, 'The reporter is not a workspace member.', 'Call GET /api/external/users for valid reporter ids.'),
   TAG_FIELD_CONFLICT: spec(400, 'tags and labels disagree.', 'Send tags only (labels is the legacy name).'),
   PROJECT_REQUIRED: spec(400, 'A project is required and none was given or could be resolved.', 'Pass projectId, or projectKey with teamKey.'),
-  UNSUPPORTED_ACTION: spec(400, 'This action is not supported here.', 'Send at least one recognised field, or check the route\'s rules in the API reference.'),
+  UNSUPPORTED_ACTION: spec(400, 'This action is not supported here.', 'An update needs at least one recognised field; other guarded actions say why in the message. See the API reference at /docs.'),
 
   // Comments, links, attachments
   COMMENT_BODY_REQUIRED: spec(400, 'A non-empty comment body is required.', 'Send a non-empty string in body.'),
-  COMMENT_PARENT_NOT_FOUND: spec(404, 'The parent comment is not on this issue.', 'Use a commentId from this issue\'s comment list.'),
+  COMMENT_PARENT_NOT_FOUND: spec(404, 'The parent comment is not on this issue or milestone.', 'Use a commentId from the same record\'s comment list.'),
   COMMENT_NOT_FOUND: spec(404, 'Comment not found.', 'Use a commentId from this issue\'s comment list.'),
   COMMENT_DELETE_FORBIDDEN: spec(403, 'Only the author of a comment may delete it.', 'Delete the comment with the credential that wrote it.'),
   TARGET_ISSUE_REQUIRED: spec(400, 'A link needs targetIssueId or targetIssueKey.', 'Send targetIssueId or targetIssueKey.'),
