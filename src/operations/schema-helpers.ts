@@ -17,3 +17,6 @@ export const PageInfoSchema = Type.Object({
 });
 
 export const TagList = Type.Array(Type.String(), { description: 'Tag names, 1–50 characters each, compared case-insensitively.' });
+
+/** Input field `labels`: the legacy name of `tags`, which it must agree with when both are sent. */
+export const LabelList = Type.Array(Type.String(), { description: 'Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).' });

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, PageInfoSchema, PaginationQuery, TagList } from '../../operations/schema-helpers.js';
+import { LabelList, Nullable, PageInfoSchema, PaginationQuery, TagList } from '../../operations/schema-helpers.js';
 import { WorkLinkSchema } from '../meetings/work-links.schemas.js';
 
 export const TopicStatusSchema = Type.Union(
@@ -28,7 +28,7 @@ const topicFields = {
   description: Nullable(Type.String({ maxLength: 10_000 })),
   status: TopicStatusSchema,
   tags: TagList,
-  labels: Type.Array(Type.String(), { description: 'Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).' }),
+  labels: LabelList,
   sourceProjectId: Nullable(Type.String({ description: 'A project the caller can access; omitted with tags: the first linked project; null: none.' })),
   links: Type.Array(TopicLinkInput, { description: 'Work links; on update the list replaces the topic\'s links.' }),
 };

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../core/errors.js';
-import { DateString, Nullable, PageInfoSchema, PaginationQuery, TagList } from '../../operations/schema-helpers.js';
+import { DateString, LabelList, Nullable, PageInfoSchema, PaginationQuery, TagList } from '../../operations/schema-helpers.js';
 import { ProjectScopeQueryFields } from '../projects/projects.schemas.js';
 import { LINK_TYPES } from './links.presenter.js';
 import { PRIORITIES, SOURCE_TYPES } from './issues.presenter.js';
@@ -39,7 +39,7 @@ const issueFields = {
   reporterId: Nullable(Type.String({ description: 'usr_… workspace member; defaults to the caller when human.' })),
   priority: Type.Union(PRIORITIES.map((p) => Type.Literal(p)), { description: 'Default none.' }),
   tags: TagList,
-  labels: Type.Array(Type.String(), { description: 'Legacy name of tags; must agree with tags when both are sent.' }),
+  labels: LabelList,
   startDate: Nullable(DateString()),
   dueDate: Nullable(DateString()),
   durationDays: Nullable(Type.Integer({ description: 'Days from startDate to dueDate; any two of the three give the third.' })),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, TagList } from '../../operations/schema-helpers.js';
+import { LabelList, Nullable, TagList } from '../../operations/schema-helpers.js';
 import { AttachmentSchema } from '../issues/attachments.schemas.js';
 import { OwnerSchema } from './owners.schemas.js';
 import { WorkLinkSchema } from './work-links.schemas.js';
@@ -20,7 +20,7 @@ const itemFields = {
   agendaGroupId: Nullable(Type.String({ description: 'A group of this meeting; null ungroups.' })),
   statusId: Type.String({ description: 'An agenda status id; default "To discuss".' }),
   tags: TagList,
-  labels: Type.Array(Type.String(), { description: 'Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).' }),
+  labels: LabelList,
   sourceProjectId: Nullable(Type.String({ description: 'Project the tags count for; omitted with tags = the meeting\'s project, null = agenda-only.' })),
   checkInDate: Nullable(Type.String({ description: 'YYYY-MM-DD.' })),
 };

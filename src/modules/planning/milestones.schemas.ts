@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateString, Nullable, PageInfoSchema, PaginationQuery, TagList } from '../../operations/schema-helpers.js';
+import { DateString, LabelList, Nullable, PageInfoSchema, PaginationQuery, TagList } from '../../operations/schema-helpers.js';
 import { ProjectScopeQueryFields } from '../projects/projects.schemas.js';
 
 export const MILESTONE_STATUSES = ['planned', 'at-risk', 'blocked', 'complete'] as const;
@@ -36,7 +36,7 @@ const milestoneFields = {
   // A 32-bit integer, the column's range on every database.
   order: Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647, description: 'Place in the container; default: after the last one.' }),
   tags: TagList,
-  labels: Type.Array(Type.String(), { description: 'Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).' }),
+  labels: LabelList,
 };
 
 export const CreateMilestoneBody = Type.Partial(Type.Object(milestoneFields));
