@@ -99,6 +99,15 @@ describe('order of checks', () => {
     }
   });
 
+  it('answers ROUTE_NOT_FOUND for a method a fixed path lacks, not its parametric sibling\'s not-found code', async () => {
+    for (const method of ['PATCH', 'DELETE'] as const) {
+      const reply = await h.call(method, '/api/external/meetings/settings', { token: TOKENS.admin, ...(method === 'PATCH' ? { body: { title: 'x' } } : {}) });
+      expect(reply.status).toBe(404);
+      expect(reply.body.code).toBe('ROUTE_NOT_FOUND');
+    }
+    expect((await h.call('GET', '/api/external/meetings/settings', { token: TOKENS.admin })).status).toBe(200);
+  });
+
   it('checks the JSON before the operation', async () => {
     const reply = await h.app.inject({
       method: 'PATCH', url: '/api/external/projects/prj_unknown', payload: '{',

@@ -8,7 +8,7 @@ import type { Operation, Result } from '../operations/define.js';
 import { executeOperation } from '../operations/execute.js';
 import { parseInput } from '../operations/validate.js';
 import { assertValidKey, claimKey, completeKey, releaseKey, requestFingerprint } from '../modules/idempotency/idempotency.service.js';
-import { requireAuth } from './auth.js';
+import { pathOf, requireAuth } from './auth.js';
 
 const toFastifyPath = (template: string): string => template.replace(/\{(\w+)\}/g, ':$1');
 
@@ -37,11 +37,17 @@ export function buildCtx(request: FastifyRequest, database: Database, config: Ap
 
 /** The HTTP door: one Fastify route per catalog operation; translation only. */
 export function registerOperations(app: FastifyInstance, operations: Operation[], database: Database, config: AppConfig): void {
+  // A fixed path (`/meetings/settings`) is also matched by its parametric sibling
+  // (`/meetings/{meetingId}`) for the methods it lacks; such a request names no resource,
+  // so it is an unsupported method on a known path: ROUTE_NOT_FOUND.
+  const fixedPaths = new Set(operations.filter((op) => !op.path.includes('{')).map((op) => op.path));
   for (const op of operations) {
     app.route({
       method: op.method,
       url: toFastifyPath(op.path),
       handler: async (request, reply) => {
+        const path = pathOf(request).replace(/\/+$/, '');
+        if (op.path.includes('{') && fixedPaths.has(path)) throw new ApiError('ROUTE_NOT_FOUND', { method: request.method, path });
         const ctx = buildCtx(request, database, config);
         const input = parseInput(op, { params: request.params, query: request.query, body: request.body });
         const rawKey = request.headers['idempotency-key'];
