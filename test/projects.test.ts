@@ -160,6 +160,14 @@ describe('POST /api/external/projects', () => {
     expect(new Set(keys).size).toBe(8);
   });
 
+  it('answers PROJECT_KEY_CONFLICT to all but one of concurrent renames to one key', async () => {
+    const ids = [];
+    for (let i = 0; i < 6; i++) ids.push((await create({ name: `Renamed ${i}`, teamKey: 'OPS' })).body.project.projectId);
+    const replies = await Promise.all(ids.map((id) => patch(id, { projectKey: 'SAMEKEY' })));
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const reply of replies.filter((r) => r.status !== 200)) expectError(reply, 409, 'PROJECT_KEY_CONFLICT', { projectKey: 'SAMEKEY' });
+  });
+
   it('answers PROJECT_KEY_CONFLICT to all but one of concurrent creates with one explicit key', async () => {
     const replies = await Promise.all(Array.from({ length: 6 }, (_, i) => create({ name: `Contender ${i}`, teamKey: 'OPS', projectKey: 'RACE' })));
     expect(replies.filter((r) => r.status === 201)).toHaveLength(1);

@@ -2,6 +2,7 @@ import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { hasOwn, isCalendarDate, nonBlank } from '../../core/values.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import type { ProjectRow } from '../../db/schema.js';
 import { recordEvent } from '../../events/outbox.js';
 import { requireTeam, resolveTeamRef, type TeamRef } from '../teams/teams.service.js';
@@ -175,7 +176,13 @@ export async function updateProjectById(ctx: Ctx, projectId: string, input: Proj
   }
   if (key !== project.key) changes.key = key;
 
-  await updateProject(ctx, project.id, { ...changes, updated_at: ctx.now });
+  try {
+    await updateProject(ctx, project.id, { ...changes, updated_at: ctx.now });
+  } catch (error) {
+    // A concurrent update took the key after our check; the unique (team, key) rule decides.
+    if (isUniqueViolation(error)) throw new ApiError('PROJECT_KEY_CONFLICT', { projectKey: key, teamId });
+    throw error;
+  }
   const updated = await reload(ctx, project.id);
   await recordEvent(ctx, 'project.updated', { project: updated }, project.id);
   return updated;
