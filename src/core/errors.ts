@@ -24,6 +24,8 @@ export const ERROR_CATALOG = {
   IDEMPOTENCY_KEY_REUSED: spec(422, 'This Idempotency-Key was already used for a different request.', 'Use a new Idempotency-Key for a different request.'),
   IDEMPOTENCY_KEY_IN_USE: spec(409, 'A request with this Idempotency-Key is still running.', 'Retry after the number of seconds in Retry-After.'),
   INTERNAL_ERROR: spec(500, 'An unexpected error occurred.', 'Retry later; if it persists, report it to the server operator.'),
+  DATABASE_UNAVAILABLE: spec(503, 'The database is unavailable.', 'Retry after the number of seconds in Retry-After; the server reconnects by itself.'),
+  STORAGE_FULL: spec(507, 'The server has no storage space left to record this change.', 'Retry later; the server operator must free disk space.'),
   UNAUTHORIZED: spec(401, 'A valid, active API token or OAuth access token is required.', 'Send Authorization: Bearer <token> with an active workspace token.'),
 
   // Discovery and projects
@@ -110,6 +112,7 @@ export const ERROR_CATALOG = {
   // Webhooks
   WEBHOOK_NOT_FOUND: spec(404, 'Webhook subscription not found.', 'Call GET /api/external/webhooks for valid ids.'),
   INVALID_WEBHOOK_URL: spec(400, 'The webhook URL is not an acceptable receiver.', 'Use an absolute http or https URL of a public host.'),
+  WEBHOOK_LIMIT_REACHED: spec(409, 'The workspace already has the maximum number of webhook subscriptions.', 'Delete a subscription you no longer need, or subscribe one receiver to several event types.'),
 } satisfies Record<string, CodeSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
