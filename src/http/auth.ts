@@ -3,10 +3,18 @@ import { ApiError } from '../core/errors.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { authenticate, credentialFromHeaders, type Authenticated } from '../modules/auth/credentials.service.js';
+import { requestPath } from './request-path.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     auth?: Authenticated;
+  }
+  interface FastifyInstance {
+    /**
+     * Set by registerRateLimit when failed authentications are limited: counts one failure
+     * for the request's client and throws RATE_LIMITED once its budget is spent.
+     */
+    countAuthFailure?: (request: FastifyRequest) => Promise<void>;
   }
 }
 
@@ -20,19 +28,25 @@ export const pathOf = (request: FastifyRequest): string => request.url.split('?'
 
 /**
  * Credential first: runs before routing is answered, so an unknown route without a valid
- * credential is 401, and every failure reason yields the same 401 body.
+ * credential is 401, and every failure reason yields the same 401 body. The decision is
+ * taken on the path the router matched (see requestPath), so no spelling of an API path
+ * reaches a route without a credential.
  */
 export function registerAuth(app: FastifyInstance, db: Kysely<DB>): void {
   app.decorateRequest('auth', undefined);
   app.addHook('onRequest', async (request) => {
-    const path = pathOf(request);
+    const path = requestPath(request);
     if (APP_PAGE_RE.test(path)) throw new ApiError('UNAUTHORIZED', { reason: 'browser_session_required' }, {
       message: 'This is a browser app page; API credentials cannot open it.',
       suggestion: 'Use the routes under /api/external; app pages need a browser session.',
     });
     if (!API_RE.test(path) || PUBLIC_API_PATHS.has(path)) return;
     const auth = await authenticate(db, credentialFromHeaders(request.headers));
-    if (!auth) throw new ApiError('UNAUTHORIZED', {});
+    if (!auth) {
+      // Past the client's failure budget this throws RATE_LIMITED instead of the 401.
+      await app.countAuthFailure?.(request);
+      throw new ApiError('UNAUTHORIZED', {});
+    }
     request.auth = auth;
   });
 }
