@@ -18,11 +18,14 @@ function toolResult(body: Record<string, unknown>, isError: boolean): CallToolRe
 /**
  * Runs a tool through the same validation and execution as the HTTP route. A domain error
  * is a result with isError (the caller branches on its code), not a protocol error.
- * A 204 route answers an empty object.
+ * A 204 route answers an empty object. `dropped`: argument names the client sent that the
+ * protocol layer removed; they are refused like any other unknown argument.
  */
-export async function callTool(tool: McpTool, args: Record<string, unknown>, makeCtx: () => Ctx, log: FastifyBaseLogger): Promise<CallToolResult> {
+export async function callTool(
+  tool: McpTool, args: Record<string, unknown>, makeCtx: () => Ctx, log: FastifyBaseLogger, dropped: readonly string[] = [],
+): Promise<CallToolResult> {
   try {
-    const { op, input } = tool.resolve(args);
+    const { op, input } = tool.resolve(args, dropped);
     const result = await executeOperation(op, makeCtx(), parseInput(op, input));
     return toolResult((result.body ?? {}) as Record<string, unknown>, false);
   } catch (error) {

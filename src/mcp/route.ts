@@ -5,6 +5,7 @@ import type { AppConfig } from '../config.js';
 import type { Database } from '../db/connect.js';
 import { buildCtx } from '../http/operations.js';
 import type { Operation } from '../operations/define.js';
+import { droppedArgumentNames } from './sent-arguments.js';
 import { buildMcpServer } from './server.js';
 import { buildTools } from './tools.js';
 
@@ -41,7 +42,7 @@ export function registerMcp(app: FastifyInstance, operations: Operation[], datab
   const tools = buildTools(operations);
 
   app.post(MCP_PATH, async (request, reply) => {
-    const server = buildMcpServer(tools, () => buildCtx(request, database, config), request.log);
+    const server = buildMcpServer(tools, () => buildCtx(request, database, config), request.log, droppedArgumentNames(request.body));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // Headers set by earlier hooks (rate limit) must survive the hand-over to the transport.
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);

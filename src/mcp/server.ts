@@ -14,16 +14,19 @@ const INSTRUCTIONS =
 /**
  * An MCP server for one HTTP request (stateless Streamable HTTP). The low-level Server is
  * used because tool input schemas are JSON Schema generated from the catalog, which the
- * high-level McpServer (zod schemas) does not take.
+ * high-level McpServer (zod schemas) does not take. `dropped` answers, by request id, the
+ * argument names the SDK's parse removed from a call (see sent-arguments.ts).
  */
-export function buildMcpServer(tools: McpTool[], makeCtx: () => Ctx, log: FastifyBaseLogger): Server {
+export function buildMcpServer(
+  tools: McpTool[], makeCtx: () => Ctx, log: FastifyBaseLogger, dropped: (id: string | number) => string[] = () => [],
+): Server {
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map((tool) => tool.definition) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    return callTool(tool, request.params.arguments ?? {}, makeCtx, log);
+    return callTool(tool, request.params.arguments ?? {}, makeCtx, log, dropped(extra.requestId));
   });
   return server;
 }

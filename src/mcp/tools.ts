@@ -28,8 +28,11 @@ export interface RawInput {
 
 export interface McpTool {
   definition: ToolDefinition;
-  /** The operation that serves these arguments, and the arguments split as HTTP would send them. */
-  resolve(args: Record<string, unknown>): { op: Operation; input: RawInput };
+  /**
+   * The operation that serves these arguments, and the arguments split as HTTP would send
+   * them. `dropped`: argument names the client sent that the protocol layer removed.
+   */
+  resolve(args: Record<string, unknown>, dropped?: readonly string[]): { op: Operation; input: RawInput };
 }
 
 interface Fields {
@@ -88,36 +91,64 @@ function definitionOf(op: Operation, twin: Operation | undefined): ToolDefinitio
   };
 }
 
-/** Which argument names an operation reads from its path and its query string. */
+/**
+ * Which argument names an operation reads from its path, its query string and its body.
+ * Sets and Maps, never plain-object lookups: an argument named `constructor` or `toString`
+ * must not find Object.prototype's member and pass for a known name.
+ */
 interface RouteShape {
   op: Operation;
   paramNames: Set<string>;
   queryNames: Set<string>;
+  bodyNames: Set<string>;
+  /** Alias → the path parameter it stands for. */
+  aliases: Map<string, string>;
 }
 
 const shapeOf = (op: Operation): RouteShape => ({
-  op, paramNames: new Set(pathParams(op)), queryNames: new Set(Object.keys(fieldsOf(op.query).properties)),
+  op,
+  paramNames: new Set(pathParams(op)),
+  queryNames: new Set(Object.keys(fieldsOf(op.query).properties)),
+  bodyNames: new Set(Object.keys(fieldsOf(op.body).properties)),
+  aliases: new Map(Object.entries(op.mcpAliases ?? {})),
 });
 
-/** Splits tool arguments into params, query and body by the operation's schemas. */
-function splitArguments({ op, paramNames, queryNames }: RouteShape, args: Record<string, unknown>): RawInput {
-  const aliases = op.mcpAliases ?? {};
-  const input: RawInput = { params: {}, query: {}, body: undefined };
-  const body: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(args)) {
-    if (paramNames.has(name)) input.params[name] = value;
-    else if (aliases[name] && paramNames.has(aliases[name])) input.params[aliases[name]] ??= value;
-    else if (queryNames.has(name)) input.query[name] = value;
-    // Everything else is body; a name the body does not know is refused there (unknownFields).
-    else body[name] = value;
+const has = (args: Record<string, unknown>, name: string): boolean => Object.hasOwn(args, name) && args[name] !== undefined;
+
+/**
+ * Splits tool arguments into params, query and body by the operation's schemas. Every
+ * name must be one the route knows; any other (including `__proto__`, `constructor`,
+ * `toString`, and `dropped`: names the protocol layer removed before the call) is refused
+ * as VALIDATION_FAILED with `unknownFields`, before anything runs. The parts are built
+ * from entries (Object.fromEntries defines own properties), so no name can reach a setter.
+ */
+function splitArguments(shape: RouteShape, args: Record<string, unknown>, dropped: readonly string[]): RawInput {
+  const params: Array<[string, unknown]> = [];
+  const query: Array<[string, unknown]> = [];
+  const body: Array<[string, unknown]> = [];
+  const unknownFields = [...dropped];
+  for (const name of Object.keys(args)) {
+    const value = args[name];
+    const target = shape.aliases.get(name);
+    if (shape.paramNames.has(name)) params.push([name, value]);
+    else if (target !== undefined && shape.paramNames.has(target)) {
+      // The parameter itself wins over its alias.
+      if (!has(args, target)) params.push([target, value]);
+    } else if (shape.queryNames.has(name)) query.push([name, value]);
+    else if (shape.bodyNames.has(name)) body.push([name, value]);
+    else unknownFields.push(name);
   }
-  for (const name of paramNames) {
-    const value = input.params[name];
+  if (unknownFields.length > 0) {
+    throw new ApiError('VALIDATION_FAILED', { unknownFields }, { message: `Unknown argument(s): ${unknownFields.join(', ')}.` });
+  }
+  const input: RawInput = { params: Object.fromEntries(params), query: Object.fromEntries(query), body: undefined };
+  for (const name of shape.paramNames) {
+    const value = Object.hasOwn(input.params, name) ? input.params[name] : undefined;
     if (typeof value !== 'string' || value.length === 0) {
       throw new ApiError('VALIDATION_FAILED', { field: name }, { message: `${name} is required and must be a non-empty string.` });
     }
   }
-  if (Object.keys(body).length > 0 || op.body) input.body = body;
+  if (body.length > 0 || shape.op.body) input.body = Object.fromEntries(body);
   return input;
 }
 
@@ -128,9 +159,9 @@ export function buildTools(operations: Operation[]): McpTool[] {
     const byKeys = twin && shapeOf(twin);
     return {
       definition: definitionOf(op, twin),
-      resolve(args) {
-        const shape = byKeys && [...byKeys.paramNames].every((name) => args[name] !== undefined) ? byKeys : primary;
-        return { op: shape.op, input: splitArguments(shape, args) };
+      resolve(args, dropped = []) {
+        const shape = byKeys && [...byKeys.paramNames].every((name) => has(args, name)) ? byKeys : primary;
+        return { op: shape.op, input: splitArguments(shape, args, dropped) };
       },
     };
   });
