@@ -6,6 +6,8 @@ export interface AppConfig {
   logLevel: string;
   bootstrap: boolean;
   rateLimitPerMinute: number;
+  /** Failed authentications per minute per client address before 429; 0 turns the limit off. */
+  authFailureLimit: number;
   redisUrl: string | undefined;
   idempotencyTtlHours: number;
   webhookMaxAttempts: number;
@@ -29,6 +31,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: env.LOG_LEVEL || 'info',
     bootstrap: env.WSX_BOOTSTRAP !== 'off',
     rateLimitPerMinute: intFrom(env, 'WSX_RATE_LIMIT', 1200),
+    authFailureLimit: intFrom(env, 'WSX_AUTH_FAILURE_LIMIT', 20),
     redisUrl: env.REDIS_URL || undefined,
     idempotencyTtlHours: intFrom(env, 'WSX_IDEMPOTENCY_TTL_HOURS', 24, 1),
     webhookMaxAttempts: intFrom(env, 'WSX_WEBHOOK_MAX_ATTEMPTS', 6, 1),

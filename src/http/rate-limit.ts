@@ -1,38 +1,126 @@
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import ipaddr from 'ipaddr.js';
 import type { AppConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
+import { MemoryCounters, RedisCounters, type CounterStore } from './rate-counters.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Set while the per-credential limit is on: charges `extra` more requests to the
+     * caller's budget (the request itself is already counted) and throws RATE_LIMITED when
+     * that passes it. A JSON-RPC batch is charged one request per message.
+     */
+    spendRequestBudget?: (request: FastifyRequest, reply: FastifyReply, extra: number) => Promise<void>;
+  }
+}
+
+const WINDOW_MS = 60_000;
+/** Key spaces in the shared store: per-credential requests, and failed authentications per client address. */
+const CREDENTIAL_NS = 'wsx-rl:';
+const AUTH_FAILURE_NS = 'wsx-af:';
+
+const seconds = (ttlMs: number): number => Math.max(1, Math.ceil(ttlMs / 1000));
+
+function rateLimited(limit: number, ttlMs: number): ApiError {
+  const retryAfterSeconds = seconds(ttlMs);
+  return new ApiError('RATE_LIMITED', { limit, retryAfterSeconds }, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+}
 
 /**
- * Requests per minute per credential (WSX_RATE_LIMIT; 0 turns it off). Counters live in
- * memory, or in Redis when REDIS_URL is set so several nodes share one budget. Its hook runs
- * after the global authentication hook, so the key is the credential, never an IP.
+ * The client a failed authentication is charged to: its address, with an IPv4-mapped IPv6
+ * address read as IPv4, and an IPv6 address by its /64 (one host usually holds a whole /64).
+ */
+export function clientKey(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  let address = ipaddr.parse(ip);
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) address = (address as ipaddr.IPv6).toIPv4Address();
+  if (address.kind() === 'ipv4') return address.toString();
+  return `${(address as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
+}
+
+/**
+ * The plugin's store interface over our counters (the plugin passes the window as a third
+ * argument its types leave out; it never calls child() here).
+ */
+function pluginStore(counters: CounterStore) {
+  return class {
+    incr(key: string, done: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow = WINDOW_MS): void {
+      counters.hit(CREDENTIAL_NS + key, 1, timeWindow).then(
+        (result) => (result ? done(null, result) : done(new Error('rate-limit counters unavailable'))),
+        (error: Error) => done(error),
+      );
+    }
+
+    child() {
+      return this;
+    }
+  };
+}
+
+/**
+ * Two limits over one counter store (memory, or Redis when REDIS_URL is set so several
+ * nodes share the budgets):
+ *
+ * - Requests per minute per credential (WSX_RATE_LIMIT; 0 turns it off). Its hook runs
+ *   after the global authentication hook, so the key is the credential, never an IP.
+ * - Failed authentications per minute per client address (WSX_AUTH_FAILURE_LIMIT; 0 turns
+ *   it off): past it, a request whose credential fails answers 429 instead of 401. A valid
+ *   credential is never refused by it, from any address (see registerAuth).
+ *
+ * If the store cannot answer (Redis down), requests pass unlimited rather than fail or wait.
  */
 export async function registerRateLimit(app: FastifyInstance, config: AppConfig): Promise<void> {
-  if (config.rateLimitPerMinute <= 0) return;
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
-  if (redis) app.addHook('onClose', async () => void redis.disconnect());
+  const perCredential = config.rateLimitPerMinute;
+  const failureLimit = config.authFailureLimit;
+  if (perCredential <= 0 && failureLimit <= 0) return;
+
+  const counters: CounterStore = config.redisUrl ? new RedisCounters(config.redisUrl, app.log) : new MemoryCounters();
+  if (counters instanceof RedisCounters) await counters.connected();
+  app.addHook('onClose', () => counters.close());
+
+  if (failureLimit > 0) {
+    app.decorate('countAuthFailure', async (request: FastifyRequest) => {
+      const result = await counters.hit(AUTH_FAILURE_NS + clientKey(request.ip), 1, WINDOW_MS);
+      if (!result || result.current <= failureLimit) return;
+      const retryAfterSeconds = seconds(result.ttl);
+      throw new ApiError('RATE_LIMITED', { reason: 'authentication_failures', limit: failureLimit, retryAfterSeconds }, {
+        message: 'Too many failed authentication attempts from this client address.',
+        suggestion: 'Check the credential you send, then retry after the number of seconds in Retry-After.',
+        headers: { 'Retry-After': String(retryAfterSeconds) },
+      });
+    });
+  }
+
+  if (perCredential <= 0) return;
   await app.register(rateLimit, {
     global: true,
     hook: 'onRequest',
-    max: config.rateLimitPerMinute,
-    timeWindow: 60_000,
+    max: perCredential,
+    timeWindow: WINDOW_MS,
     enableDraftSpec: true,
-    ...(redis ? { redis, nameSpace: 'wsx-rl:' } : {}),
+    store: pluginStore(counters),
     allowList: (request) => !request.auth,
-    // A Redis outage must not take the API down with it: requests pass unlimited meanwhile.
+    // The counters answer "unavailable" instead of failing: requests pass unlimited meanwhile.
     skipOnError: true,
     keyGenerator: (request) => request.auth?.credentialId ?? 'anonymous',
-    errorResponseBuilder: (_request, context) =>
-      new ApiError('RATE_LIMITED', { limit: context.max, retryAfterSeconds: Math.ceil(context.ttl / 1000) }, {
-        headers: { 'Retry-After': String(Math.max(1, Math.ceil(context.ttl / 1000))) },
-      }),
+    errorResponseBuilder: (_request, context) => rateLimited(context.max, context.ttl),
   });
   // The plugin hooks each route; an unknown route has none, so it is counted here and its
   // 404 carries the same headers (answerUnknownRoutesBeforeBody runs after this hook).
   const limitUnknownRoute = app.rateLimit();
   app.addHook('onRequest', async (request, reply) => {
     if (request.is404) await limitUnknownRoute.call(app, request, reply);
+  });
+
+  app.decorate('spendRequestBudget', async (request: FastifyRequest, reply: FastifyReply, extra: number) => {
+    if (!request.auth || extra <= 0) return;
+    const result = await counters.hit(CREDENTIAL_NS + request.auth.credentialId, extra, WINDOW_MS);
+    if (!result) return;
+    reply.header('ratelimit-limit', perCredential);
+    reply.header('ratelimit-remaining', Math.max(0, perCredential - result.current));
+    reply.header('ratelimit-reset', Math.ceil(result.ttl / 1000));
+    if (result.current > perCredential) throw rateLimited(perCredential, result.ttl);
   });
 }
