@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppConfig } from '../config.js';
+import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/connect.js';
 import { buildCtx } from '../http/operations.js';
 import type { Operation } from '../operations/define.js';
@@ -10,6 +11,9 @@ import { buildMcpServer } from './server.js';
 import { buildTools } from './tools.js';
 
 const MCP_PATH = '/api/mcp';
+
+/** The most JSON-RPC messages one POST may carry (the SDK itself stops at 100). */
+export const MAX_BATCH_MESSAGES = 50;
 
 /** Every answer is plain JSON (enableJsonResponse), whatever the client said it accepts. */
 const ANSWERABLE = 'application/json, text/event-stream';
@@ -34,6 +38,19 @@ function jsonRpcError(reply: FastifyReply, status: number, message: string): voi
 }
 
 /**
+ * A batch over MAX_BATCH_MESSAGES: HTTP 400 with a JSON-RPC Invalid Request error, as the
+ * SDK answers its own batch limit, carrying the API's error body as `data`.
+ */
+function batchTooLarge(reply: FastifyReply, received: number): FastifyReply {
+  const error = new ApiError('VALIDATION_FAILED', { field: 'body', maxBatchSize: MAX_BATCH_MESSAGES, received }, {
+    message: `A JSON-RPC batch holds at most ${MAX_BATCH_MESSAGES} messages; this one has ${received}.`,
+    suggestion: `Send at most ${MAX_BATCH_MESSAGES} messages per POST.`,
+  });
+  return reply.code(400).type('application/json; charset=utf-8')
+    .send({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: ${error.message}`, data: error.toBody() }, id: null });
+}
+
+/**
  * `/api/mcp`: Model Context Protocol over Streamable HTTP, stateless (a fresh server and
  * transport per POST, JSON answers). Authentication is the global hook's, as for
  * /api/external; every tool call builds its Ctx from the request like an HTTP route.
@@ -42,6 +59,12 @@ export function registerMcp(app: FastifyInstance, operations: Operation[], datab
   const tools = buildTools(operations);
 
   app.post(MCP_PATH, async (request, reply) => {
+    // Each message of a batch is a request for the rate limit (the POST itself counted one),
+    // charged before any of them runs: past the budget the whole POST is refused with 429.
+    const messages = Array.isArray(request.body) ? request.body.length : 1;
+    if (messages > MAX_BATCH_MESSAGES) return batchTooLarge(reply, messages);
+    if (messages > 1) await app.spendRequestBudget?.(request, reply, messages - 1);
+
     const server = buildMcpServer(tools, () => buildCtx(request, database, config), request.log, droppedArgumentNames(request.body));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // Headers set by earlier hooks (rate limit) must survive the hand-over to the transport.
