@@ -37,26 +37,29 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
     .addHelpText('after', DATABASE_HELP)
     .action((options) => applyCommand(ctx, options));
 
-  const token = program.command('token').description('Create, revoke and list workspace tokens.');
+  const token = program.command('token').description('Create, revoke and list workspace tokens and OAuth access tokens.');
   token.command('create')
     .description('Create a workspace token and print its secret (shown only once).')
     .requiredOption('--workspace <slug>', 'workspace slug')
     .requiredOption('--name <name>', 'token name (also its assignee id api-token:<name>)')
     .option('--project <TEAM/PROJ...>', 'grant access to a project (repeatable)')
     .option('--all-projects', 'grant access to every project, present and future')
-    .option('--json', 'print { name, secret, assigneeId }')
+    .option('--expires-at <datetime>', 'refuse the token from this instant on (ISO 8601 with an offset, e.g. 2026-12-31T23:59:59Z)')
+    .option('--json', 'print { name, secret, assigneeId } (and expiresAt when given)')
     .addHelpText('after', DATABASE_HELP)
     .action((options) => tokenCreateCommand(ctx, options));
   token.command('revoke')
-    .description('Deactivate a token; the next request with it is refused.')
+    .description('Deactivate a workspace token, or OAuth access tokens; the next request with one is refused.')
     .requiredOption('--workspace <slug>', 'workspace slug')
-    .requiredOption('--name <name>', 'token name')
-    .addHelpText('after', DATABASE_HELP)
+    .option('--name <name>', 'the workspace token with this name')
+    .option('--oauth-user <handle>', 'every OAuth access token of this user')
+    .option('--oauth-token <id>', 'one OAuth access token, by the id `token list` shows (oat_…)')
+    .addHelpText('after', `\nGive exactly one of --name, --oauth-user and --oauth-token.${DATABASE_HELP}`)
     .action((options) => tokenRevokeCommand(ctx, options));
   token.command('list')
-    .description('List the tokens of a workspace with their project access.')
+    .description('List the workspace tokens (with their project access) and OAuth access tokens of a workspace; never secrets.')
     .requiredOption('--workspace <slug>', 'workspace slug')
-    .option('--json', 'print { tokens: [...] }')
+    .option('--json', 'print { tokens: [...], oauthTokens: [...] }')
     .addHelpText('after', DATABASE_HELP)
     .action((options) => tokenListCommand(ctx, options));
 

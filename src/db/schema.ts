@@ -29,9 +29,15 @@ export interface ProjectRow extends Timestamps {
 export interface ProjectStatusRow { workspace_id: string; project_id: string; status_id: string }
 export interface ApiTokenRow extends Timestamps {
   id: string; workspace_id: string; name: string; secret_hash: string; active: Bool; all_projects: Bool;
+  /** ISO-8601 UTC; null: never expires. */
+  expires_at: string | null;
 }
 export interface TokenProjectGrantRow { workspace_id: string; token_id: string; project_id: string }
-export interface OauthTokenRow extends Timestamps { id: string; workspace_id: string; user_id: string; secret_hash: string; active: Bool }
+export interface OauthTokenRow extends Timestamps {
+  id: string; workspace_id: string; user_id: string; secret_hash: string; active: Bool;
+  /** ISO-8601 UTC; null: never expires. */
+  expires_at: string | null;
+}
 export interface TagRow extends Timestamps { id: string; workspace_id: string; name: string; name_lower: string; scopes: string }
 export interface TagUsageRow {
   workspace_id: string; entity_type: 'issue' | 'agenda_item' | 'discussion_topic'; entity_id: string;

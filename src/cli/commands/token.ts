@@ -1,4 +1,8 @@
-import { createToken, listTokens, revokeToken, type TokenSummary } from '../../modules/auth/tokens.service.js';
+import {
+  createToken, listOauthTokens, listTokens, revokeOauthTokens, revokeToken, type OauthTokenSummary, type TokenSummary,
+} from '../../modules/auth/tokens.service.js';
+import { isExpired } from '../../modules/auth/expiry.js';
+import { CliError } from '../errors.js';
 import type { CliContext } from '../context.js';
 
 export interface TokenCreateOptions {
@@ -6,39 +10,97 @@ export interface TokenCreateOptions {
   name: string;
   project?: string[];
   allProjects?: boolean;
+  expiresAt?: string;
   json?: boolean;
 }
 
 export async function tokenCreateCommand(ctx: CliContext, options: TokenCreateOptions): Promise<void> {
   const created = await ctx.withDatabase((database) => createToken(database.db, {
     workspace: options.workspace, name: options.name, projects: options.project ?? [], allProjects: options.allProjects === true,
+    expiresAt: options.expiresAt,
   }));
   if (options.json) {
     ctx.out(JSON.stringify(created, null, 2));
     return;
   }
   ctx.out(`Created token "${created.name}" in workspace "${options.workspace}" (assignee id ${created.assigneeId}).`);
+  if (created.expiresAt) ctx.out(`It expires at ${created.expiresAt}.`);
   ctx.out('Its secret, shown only this once:');
   ctx.out(`  ${created.secret}`);
 }
 
-export async function tokenRevokeCommand(ctx: CliContext, options: { workspace: string; name: string }): Promise<void> {
-  await ctx.withDatabase((database) => revokeToken(database.db, options));
-  ctx.out(`Revoked token "${options.name}" in workspace "${options.workspace}"; requests with it are refused from now on.`);
+export interface TokenRevokeOptions {
+  workspace: string;
+  name?: string;
+  oauthUser?: string;
+  oauthToken?: string;
 }
 
-function table(tokens: TokenSummary[]): string[] {
-  const rows = [
-    ['NAME', 'ACTIVE', 'PROJECTS', 'CREATED'],
-    ...tokens.map((t) => [t.name, t.active ? 'yes' : 'no', t.allProjects ? '*' : t.projects.join(', ') || '-', t.createdAt]),
-  ];
+/**
+ * One of three targets: a workspace token by name, every OAuth token of a user, or one
+ * OAuth token by the id `token list` shows. Commander cannot require "exactly one of", so
+ * it is checked here, with the message commander gives for a missing --name.
+ */
+export async function tokenRevokeCommand(ctx: CliContext, options: TokenRevokeOptions): Promise<void> {
+  const given = [options.name, options.oauthUser, options.oauthToken].filter((value) => value !== undefined).length;
+  if (given === 0) {
+    throw new CliError("required option '--name <name>' not specified (or, for OAuth tokens, --oauth-user <handle> or --oauth-token <id>)");
+  }
+  if (given > 1) throw new CliError('give only one of --name, --oauth-user and --oauth-token');
+  if (options.name !== undefined) {
+    const { name } = options;
+    await ctx.withDatabase((database) => revokeToken(database.db, { workspace: options.workspace, name }));
+    ctx.out(`Revoked token "${name}" in workspace "${options.workspace}"; requests with it are refused from now on.`);
+    return;
+  }
+  const { user, revoked } = await ctx.withDatabase((database) =>
+    revokeOauthTokens(database.db, { workspace: options.workspace, user: options.oauthUser, tokenId: options.oauthToken }));
+  const where = `of user "${user}" in workspace "${options.workspace}"`;
+  if (options.oauthToken !== undefined) {
+    ctx.out(`Revoked OAuth token ${options.oauthToken} ${where}; requests with it are refused from now on.`);
+  } else {
+    const noun = revoked === 1 ? 'OAuth token' : 'OAuth tokens';
+    ctx.out(`Revoked ${revoked} ${noun} ${where}; requests with ${revoked === 1 ? 'it' : 'them'} are refused from now on.`);
+  }
+}
+
+/** "yes", "no" (revoked), "expired", or "until <instant>" for an active token that will expire. */
+function state(active: boolean, expiresAt: string | undefined): string {
+  if (!active) return 'no';
+  if (!expiresAt) return 'yes';
+  return isExpired(expiresAt) ? 'expired' : `until ${expiresAt}`;
+}
+
+function table(rows: string[][]): string[] {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd());
 }
 
+const tokenTable = (tokens: TokenSummary[]) => table([
+  ['NAME', 'ACTIVE', 'PROJECTS', 'CREATED'],
+  ...tokens.map((t) => [t.name, state(t.active, t.expiresAt), t.allProjects ? '*' : t.projects.join(', ') || '-', t.createdAt]),
+]);
+
+const oauthTable = (tokens: OauthTokenSummary[]) => table([
+  ['OAUTH TOKEN', 'USER', 'ACTIVE', 'CREATED'],
+  ...tokens.map((t) => [t.id, t.user, state(t.active, t.expiresAt), t.createdAt]),
+]);
+
+/** Workspace tokens, then OAuth tokens: names, ids and state, never a secret. */
 export async function tokenListCommand(ctx: CliContext, options: { workspace: string; json?: boolean }): Promise<void> {
-  const tokens = await ctx.withDatabase((database) => listTokens(database.db, options.workspace));
-  if (options.json) ctx.out(JSON.stringify({ tokens }, null, 2));
-  else if (tokens.length === 0) ctx.out(`No tokens in workspace "${options.workspace}".`);
-  else for (const line of table(tokens)) ctx.out(line);
+  const [tokens, oauthTokens] = await ctx.withDatabase(async (database) =>
+    [await listTokens(database.db, options.workspace), await listOauthTokens(database.db, options.workspace)] as const);
+  if (options.json) {
+    ctx.out(JSON.stringify({ tokens, oauthTokens }, null, 2));
+    return;
+  }
+  if (tokens.length === 0 && oauthTokens.length === 0) {
+    ctx.out(`No tokens in workspace "${options.workspace}".`);
+    return;
+  }
+  const lines = [
+    ...(tokens.length > 0 ? tokenTable(tokens) : [`No workspace tokens in workspace "${options.workspace}".`]),
+    ...(oauthTokens.length > 0 ? ['', ...oauthTable(oauthTokens)] : []),
+  ];
+  for (const line of lines) ctx.out(line);
 }

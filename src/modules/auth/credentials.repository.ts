@@ -5,7 +5,7 @@ export async function findActiveApiToken(db: Kysely<DB>, secretHash: string) {
   return db
     .selectFrom('api_tokens as t')
     .innerJoin('workspaces as w', 'w.id', 't.workspace_id')
-    .select(['t.id', 't.name', 't.all_projects', 'w.id as workspace_id', 'w.slug', 'w.name as workspace_name'])
+    .select(['t.id', 't.name', 't.all_projects', 't.expires_at', 'w.id as workspace_id', 'w.slug', 'w.name as workspace_name'])
     .where('t.secret_hash', '=', secretHash)
     .where('t.active', '=', 1)
     .executeTakeFirst();
@@ -16,7 +16,7 @@ export async function findActiveOauthToken(db: Kysely<DB>, secretHash: string) {
     .selectFrom('oauth_tokens as o')
     .innerJoin('workspaces as w', 'w.id', 'o.workspace_id')
     .innerJoin('users as u', 'u.id', 'o.user_id')
-    .select(['o.id', 'o.user_id', 'w.id as workspace_id', 'w.slug', 'w.name as workspace_name'])
+    .select(['o.id', 'o.user_id', 'o.expires_at', 'w.id as workspace_id', 'w.slug', 'w.name as workspace_name'])
     .where('o.secret_hash', '=', secretHash)
     .where('o.active', '=', 1)
     .executeTakeFirst();

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { tokenIdentity, type Principal, type ProjectAccess, type WorkspaceRef } from '../../core/context.js';
 import type { DB } from '../../db/schema.js';
 import { findActiveApiToken, findActiveOauthToken, listGrantedProjectIds } from './credentials.repository.js';
+import { isExpired } from './expiry.js';
 import { hashSecret, looksLikeCredential } from './secrets.js';
 
 export interface Authenticated {
@@ -14,15 +15,16 @@ export interface Authenticated {
 
 /**
  * Resolves a presented secret to its workspace, principal and project access, or null.
- * Every failure (malformed, unknown, revoked, inactive) is the same null, so callers
- * cannot tell them apart. No cache: a revoked token stops on its next request.
+ * Every failure (malformed, unknown, revoked, inactive, expired) is the same null, so
+ * callers cannot tell them apart. No cache: a revoked or expired token stops on its next
+ * request.
  */
 export async function authenticate(db: Kysely<DB>, secret: string | undefined): Promise<Authenticated | null> {
   if (!secret || !looksLikeCredential(secret)) return null;
   const hash = hashSecret(secret);
   if (secret.startsWith('svc_pat_')) {
     const token = await findActiveApiToken(db, hash);
-    if (!token) return null;
+    if (!token || isExpired(token.expires_at)) return null;
     const all = token.all_projects === 1;
     return {
       workspace: { id: token.workspace_id, slug: token.slug, name: token.workspace_name },
@@ -32,7 +34,7 @@ export async function authenticate(db: Kysely<DB>, secret: string | undefined): 
     };
   }
   const oauth = await findActiveOauthToken(db, hash);
-  if (!oauth) return null;
+  if (!oauth || isExpired(oauth.expires_at)) return null;
   return {
     workspace: { id: oauth.workspace_id, slug: oauth.slug, name: oauth.workspace_name },
     principal: { kind: 'user', id: oauth.user_id, userId: oauth.user_id, oauthTokenId: oauth.id },

@@ -45,11 +45,31 @@ export const listGrants = (db: Kysely<DB>, workspaceId: string) =>
   db.selectFrom('token_project_grants').select(['token_id', 'project_id']).where('workspace_id', '=', workspaceId).execute();
 
 export const findOauthTokenByHash = (db: Kysely<DB>, secretHash: string) =>
-  db.selectFrom('oauth_tokens').select(['id', 'workspace_id', 'user_id']).where('secret_hash', '=', secretHash).executeTakeFirst();
+  db.selectFrom('oauth_tokens').selectAll().where('secret_hash', '=', secretHash).executeTakeFirst();
 
-export const findOauthTokenOfUser = (db: Kysely<DB>, workspaceId: string, userId: string) =>
-  db.selectFrom('oauth_tokens').select('id').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).limit(1).executeTakeFirst();
+export const findOauthTokenById = (db: Kysely<DB>, workspaceId: string, id: string) =>
+  db.selectFrom('oauth_tokens').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+
+export const listOauthTokensOfUser = (db: Kysely<DB>, workspaceId: string, userId: string) =>
+  db.selectFrom('oauth_tokens').selectAll().where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
 
 export async function insertOauthToken(db: Kysely<DB>, row: OauthTokenRow): Promise<void> {
   await db.insertInto('oauth_tokens').values(row).execute();
 }
+
+export async function updateOauthTokens(db: Kysely<DB>, ids: string[], changes: Partial<OauthTokenRow>): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('oauth_tokens').set(changes).where('id', 'in', ids).execute();
+}
+
+/** Every OAuth token of the workspace with its user's handle, oldest first. */
+export const listOauthTokenRows = (db: Kysely<DB>, workspaceId: string) =>
+  db.selectFrom('oauth_tokens as o').innerJoin('users as u', 'u.id', 'o.user_id')
+    .select(['o.id', 'o.active', 'o.expires_at', 'o.created_at', 'u.handle'])
+    .where('o.workspace_id', '=', workspaceId).orderBy('o.created_at').orderBy('o.id').execute();
+
+export const findUserByHandle = (db: Kysely<DB>, workspaceId: string, handle: string) =>
+  db.selectFrom('users').select(['id', 'handle']).where('workspace_id', '=', workspaceId).where('handle', '=', handle).executeTakeFirst();
+
+export const findUserById = (db: Kysely<DB>, id: string) =>
+  db.selectFrom('users').select(['id', 'handle']).where('id', '=', id).executeTakeFirst();

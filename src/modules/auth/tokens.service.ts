@@ -2,11 +2,13 @@ import type { Kysely } from 'kysely';
 import { nowIso } from '../../core/clock.js';
 import { tokenIdentity } from '../../core/context.js';
 import { newId } from '../../core/ids.js';
-import type { ApiTokenRow, DB } from '../../db/schema.js';
+import type { ApiTokenRow, DB, OauthTokenRow } from '../../db/schema.js';
+import { EXPIRY_FORMAT, isExpired, parseExpiry } from './expiry.js';
 import { generateSecret, hashSecret } from './secrets.js';
 import {
-  findOauthTokenByHash, findOauthTokenOfUser, findTokenByName, findTokenIdByHash, findWorkspaceBySlug, insertGrants,
-  insertOauthToken, insertToken, listGrantedProjectIds, listGrants, listProjectRefs, listTokenRows, updateToken,
+  findOauthTokenByHash, findOauthTokenById, findTokenByName, findTokenIdByHash, findUserByHandle, findUserById, findWorkspaceBySlug,
+  insertGrants, insertOauthToken, insertToken, listGrantedProjectIds, listGrants, listOauthTokenRows, listOauthTokensOfUser,
+  listProjectRefs, listTokenRows, updateOauthTokens, updateToken,
 } from './tokens.repository.js';
 
 /**
@@ -40,6 +42,8 @@ export interface DesiredToken {
   projectIds: string[];
   /** Omitted: a new token is active and an existing one keeps its state. */
   active?: boolean;
+  /** ISO-8601 UTC instant. Omitted: a new token never expires and an existing one keeps its expiry. */
+  expiresAt?: string;
 }
 
 /**
@@ -58,7 +62,7 @@ export async function convergeToken(db: Kysely<DB>, workspaceId: string, desired
     const id = newId('tok');
     await insertToken(db, {
       id, workspace_id: workspaceId, name: desired.name, secret_hash: givenHash ?? hashSecret(secret), active: desired.active === false ? 0 : 1,
-      all_projects: desired.allProjects ? 1 : 0, created_at: now, updated_at: now,
+      all_projects: desired.allProjects ? 1 : 0, expires_at: desired.expiresAt ?? null, created_at: now, updated_at: now,
     });
     await insertGrants(db, workspaceId, id, [...new Set(desired.projectIds)]);
     return { id, secret };
@@ -67,28 +71,64 @@ export async function convergeToken(db: Kysely<DB>, workspaceId: string, desired
   if (givenHash && givenHash !== existing.secret_hash) changes.secret_hash = givenHash;
   if (desired.active !== undefined && (desired.active ? 1 : 0) !== existing.active) changes.active = desired.active ? 1 : 0;
   if (desired.allProjects && existing.all_projects !== 1) changes.all_projects = 1;
+  if (desired.expiresAt !== undefined && desired.expiresAt !== existing.expires_at) changes.expires_at = desired.expiresAt;
   if (Object.keys(changes).length > 0) await updateToken(db, existing.id, { ...changes, updated_at: now });
   const held = await listGrantedProjectIds(db, existing.id);
   await insertGrants(db, workspaceId, existing.id, [...new Set(desired.projectIds)].filter((id) => !held.has(id)));
   return { id: existing.id, secret: desired.secret ?? null };
 }
 
+export interface DesiredOauthToken {
+  /** Given: names exactly one token, created if new. Omitted: the entry is about all the user's tokens. */
+  secret?: string;
+  /**
+   * With a secret: that token's state. Without: false revokes every token of the user; true
+   * generates a token when the user has no active one (revoked secrets are never revived
+   * without being named). Omitted: a token is generated only when the user has none at all.
+   */
+  active?: boolean;
+  /** With a secret: that token's expiry; without: every token's of the user (and a generated one's). */
+  expiresAt?: string;
+}
+
+/** The changes that bring an existing OAuth token to `desired` (empty when it is there already). */
+function oauthChanges(row: OauthTokenRow, desired: DesiredOauthToken, now: string): Partial<OauthTokenRow> {
+  const changes: Partial<OauthTokenRow> = {};
+  if (desired.active !== undefined && (desired.active ? 1 : 0) !== row.active) changes.active = desired.active ? 1 : 0;
+  if (desired.expiresAt !== undefined && desired.expiresAt !== row.expires_at) changes.expires_at = desired.expiresAt;
+  return Object.keys(changes).length > 0 ? { ...changes, updated_at: now } : {};
+}
+
 /**
- * Adds an OAuth access token for a user: the given secret (kept if already theirs), or a
- * generated one when the user has none. Answers the secret when given or generated.
+ * Brings a user's OAuth access tokens to one workspace-file entry (see DesiredOauthToken).
+ * Answers the secret when it was given or generated, null otherwise.
  */
-export async function convergeOauthToken(db: Kysely<DB>, workspaceId: string, userId: string, secret: string | undefined, now: string) {
-  if (secret === undefined && (await findOauthTokenOfUser(db, workspaceId, userId))) return null;
-  const value = secret ?? generateSecret('svc_oat_');
-  const hash = hashSecret(value);
-  const holder = await findOauthTokenByHash(db, hash);
-  if (holder && (holder.workspace_id !== workspaceId || holder.user_id !== userId)) {
-    throw new TokenAdminError('secret', 'is already used by another credential');
+export async function convergeOauthToken(db: Kysely<DB>, workspaceId: string, userId: string, desired: DesiredOauthToken, now: string) {
+  const insert = async (value: string) => {
+    await insertOauthToken(db, {
+      id: newId('oat'), workspace_id: workspaceId, user_id: userId, secret_hash: hashSecret(value), active: desired.active === false ? 0 : 1,
+      expires_at: desired.expiresAt ?? null, created_at: now, updated_at: now,
+    });
+    return value;
+  };
+  if (desired.secret !== undefined) {
+    const holder = await findOauthTokenByHash(db, hashSecret(desired.secret));
+    if (holder && (holder.workspace_id !== workspaceId || holder.user_id !== userId)) {
+      throw new TokenAdminError('secret', 'is already used by another credential');
+    }
+    if (!holder) return insert(desired.secret);
+    const changes = oauthChanges(holder, desired, now);
+    if (Object.keys(changes).length > 0) await updateOauthTokens(db, [holder.id], changes);
+    return desired.secret;
   }
-  if (!holder) {
-    await insertOauthToken(db, { id: newId('oat'), workspace_id: workspaceId, user_id: userId, secret_hash: hash, active: 1, created_at: now, updated_at: now });
+  const held = await listOauthTokensOfUser(db, workspaceId, userId);
+  const generate = desired.active === true ? !held.some((row) => row.active === 1) : desired.active === undefined && held.length === 0;
+  // The group changes apply to the tokens held before; a generated one is created in its final state.
+  for (const row of held) {
+    const changes = oauthChanges(row, { active: desired.active === false ? false : undefined, expiresAt: desired.expiresAt }, now);
+    if (Object.keys(changes).length > 0) await updateOauthTokens(db, [row.id], changes);
   }
-  return value;
+  return generate ? insert(generateSecret('svc_oat_')) : null;
 }
 
 /** Every project of the workspace by its `TEAM/PROJ` reference. */
@@ -115,11 +155,20 @@ export interface CreateTokenInput {
   /** `TEAM/PROJ` references (any case). */
   projects: string[];
   allProjects: boolean;
+  /** As typed by the operator: ISO 8601 with an offset, in the future. */
+  expiresAt?: string;
 }
 
 /** A new workspace token; its secret is answered here and never again. */
 export async function createToken(db: Kysely<DB>, input: CreateTokenInput) {
   if (!TOKEN_NAME_RE.test(input.name)) throw new TokenAdminError('name', `token name must match ${TOKEN_NAME_RE.source}`);
+  let expiresAt: string | undefined;
+  if (input.expiresAt !== undefined) {
+    expiresAt = parseExpiry(input.expiresAt);
+    if (!expiresAt) throw new TokenAdminError('expires-at', `--expires-at must be ${EXPIRY_FORMAT}`);
+    // A token born expired is a typo, never an intent (the file, applied again later, may hold past dates).
+    if (isExpired(expiresAt)) throw new TokenAdminError('expires-at', `--expires-at must be in the future (got ${expiresAt})`);
+  }
   return db.transaction().execute(async (trx) => {
     const workspace = await requireWorkspace(trx, input.workspace);
     if (await findTokenByName(trx, workspace.id, input.name)) {
@@ -131,8 +180,8 @@ export async function createToken(db: Kysely<DB>, input: CreateTokenInput) {
       if (!id) throw new TokenAdminError('project', `no project "${ref}" in workspace "${workspace.slug}" (use TEAM/PROJ)`);
       return id;
     });
-    const { secret } = await convergeToken(trx, workspace.id, { name: input.name, allProjects: input.allProjects, projectIds }, nowIso());
-    return { name: input.name, secret: secret as string, assigneeId: tokenIdentity(input.name) };
+    const { secret } = await convergeToken(trx, workspace.id, { name: input.name, allProjects: input.allProjects, projectIds, expiresAt }, nowIso());
+    return { name: input.name, secret: secret as string, assigneeId: tokenIdentity(input.name), ...(expiresAt ? { expiresAt } : {}) };
   });
 }
 
@@ -145,6 +194,34 @@ export async function revokeToken(db: Kysely<DB>, input: { workspace: string; na
   });
 }
 
+/**
+ * Revokes OAuth access tokens: every token of one user (`user`, a handle), or one token by
+ * its id (`tokenId`, as `token list` shows it). Answers the user's handle and how many
+ * tokens were active until now. The next request with a revoked token is refused.
+ */
+export async function revokeOauthTokens(db: Kysely<DB>, input: { workspace: string; user?: string; tokenId?: string }) {
+  return db.transaction().execute(async (trx) => {
+    const workspace = await requireWorkspace(trx, input.workspace);
+    let handle: string;
+    let rows: OauthTokenRow[];
+    if (input.tokenId !== undefined) {
+      const row = await findOauthTokenById(trx, workspace.id, input.tokenId);
+      if (!row) throw new TokenAdminError('oauth-token', `no OAuth token "${input.tokenId}" in workspace "${workspace.slug}"`);
+      handle = (await findUserById(trx, row.user_id))?.handle ?? row.user_id;
+      rows = [row];
+    } else {
+      const user = await findUserByHandle(trx, workspace.id, input.user ?? '');
+      if (!user) throw new TokenAdminError('oauth-user', `no user "${input.user}" in workspace "${workspace.slug}"`);
+      rows = await listOauthTokensOfUser(trx, workspace.id, user.id);
+      if (rows.length === 0) throw new TokenAdminError('oauth-user', `user "${user.handle}" has no OAuth token in workspace "${workspace.slug}"`);
+      handle = user.handle;
+    }
+    const active = rows.filter((row) => row.active === 1).map((row) => row.id);
+    await updateOauthTokens(trx, active, { active: 0, updated_at: nowIso() });
+    return { user: handle, revoked: active.length };
+  });
+}
+
 export interface TokenSummary {
   name: string;
   assigneeId: string;
@@ -152,7 +229,29 @@ export interface TokenSummary {
   allProjects: boolean;
   /** Granted projects as `TEAM/PROJ`, sorted. */
   projects: string[];
+  /** Only when the token has an expiry. */
+  expiresAt?: string;
   createdAt: string;
+}
+
+/** An OAuth access token as `token list` shows it: never its secret or hash. */
+export interface OauthTokenSummary {
+  /** What `token revoke --oauth-token` takes. */
+  id: string;
+  /** The approving user's handle. */
+  user: string;
+  active: boolean;
+  /** Only when the token has an expiry. */
+  expiresAt?: string;
+  createdAt: string;
+}
+
+export async function listOauthTokens(db: Kysely<DB>, workspaceSlug: string): Promise<OauthTokenSummary[]> {
+  const workspace = await requireWorkspace(db, workspaceSlug);
+  const rows = await listOauthTokenRows(db, workspace.id);
+  return rows.map((row) => ({
+    id: row.id, user: row.handle, active: row.active === 1, ...(row.expires_at ? { expiresAt: row.expires_at } : {}), createdAt: row.created_at,
+  }));
 }
 
 export async function listTokens(db: Kysely<DB>, workspaceSlug: string): Promise<TokenSummary[]> {
@@ -172,6 +271,7 @@ export async function listTokens(db: Kysely<DB>, workspaceSlug: string): Promise
     active: token.active === 1,
     allProjects: token.all_projects === 1,
     projects: (projectsOf.get(token.id) ?? []).sort(),
+    ...(token.expires_at ? { expiresAt: token.expires_at } : {}),
     createdAt: token.created_at,
   }));
 }

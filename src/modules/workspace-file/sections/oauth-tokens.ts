@@ -1,26 +1,37 @@
 import { convergeOauthToken, OAT_SECRET_RE } from '../../auth/tokens.service.js';
 import { atEntry, fail } from '../errors.js';
-import { at, optionalString, readList, readObject, requiredString } from '../fields.js';
+import { at, optionalBoolean, optionalString, readList, readObject, requiredString } from '../fields.js';
+import { optionalExpiry } from './credential-fields.js';
 import { defineSection } from './section.js';
 import { HANDLE_RE } from './users.js';
 
 export interface OauthTokenSpec {
   user: string;
+  /** Names one token; without it the entry is about all the user's OAuth tokens. */
   secret?: string;
+  active?: boolean;
+  /** UTC ISO-8601; omitted keeps the stored expiry. */
+  expiresAt?: string;
 }
 
 function parseOauthTokens(raw: unknown, path: string): OauthTokenSpec[] {
   return readList(raw, path).map((item, index) => {
     const where = at(path, index);
-    const fields = readObject(item, where, ['user', 'secret']);
+    const fields = readObject(item, where, ['user', 'secret', 'active', 'expiresAt']);
     return {
       user: requiredString(fields, 'user', where, { pattern: HANDLE_RE }),
       secret: optionalString(fields, 'secret', where, { pattern: OAT_SECRET_RE }),
+      active: optionalBoolean(fields, 'active', where),
+      expiresAt: optionalExpiry(fields, 'expiresAt', where),
     };
   });
 }
 
-/** OAuth access tokens approved by human users: one per (user, secret). */
+/**
+ * OAuth access tokens approved by human users. An entry with a secret is that one token
+ * (`active: false` revokes it); one without is about all the user's tokens (`active: false`
+ * revokes them all). See convergeOauthToken.
+ */
 export const oauthTokensSection = defineSection<OauthTokenSpec[]>({
   key: 'oauthTokens',
   parse: parseOauthTokens,
@@ -31,7 +42,8 @@ export const oauthTokensSection = defineSection<OauthTokenSpec[]>({
     for (const [index, token] of tokens.entries()) {
       const where = at('oauthTokens', index);
       const userId = userIds.get(token.user) ?? fail(at(where, 'user'), `unknown user "${token.user}"`);
-      result.oauthTokens[token.user] = await atEntry(where, () => convergeOauthToken(trx, ws.id, userId, token.secret, ws.now));
+      const desired = { secret: token.secret, active: token.active, expiresAt: token.expiresAt };
+      result.oauthTokens[token.user] = await atEntry(where, () => convergeOauthToken(trx, ws.id, userId, desired, ws.now));
     }
   },
 });

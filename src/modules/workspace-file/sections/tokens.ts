@@ -1,6 +1,7 @@
 import { convergeToken, PAT_SECRET_RE, PROJECT_REF_RE, projectIdsByRef, TOKEN_NAME_RE } from '../../auth/tokens.service.js';
 import { atEntry, fail } from '../errors.js';
 import { at, checkString, optionalBoolean, optionalString, readList, readObject, refuseDuplicates, requiredString } from '../fields.js';
+import { optionalExpiry } from './credential-fields.js';
 import { defineSection } from './section.js';
 
 export interface TokenSpec {
@@ -11,6 +12,8 @@ export interface TokenSpec {
   /** `TEAM/PROJ` references. */
   projects: string[];
   active?: boolean;
+  /** UTC ISO-8601; omitted keeps the stored expiry. */
+  expiresAt?: string;
 }
 
 function parseProjects(value: unknown, path: string): Pick<TokenSpec, 'allProjects' | 'projects'> {
@@ -29,12 +32,14 @@ function parseProjects(value: unknown, path: string): Pick<TokenSpec, 'allProjec
 function parseTokens(raw: unknown, path: string): TokenSpec[] {
   const tokens = readList(raw, path).map((item, index) => {
     const where = at(path, index);
-    const fields = readObject(item, where, ['name', 'secret', 'projects', 'active']);
+    const fields = readObject(item, where, ['name', 'secret', 'projects', 'active', 'expiresAt']);
+    const name = requiredString(fields, 'name', where, { pattern: TOKEN_NAME_RE });
     return {
-      name: requiredString(fields, 'name', where, { pattern: TOKEN_NAME_RE }),
+      name,
       secret: optionalString(fields, 'secret', where, { pattern: PAT_SECRET_RE }),
       ...parseProjects(fields.projects, at(where, 'projects')),
       active: optionalBoolean(fields, 'active', where),
+      expiresAt: optionalExpiry(fields, 'expiresAt', where),
     };
   });
   refuseDuplicates(tokens, path, (token) => token.name, 'token name');
@@ -52,7 +57,9 @@ export const tokensSection = defineSection<TokenSpec[]>({
       const where = at('tokens', index);
       const ids = token.projects.map((ref, refIndex) =>
         projectIds.get(ref) ?? fail(at(at(where, 'projects'), refIndex), `unknown project "${ref}"`));
-      const desired = { name: token.name, secret: token.secret, allProjects: token.allProjects, projectIds: ids, active: token.active };
+      const desired = {
+        name: token.name, secret: token.secret, allProjects: token.allProjects, projectIds: ids, active: token.active, expiresAt: token.expiresAt,
+      };
       const { secret } = await atEntry(where, () => convergeToken(trx, ws.id, desired, ws.now));
       result.tokens[token.name] = secret;
     }
