@@ -3,7 +3,8 @@ import type { DB, IssueRow } from '../src/db/schema.js';
 import { newId } from '../src/core/ids.js';
 import { applyWorkspaceFile } from '../src/modules/workspace-file/apply.js';
 
-export const BENCH_TOKEN = `svc_pat_${'b'.repeat(40)}`;
+/** A fixed secret, strong enough for the workspace file's rule (random base62). */
+export const BENCH_TOKEN = 'svc_pat_7kQ2mX9vR4tL1pZ8wN3cB6hJ0dF5gS2yA9eU4iOq';
 export const BENCH_AGENT = 'api-token:bench';
 
 const MEMBERS = ['ada', 'grace', 'linus', 'ken', 'barbara'];

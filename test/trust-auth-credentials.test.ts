@@ -7,7 +7,8 @@ import { oatFor, patFor, startHarness, type Harness } from './support/harness.js
 
 /**
  * Credentials that can be taken back: OAuth tokens revoked in the workspace file or with
- * `wsx token revoke`, expiry on both kinds of token, and OAuth tokens in `wsx token list`.
+ * `wsx token revoke`, expiry on both kinds of token, OAuth tokens in `wsx token list`, and
+ * file-given secrets that must be strong.
  */
 
 let h: Harness;
@@ -257,5 +258,40 @@ describe('wsx token revoke and list for OAuth tokens', () => {
     expect(help).toContain('--oauth-user <handle>');
     expect(help).toContain('--oauth-token <id>');
     expect((await wsx('token', 'create', '--help')).stdout).toContain('--expires-at <datetime>');
+  });
+});
+
+describe('strength of secrets given in the workspace file', () => {
+  const weak: Array<[string, string]> = [
+    ['one character', `svc_pat_${'A'.repeat(40)}`],
+    ['two characters alternating', `svc_pat_${'aB'.repeat(30)}`],
+    ['a long run of one character', `svc_pat_${'x'.repeat(10)}Q7pL2mZ9rT4vW8kN1cY6bH3jF5dS0gE`],
+    ['a run of consecutive characters', 'svc_pat_abcdefghijklmnopqrstuvwxyzABCDEF'],
+    ['few different characters', 'svc_pat_0123401234012340123401234012345566'],
+    ['32 hex characters', 'svc_pat_9f86d081884c7d659a2feaa0c55ad015'],
+  ];
+
+  it.each(weak)('refuses a workspace token secret with %s, naming the token', async (_label, secret) => {
+    const error = await h.apply({ workspace: ws, tokens: [{ name: 'weak-one', secret }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkspaceFileError);
+    expect((error as Error).message).toMatch(/^tokens\[0\]\.secret: too weak for token "weak-one": /);
+    expect((await wsx('token', 'list', '--workspace', 'acme', '--json')).stdout).not.toContain('weak-one');
+  });
+
+  it.each(weak)('refuses an OAuth token secret with %s, naming the user', async (_label, secret) => {
+    const oat = secret.replace('svc_pat_', 'svc_oat_');
+    const error = await h.apply({ workspace: ws, oauthTokens: [{ user: 'alice', secret: oat }] }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/^oauthTokens\[0\]\.secret: too weak for the OAuth token of "alice": /);
+    expect((await h.call('GET', '/api/external', { token: oat })).status).toBe(401);
+  });
+
+  it('accepts generated secrets, 64 hex characters and 32 random base62 characters', async () => {
+    const strong = [patFor('strong'), 'svc_pat_Q7pL2mZ9rT4vW8kN1cY6bH3jF5dS0gEa', 'svc_pat_3hJ9kQ2xV7mN4pL8rT1wZ6cB5dF0gHsY9u'];
+    for (const [index, secret] of strong.entries()) {
+      await h.apply({ workspace: ws, tokens: [{ name: `strong-${index}`, secret, projects: '*' }] });
+      await expectAccepted(secret);
+    }
+    const generated = await h.apply({ workspace: ws, tokens: [{ name: 'generated' }] });
+    expect(generated.tokens.generated).toMatch(/^svc_pat_/);
   });
 });

@@ -5,8 +5,9 @@ import { applyWorkspaceFile, WorkspaceFileError } from '../src/modules/workspace
 import { bootstrapNotice, bootstrapWorkspace } from '../src/modules/workspace-file/bootstrap.js';
 import { closeTestDatabase, openTestDatabase } from './support/database.js';
 
-const PAT = `svc_pat_${'a'.repeat(40)}`;
-const OAT = `svc_oat_${'b'.repeat(40)}`;
+// Secrets written in a file must be strong (see secretWeakness): random base62, as generated.
+const PAT = 'svc_pat_WOad6YTSOnolhvu8MeTRC5o6QiQc7T3HyAcbUPUl';
+const OAT = 'svc_oat_lTLdsIARIxnhzfo24JwzYARe8iVoOVCKyOrxUyVT';
 
 /** The core sections of the CONTRACT.md example, as an operator would write them. */
 const ACME_YAML = `
@@ -292,7 +293,7 @@ describe('applying a workspace file', () => {
     const generated = first.tokens.bot as string;
     expect(generated).toMatch(/^svc_pat_/);
 
-    const rotated = `svc_pat_${'R'.repeat(32)}`;
+    const rotated = 'svc_pat_jXlc2StMlQjgSs7CI0loKw3Bx2NQlinP';
     const second = await applyWorkspaceFile(db(), { workspace: ws, tokens: [{ name: 'bot', secret: rotated, active: false, projects: ['ENG/WEB'] }] });
     expect(second.tokens.bot).toBe(rotated);
     let bot = await rowOf('api_tokens', 'name', 'bot');

@@ -1,4 +1,5 @@
 import { EXPIRY_FORMAT, parseExpiry } from '../../auth/expiry.js';
+import { secretWeakness } from '../../auth/secrets.js';
 import { fail } from '../errors.js';
 import { at, type Fields } from '../fields.js';
 
@@ -9,4 +10,11 @@ export function optionalExpiry(fields: Fields, key: string, path: string): strin
   const value = fields[key];
   if (value === undefined || value === null) return undefined;
   return parseExpiry(value) ?? fail(at(path, key), `must be ${EXPIRY_FORMAT}`);
+}
+
+/** A secret the operator chose must pass the strength rule (secrets.ts); `owner` names the credential. */
+export function strongSecret(secret: string, path: string, owner: string): string {
+  const weakness = secretWeakness(secret);
+  if (weakness) fail(path, `too weak for ${owner}: ${weakness}. Leave secret out to have a strong one generated.`);
+  return secret;
 }

@@ -1,7 +1,7 @@
 import { convergeOauthToken, OAT_SECRET_RE } from '../../auth/tokens.service.js';
 import { atEntry, fail } from '../errors.js';
 import { at, optionalBoolean, optionalString, readList, readObject, requiredString } from '../fields.js';
-import { optionalExpiry } from './credential-fields.js';
+import { optionalExpiry, strongSecret } from './credential-fields.js';
 import { defineSection } from './section.js';
 import { HANDLE_RE } from './users.js';
 
@@ -18,9 +18,11 @@ function parseOauthTokens(raw: unknown, path: string): OauthTokenSpec[] {
   return readList(raw, path).map((item, index) => {
     const where = at(path, index);
     const fields = readObject(item, where, ['user', 'secret', 'active', 'expiresAt']);
+    const user = requiredString(fields, 'user', where, { pattern: HANDLE_RE });
+    const secret = optionalString(fields, 'secret', where, { pattern: OAT_SECRET_RE });
     return {
-      user: requiredString(fields, 'user', where, { pattern: HANDLE_RE }),
-      secret: optionalString(fields, 'secret', where, { pattern: OAT_SECRET_RE }),
+      user,
+      secret: secret === undefined ? undefined : strongSecret(secret, at(where, 'secret'), `the OAuth token of "${user}"`),
       active: optionalBoolean(fields, 'active', where),
       expiresAt: optionalExpiry(fields, 'expiresAt', where),
     };

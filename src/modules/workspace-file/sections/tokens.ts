@@ -1,7 +1,7 @@
 import { convergeToken, PAT_SECRET_RE, PROJECT_REF_RE, projectIdsByRef, TOKEN_NAME_RE } from '../../auth/tokens.service.js';
 import { atEntry, fail } from '../errors.js';
 import { at, checkString, optionalBoolean, optionalString, readList, readObject, refuseDuplicates, requiredString } from '../fields.js';
-import { optionalExpiry } from './credential-fields.js';
+import { optionalExpiry, strongSecret } from './credential-fields.js';
 import { defineSection } from './section.js';
 
 export interface TokenSpec {
@@ -34,9 +34,10 @@ function parseTokens(raw: unknown, path: string): TokenSpec[] {
     const where = at(path, index);
     const fields = readObject(item, where, ['name', 'secret', 'projects', 'active', 'expiresAt']);
     const name = requiredString(fields, 'name', where, { pattern: TOKEN_NAME_RE });
+    const secret = optionalString(fields, 'secret', where, { pattern: PAT_SECRET_RE });
     return {
       name,
-      secret: optionalString(fields, 'secret', where, { pattern: PAT_SECRET_RE }),
+      secret: secret === undefined ? undefined : strongSecret(secret, at(where, 'secret'), `token "${name}"`),
       ...parseProjects(fields.projects, at(where, 'projects')),
       active: optionalBoolean(fields, 'active', where),
       expiresAt: optionalExpiry(fields, 'expiresAt', where),
