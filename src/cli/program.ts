@@ -18,7 +18,7 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
 
   program.command('serve')
     .description('Start the HTTP server (migrates first; creates the "default" workspace on an empty database).')
-    .addHelpText('after', `${DATABASE_HELP}\nAlso: PORT (8080), HOST (127.0.0.1), LOG_LEVEL, WSX_BOOTSTRAP=off, WSX_RATE_LIMIT, REDIS_URL.`)
+    .addHelpText('after', `${DATABASE_HELP}\nAlso: PORT (8080), HOST (127.0.0.1), LOG_LEVEL, WSX_BOOTSTRAP=off, WSX_RATE_LIMIT, WSX_AUTH_FAILURE_LIMIT, REDIS_URL.`)
     .action(async () => {
       // Loaded on demand: admin commands start without the HTTP stack and its operations.
       const { serveCommand } = await import('./commands/serve.js');
