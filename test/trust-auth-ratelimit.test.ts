@@ -200,11 +200,11 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** Forwards `port` to the real Redis: Redis "comes back" on that port. */
-async function redisProxy(port: number): Promise<Server> {
+/** Forwards `port` to the real Redis: Redis "comes back" on that port. `close` drops every connection. */
+async function redisProxy(port: number): Promise<{ close: () => Promise<void> }> {
   const target = new URL(REDIS_URL);
   const sockets = new Set<Socket>();
-  const server = createServer((client) => {
+  const server: Server = createServer((client) => {
     const upstream = connect(Number(target.port || 6379), target.hostname);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
@@ -213,18 +213,20 @@ async function redisProxy(port: number): Promise<Server> {
     }
     client.pipe(upstream).pipe(client);
   });
-  server.on('close', () => {
-    for (const socket of sockets) socket.destroy();
-  });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return server;
+  return {
+    close: () => new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    }),
+  };
 }
 
 describe('Redis unreachable (REDIS_URL on a closed port)', () => {
   const LIMIT = 3;
   let h: Harness;
   let port: number;
-  let proxy: Server | undefined;
+  let proxy: { close: () => Promise<void> } | undefined;
   let warn: { mock: { calls: unknown[][] }; mockRestore: () => void };
   let info: { mock: { calls: unknown[][] }; mockRestore: () => void };
 
@@ -238,7 +240,7 @@ describe('Redis unreachable (REDIS_URL on a closed port)', () => {
     warn.mockRestore();
     info.mockRestore();
     await h.close();
-    await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
+    await proxy?.close();
   });
 
   const outageWarnings = () => warn.mock.calls.filter((call) => /Redis is unreachable/.test(String(call[1])));
