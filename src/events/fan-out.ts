@@ -56,7 +56,8 @@ export async function fanOutEvents(database: Database, batchSize: number, now: s
         if (!wantsType(subscription, event.type) || !sees(subscription, event.project_id)) continue;
         jobs.push({
           id: jobIdOf(subscription.id, event.id), workspace_id: event.workspace_id, webhook_id: subscription.id,
-          event_id: event.id, event_type: event.type, state: 'pending', attempts: 0, due_at: now, created_at: now, updated_at: now,
+          event_id: event.id, event_type: event.type, state: 'pending', attempts: 0, due_at: now, body: null,
+          holder_id: null, holder_host: null, holder_pid: null, created_at: now, updated_at: now,
         });
       }
     }
