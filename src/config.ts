@@ -13,6 +13,8 @@ export interface AppConfig {
   webhookMaxAttempts: number;
   webhookRetryBaseMs: number;
   webhookAllowPrivate: boolean;
+  /** Days finished webhook events, jobs and delivery records are kept before pruning. */
+  retentionDays: number;
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
@@ -37,5 +39,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookMaxAttempts: intFrom(env, 'WSX_WEBHOOK_MAX_ATTEMPTS', 6, 1),
     webhookRetryBaseMs: intFrom(env, 'WSX_WEBHOOK_RETRY_BASE_MS', 5000, 0),
     webhookAllowPrivate: env.WSX_WEBHOOK_ALLOW_PRIVATE === '1',
+    retentionDays: intFrom(env, 'WSX_RETENTION_DAYS', 30, 1),
   };
 }

@@ -204,7 +204,7 @@ describe('webhook delivery', () => {
     await receiver.waitFor('/witness', 1);
     expect(await jobsOf(witness.webhookId)).toHaveLength(1);
     expect(await jobsOf(hook.webhookId)).toHaveLength(0);
-    // The subscription itself stays, for any credential of the workspace to manage.
+    // The subscription itself stays, for a credential that sees every project to manage.
     expect((await h.call('GET', `/api/external/webhooks/${hook.webhookId}`, { token: TOKENS.admin })).status).toBe(200);
   });
 

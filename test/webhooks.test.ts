@@ -130,15 +130,23 @@ describe('webhook subscriptions', () => {
     expect(ids[0] > ids[1]).toBe(true);
   });
 
-  it('belongs to the workspace: every credential of it may read and manage any subscription', async () => {
+  it('belongs to its creator: credentials that see every project manage it too, to the others it does not exist', async () => {
     const { body } = await create({ url: RECEIVER, events: ['*'] });
     const path = `/api/external/webhooks/${body.webhook.webhookId}`;
-    for (const token of [TOKENS.bot, TOKENS.idle, TOKENS.alice]) {
+    for (const token of [TOKENS.admin, TOKENS.alice]) {
       expect((await h.call('GET', path, { token })).status).toBe(200);
       const list = await h.call('GET', '/api/external/webhooks?limit=200', { token });
       expect(list.body.webhooks.map((w: any) => w.webhookId)).toContain(body.webhook.webhookId);
     }
-    expect((await h.call('PATCH', path, { token: TOKENS.bot, body: { active: false } })).body.webhook.active).toBe(false);
+    for (const token of [TOKENS.bot, TOKENS.idle]) {
+      const res = await h.call('GET', path, { token });
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ code: 'WEBHOOK_NOT_FOUND', details: { webhookId: body.webhook.webhookId } });
+      const list = await h.call('GET', '/api/external/webhooks?limit=200', { token });
+      expect(list.body.webhooks.map((w: any) => w.webhookId)).not.toContain(body.webhook.webhookId);
+    }
+    expect((await h.call('PATCH', path, { token: TOKENS.bot, body: { active: false } })).status).toBe(404);
+    expect((await h.call('PATCH', path, { token: TOKENS.alice, body: { active: false } })).body.webhook.active).toBe(false);
     expect((await h.call('DELETE', path, { token: TOKENS.alice })).status).toBe(204);
   });
 

@@ -7,7 +7,8 @@ import { sendWebhook, type SendOutcome } from './delivery.js';
 import {
   claimDueJobs, failInterruptedAttempts, finishAttempt, insertDeliveries, listEventPayloads, listSubscriptionTargets,
 } from './dispatch.repository.js';
-import { retryDelayMs, SEND_LEASE_MS } from './scheduling.js';
+import type { Holder } from './holder.js';
+import { LEASE_MS, retryDelayMs } from './scheduling.js';
 import { signatureHeader } from './signer.js';
 
 /** Claiming due jobs, sending one attempt each, and recording how it went. */
@@ -17,19 +18,44 @@ export interface Attempt {
   deliveryId: string;
   url: string;
   secret: string;
-  /** The outbox payload text, sent byte for byte as stored. */
+  /** The payload text for this subscriber, sent byte for byte as stored. */
   body: string;
+  /** Why this attempt must not be sent at all (it is logged as failed), if so. */
+  refused?: string;
+}
+
+export interface ClaimOptions {
+  limit: number;
+  holder: Holder;
+  /** The claim's instant (injectable, so takeovers can be tested without waiting). */
+  nowMs: number;
+}
+
+export const URL_SETTER_REFUSED = 'receiver URL was set by a credential that can no longer manage this subscription; set the URL again';
+
+type Target = Awaited<ReturnType<typeof listSubscriptionTargets>>[number];
+
+/**
+ * A receiver URL is used only while whoever set it could still set it: the subscription's
+ * creator, a human, the workspace file, or a token that still is active and sees every
+ * project (the ownership rule of CONTRACT.md §6 Webhooks). Otherwise a credential that
+ * lost its access would keep receiving, at the URL it chose, what the creator may see.
+ */
+function urlRefusal(target: Target): string | undefined {
+  const setter = target.url_set_by_token_id;
+  if (setter === null || setter === target.creator_token_id) return undefined;
+  return target.setter_active === 1 && target.setter_all_projects === 1 ? undefined : URL_SETTER_REFUSED;
 }
 
 /**
  * Leases up to `limit` due jobs and opens a `pending` delivery row for each attempt, in
  * one transaction. Jobs whose last allowed attempt was interrupted are closed as failed.
  */
-export async function claimAttempts(database: Database, config: AppConfig, limit: number): Promise<Attempt[]> {
-  const nowMs = Date.now();
+export async function claimAttempts(database: Database, config: AppConfig, options: ClaimOptions): Promise<Attempt[]> {
+  const { holder, nowMs } = options;
   const now = nowIso(nowMs);
   const { sendable, exhausted } = await database.db.transaction().execute(async (trx) => {
-    const jobs = await claimDueJobs(trx, database.dialect, now, nowIso(nowMs + SEND_LEASE_MS), limit);
+    const jobs = await claimDueJobs(trx, database.dialect, { now, leaseUntil: nowIso(nowMs + LEASE_MS), holder, limit: options.limit });
     if (jobs.length === 0) return { sendable: [], exhausted: [] };
     await failInterruptedAttempts(trx, jobs.map((job) => job.id));
     const within = jobs.filter((job) => job.attempts <= config.webhookMaxAttempts);
@@ -44,16 +70,19 @@ export async function claimAttempts(database: Database, config: AppConfig, limit
     };
   });
   for (const job of exhausted) {
-    await finishAttempt(database.db, job.id, { deliveryId: null, status: 'failed', responseStatus: null, durationMs: null, error: null }, { state: 'failed', dueAt: null, now });
+    await finishAttempt(database.db, job.id, holder.id, { deliveryId: null, status: 'failed', responseStatus: null, durationMs: null, error: null }, { state: 'failed', dueAt: null, now });
   }
   if (sendable.length === 0) return [];
   const targets = new Map((await listSubscriptionTargets(database.db, [...new Set(sendable.map((a) => a.job.webhook_id))])).map((t) => [t.id, t]));
-  const payloads = new Map((await listEventPayloads(database.db, [...new Set(sendable.map((a) => a.job.event_id))])).map((p) => [p.id, p.payload]));
+  const shared = [...new Set(sendable.filter((a) => a.job.body === null).map((a) => a.job.event_id))];
+  const payloads = new Map((shared.length ? await listEventPayloads(database.db, shared) : []).map((p) => [p.id, p.payload]));
   return sendable.flatMap(({ job, deliveryId }) => {
     const target = targets.get(job.webhook_id);
-    const body = payloads.get(job.event_id);
+    const body = job.body ?? payloads.get(job.event_id);
     // A subscription deleted since the claim took its jobs and log with it.
-    return target && body !== undefined ? [{ job, deliveryId, url: target.url, secret: target.secret, body }] : [];
+    if (!target || body === undefined) return [];
+    const refused = urlRefusal(target);
+    return [{ job, deliveryId, url: target.url, secret: target.secret, body, ...(refused ? { refused } : {}) }];
   });
 }
 
@@ -69,12 +98,15 @@ function signedHeaders(attempt: Attempt): Record<string, string> {
   };
 }
 
+async function send(config: AppConfig, attempt: Attempt): Promise<SendOutcome> {
+  if (attempt.refused) return { ok: false, responseStatus: null, durationMs: 0, error: attempt.refused };
+  return sendWebhook({ url: attempt.url, headers: signedHeaders(attempt), body: attempt.body, allowPrivate: config.webhookAllowPrivate });
+}
+
 /** Sends one attempt and records its outcome; a failure before the last attempt schedules the next. */
-export async function runAttempt(database: Database, config: AppConfig, attempt: Attempt): Promise<void> {
-  const outcome: SendOutcome = await sendWebhook({
-    url: attempt.url, headers: signedHeaders(attempt), body: attempt.body, allowPrivate: config.webhookAllowPrivate,
-  });
-  const endedMs = Date.now();
+export async function runAttempt(database: Database, config: AppConfig, attempt: Attempt, holder: Holder, clock: () => number = Date.now): Promise<void> {
+  const outcome = await send(config, attempt);
+  const endedMs = clock();
   const now = nowIso(endedMs);
   const { attempts } = attempt.job;
   const retry = !outcome.ok && attempts < config.webhookMaxAttempts;
@@ -83,7 +115,7 @@ export async function runAttempt(database: Database, config: AppConfig, attempt:
     : retry
       ? { state: 'pending' as const, dueAt: nowIso(endedMs + retryDelayMs(attempts + 1, config.webhookRetryBaseMs)), now }
       : { state: 'failed' as const, dueAt: null, now };
-  await finishAttempt(database.db, attempt.job.id, {
+  await finishAttempt(database.db, attempt.job.id, holder.id, {
     deliveryId: attempt.deliveryId,
     status: outcome.ok ? 'succeeded' : 'failed',
     responseStatus: outcome.responseStatus,

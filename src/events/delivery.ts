@@ -1,12 +1,15 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { bareHostname, isRefusedAddress } from './receiver-address.js';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
+import { bareHostname, isLocalhostName, judgeAddress, lookupHost, refusalMessage } from './receiver-address.js';
 
 /** One HTTP POST to a receiver, with the address policy applied to the address actually dialled. */
 
+/** The whole attempt, from DNS to the last byte of the answer. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
+/** Name resolution and the TCP connection: a receiver that cannot be reached fails fast. */
+export const CONNECT_TIMEOUT_MS = 3_000;
 
 export interface SendRequest {
   url: string;
@@ -14,54 +17,74 @@ export interface SendRequest {
   body: string;
   allowPrivate: boolean;
   timeoutMs?: number;
+  connectTimeoutMs?: number;
 }
 
 export type SendOutcome =
   | { ok: true; responseStatus: number; durationMs: number }
   | { ok: false; responseStatus: number | null; durationMs: number; error: string | null };
 
-const refusedMessage = (address: string): string => `receiver address ${address} is loopback, private or link-local`;
+class ConnectTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`could not connect within ${timeoutMs / 1000} s`);
+    this.name = 'ConnectTimeoutError';
+  }
+}
 
 /**
  * Resolves like dns.lookup, but fails when any address of the name is refused. Checking
  * here, not only when the subscription was made, closes the gap of a name that later
  * resolves to an internal address.
  */
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, '', 0);
-    const bad = addresses.find((entry) => isRefusedAddress(entry.address));
-    if (bad) return callback(new Error(refusedMessage(bad.address)), '', 0);
-    if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, addresses);
-    return callback(null, addresses[0].address, addresses[0].family);
-  });
+const guardedLookup = (allowPrivate: boolean): LookupFunction => (hostname, options, callback) => {
+  lookupHost(hostname).then((addresses) => {
+    if (addresses.length === 0) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+    const refused = addresses.map((address) => judgeAddress(address, allowPrivate)).find((verdict) => verdict.refusedAs);
+    if (refused) return callback(new Error(refusalMessage(refused)), '', 0);
+    const entries: LookupAddress[] = addresses.map((address) => ({ address, family: isIP(address) }));
+    const wanted = options.family === 4 || options.family === 6 ? entries.filter((entry) => entry.family === options.family) : entries;
+    if (wanted.length === 0) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+    if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, wanted);
+    return callback(null, wanted[0].address, wanted[0].family);
+  }, (error: Error) => callback(error, '', 0));
 };
 
 /** A short, operator-readable reason for the delivery log. */
 function describeFailure(error: Error, timeoutMs: number): string {
+  if (error instanceof ConnectTimeoutError) return error.message;
   const timedOut = error.name === 'AbortError' || error.name === 'TimeoutError';
   return timedOut ? `timed out after ${timeoutMs / 1000} s` : error.message.slice(0, 300);
+}
+
+/** The address policy for a URL whose host needs no lookup (an IP literal, or localhost). */
+function refusedLiteral(host: string, allowPrivate: boolean): string | undefined {
+  if (isLocalhostName(host)) return allowPrivate ? undefined : refusalMessage({ address: host, refusedAs: 'loopback' });
+  if (!isIP(host)) return undefined;
+  const verdict = judgeAddress(host, allowPrivate);
+  return verdict.refusedAs ? refusalMessage(verdict) : undefined;
 }
 
 export function sendWebhook(input: SendRequest): Promise<SendOutcome> {
   const started = Date.now();
   const elapsed = () => Date.now() - started;
   const url = new URL(input.url);
-  const host = bareHostname(url);
-  if (!input.allowPrivate && isIP(host) && isRefusedAddress(host)) {
-    return Promise.resolve({ ok: false, responseStatus: null, durationMs: 0, error: refusedMessage(host) });
-  }
+  const host = bareHostname(url).toLowerCase();
+  const refused = refusedLiteral(host, input.allowPrivate);
+  if (refused) return Promise.resolve({ ok: false, responseStatus: null, durationMs: 0, error: refused });
   const timeoutMs = input.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const connectTimeoutMs = input.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const options: RequestOptions = {
     method: 'POST',
     headers: { ...input.headers, 'content-length': String(Buffer.byteLength(input.body)) },
     signal: AbortSignal.timeout(timeoutMs),
-    ...(input.allowPrivate ? {} : { lookup: guardedLookup }),
+    // A fresh connection per attempt, so the connect timeout and the address check always apply.
+    agent: false,
+    ...(isIP(host) ? {} : { lookup: guardedLookup(input.allowPrivate) }),
   };
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     const req = request(url, options, (res) => {
-      // The body is not used; draining it lets the socket close or be reused.
+      // The body is not used; draining it lets the socket close.
       res.resume();
       res.on('end', () => {
         const status = res.statusCode ?? 0;
@@ -70,6 +93,11 @@ export function sendWebhook(input: SendRequest): Promise<SendOutcome> {
           : { ok: false, responseStatus: status, durationMs: elapsed(), error: null });
       });
       res.on('error', (error: Error) => resolve({ ok: false, responseStatus: res.statusCode ?? null, durationMs: elapsed(), error: describeFailure(error, timeoutMs) }));
+    });
+    req.on('socket', (socket: Socket) => {
+      const timer = setTimeout(() => req.destroy(new ConnectTimeoutError(connectTimeoutMs)), connectTimeoutMs);
+      socket.once('connect', () => clearTimeout(timer));
+      req.once('close', () => clearTimeout(timer));
     });
     req.on('error', (error: Error) => resolve({ ok: false, responseStatus: null, durationMs: elapsed(), error: describeFailure(error, timeoutMs) }));
     req.end(input.body);

@@ -2,11 +2,13 @@ import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../db/connect.js';
 import type { DB } from '../db/schema.js';
 import type { DeliveryStatus, WebhookDeliveryRow, WebhookJobRow, WebhookJobState } from '../db/tables/webhooks.js';
+import { pickFairly, SUBSCRIPTION_CONCURRENCY } from './scheduling.js';
 
 /**
  * The dispatcher's SQL: outbox fan-out, job claims and the delivery log. On PostgreSQL,
- * claims lock with FOR UPDATE SKIP LOCKED so several processes share the queue without
- * sending anything twice; on SQLite the single writer already serialises them.
+ * fan-out locks events with FOR UPDATE SKIP LOCKED and claims take an advisory lock, so
+ * several processes share the queue without sending anything twice; on SQLite the single
+ * writer already serialises them.
  */
 
 type Db = Kysely<DB>;
@@ -16,11 +18,13 @@ export interface PendingEvent {
   workspace_id: string;
   type: string;
   project_id: string | null;
+  /** See audience.ts; null when the event concerns its own project only. */
+  audience: string | null;
   created_at: string;
 }
 
 export async function takeUndispatchedEvents(trx: Db, dialect: DialectName, limit: number): Promise<PendingEvent[]> {
-  let query = trx.selectFrom('outbox_events').select(['id', 'workspace_id', 'type', 'project_id', 'created_at'])
+  let query = trx.selectFrom('outbox_events').select(['id', 'workspace_id', 'type', 'project_id', 'audience', 'created_at'])
     .where('dispatched_at', 'is', null).orderBy('id').limit(limit);
   if (dialect === 'postgres') query = query.forUpdate().skipLocked();
   return query.execute();
@@ -50,21 +54,63 @@ export async function insertJobs(trx: Db, jobs: WebhookJobRow[]): Promise<void> 
   await trx.insertInto('webhook_jobs').values(jobs).onConflict((oc) => oc.column('id').doNothing()).execute();
 }
 
+/** Claims of all processes are taken one at a time on PostgreSQL, so the caps hold across nodes. */
+const CLAIM_LOCK = sql`select pg_advisory_xact_lock(hashtext('wsx.webhook_job_claims'))`;
+
+export interface ClaimRequest {
+  now: string;
+  leaseUntil: string;
+  holder: { id: string; host: string; pid: number };
+  limit: number;
+}
+
 /**
- * Leases due jobs of active subscriptions: state `sending`, one more attempt, due again at
- * the lease end (so a process that dies mid-send leaves the job to be claimed again).
+ * Leases due jobs of active subscriptions, fairly (scheduling.ts): state `sending`, one
+ * more attempt, due again at the lease end (so a holder that dies leaves the job to be
+ * claimed again), and the holder recorded. A job is due when its attempt time has come or
+ * its holder's lease lapsed. Only each subscription's oldest due jobs are candidates, so a
+ * backlog of one subscription cannot crowd the others out of the candidate list.
  */
-export async function claimDueJobs(trx: Db, dialect: DialectName, now: string, leaseUntil: string, limit: number): Promise<WebhookJobRow[]> {
-  let due = trx.selectFrom('webhook_jobs').select('id')
-    .where('due_at', '<=', now)
-    .where('webhook_id', 'in', trx.selectFrom('webhooks').select('id').where('active', '=', 1))
-    .orderBy('due_at').limit(limit);
-  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+export async function claimDueJobs(trx: Db, dialect: DialectName, request: ClaimRequest): Promise<WebhookJobRow[]> {
+  const { now } = request;
+  if (dialect === 'postgres') await CLAIM_LOCK.execute(trx);
+  const running = await trx.selectFrom('webhook_jobs').select(['workspace_id', 'webhook_id']).select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('state', '=', 'sending').where('due_at', '>', now).groupBy(['workspace_id', 'webhook_id']).execute();
+  const ranked = trx.selectFrom('webhook_jobs as j').innerJoin('webhooks as w', 'w.id', 'j.webhook_id')
+    .select(['j.id', 'j.workspace_id', 'j.webhook_id', 'j.due_at'])
+    .select(sql<number>`row_number() over (partition by j.webhook_id order by j.due_at, j.id)`.as('sub_rank'))
+    .where('j.due_at', '<=', now).where('w.active', '=', 1);
+  const candidates = await trx.selectFrom(ranked.as('c')).select(['c.id', 'c.workspace_id', 'c.webhook_id'])
+    .where('c.sub_rank', '<=', SUBSCRIPTION_CONCURRENCY).orderBy('c.due_at').orderBy('c.id').execute();
+  const chosen = pickFairly(candidates, running.map((row) => ({ ...row, n: Number(row.n) })), request.limit);
+  if (chosen.length === 0) return [];
   return trx.updateTable('webhook_jobs')
-    .set({ state: 'sending', attempts: sql`attempts + 1`, due_at: leaseUntil, updated_at: now })
-    .where('id', 'in', due)
+    .set({
+      state: 'sending', attempts: sql`attempts + 1`, due_at: request.leaseUntil, updated_at: now,
+      holder_id: request.holder.id, holder_host: request.holder.host, holder_pid: request.holder.pid,
+    })
+    .where('id', 'in', chosen).where('due_at', '<=', now)
     .returningAll()
     .execute();
+}
+
+/** Holders other than `selfId` with jobs under way on this host (the live queue is small: due_at is set). */
+export function listLocalHolders(db: Db, host: string, selfId: string) {
+  return db.selectFrom('webhook_jobs').select(['holder_id', 'holder_pid']).distinct()
+    .where('due_at', 'is not', null).where('state', '=', 'sending')
+    .where('holder_host', '=', host).where('holder_id', '!=', selfId)
+    .execute() as Promise<Array<{ holder_id: string; holder_pid: number }>>;
+}
+
+/** Ends the leases of the given holders' claims now, so any dispatcher may claim those jobs. */
+export async function releaseClaims(db: Db, holderIds: string[], now: string): Promise<void> {
+  await db.updateTable('webhook_jobs').set({ due_at: now })
+    .where('due_at', 'is not', null).where('state', '=', 'sending').where('holder_id', 'in', holderIds).execute();
+}
+
+export async function renewHeldLeases(db: Db, holderId: string, leaseUntil: string): Promise<void> {
+  await db.updateTable('webhook_jobs').set({ due_at: leaseUntil })
+    .where('due_at', 'is not', null).where('state', '=', 'sending').where('holder_id', '=', holderId).execute();
 }
 
 /** An attempt still `pending` when its job is claimed again was cut off by a stopped process. */
@@ -77,8 +123,12 @@ export async function insertDeliveries(trx: Db, rows: WebhookDeliveryRow[]): Pro
   if (rows.length > 0) await trx.insertInto('webhook_deliveries').values(rows).execute();
 }
 
+/** Where and how to send, and whether the token that set the URL may still manage the subscription. */
 export function listSubscriptionTargets(db: Db, webhookIds: string[]) {
-  return db.selectFrom('webhooks').select(['id', 'url', 'secret']).where('id', 'in', webhookIds).execute();
+  return db.selectFrom('webhooks as w')
+    .leftJoin('api_tokens as setter', 'setter.id', 'w.url_set_by_token_id')
+    .select(['w.id', 'w.url', 'w.secret', 'w.creator_token_id', 'w.url_set_by_token_id', 'setter.active as setter_active', 'setter.all_projects as setter_all_projects'])
+    .where('w.id', 'in', webhookIds).execute();
 }
 
 export function listEventPayloads(db: Db, eventIds: string[]) {
@@ -93,9 +143,13 @@ export interface AttemptResult {
   error: string | null;
 }
 
-/** Records how an attempt ended and what the job does next, in one transaction. */
+/**
+ * Records how an attempt ended and what the job does next, in one transaction. The job
+ * changes only while `holderId` still holds it: a holder whose lease lapsed and whose job
+ * another process took over records its attempt, but leaves the job to the new holder.
+ */
 export async function finishAttempt(
-  db: Db, jobId: string, attempt: AttemptResult, next: { state: WebhookJobState; dueAt: string | null; now: string },
+  db: Db, jobId: string, holderId: string, attempt: AttemptResult, next: { state: WebhookJobState; dueAt: string | null; now: string },
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     if (attempt.deliveryId) {
@@ -103,6 +157,7 @@ export async function finishAttempt(
         .set({ status: attempt.status, response_status: attempt.responseStatus, duration_ms: attempt.durationMs, error: attempt.error })
         .where('id', '=', attempt.deliveryId).execute();
     }
-    await trx.updateTable('webhook_jobs').set({ state: next.state, due_at: next.dueAt, updated_at: next.now }).where('id', '=', jobId).execute();
+    await trx.updateTable('webhook_jobs').set({ state: next.state, due_at: next.dueAt, updated_at: next.now })
+      .where('id', '=', jobId).where('holder_id', '=', holderId).where('state', '=', 'sending').execute();
   });
 }

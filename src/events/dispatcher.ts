@@ -3,41 +3,65 @@ import { nowIso } from '../core/clock.js';
 import type { Database } from '../db/connect.js';
 import { claimAttempts, runAttempt } from './attempts.js';
 import { fanOutEvents } from './fan-out.js';
+import { newHolder, reclaimDeadHolders, renewLeases, type Holder } from './holder.js';
 import { onOutboxNotified } from './notifier.js';
+import { RENEW_MS } from './scheduling.js';
 
 /**
  * The webhook worker: after commit, fans outbox events out to subscriptions and sends due
  * delivery jobs. Everything it works on lives in the database, so a restarted process (or
- * another node) picks up where this one stopped. It wakes every POLL_INTERVAL_MS and at
+ * another node) picks up where this one stopped: on start it takes over the claims of dead
+ * processes on its host at once, and it renews the leases of the jobs it is sending so
+ * that only a dead holder loses them (holder.ts). It wakes every POLL_INTERVAL_MS and at
  * once when notifyOutbox() reports a committed write.
+ *
+ * Sends are I/O, not CPU: the process runs up to MAX_IN_FLIGHT at once, while the per
+ * subscription and per workspace caps (scheduling.ts) keep one workspace's hanging
+ * receivers from taking them all.
  */
 
 const POLL_INTERVAL_MS = 250;
 const FAN_OUT_BATCH = 100;
-const MAX_IN_FLIGHT = 16;
+const MAX_IN_FLIGHT = 64;
 
 export interface WorkerLog {
   error(details: object, message: string): void;
 }
 
+export interface DispatcherOptions {
+  holder?: Holder;
+  /** The clock claims and outcomes are stamped with (tests inject one). */
+  clock?: () => number;
+}
+
 export class Dispatcher {
   private stopped = true;
+  private reclaimed = false;
   private timer: NodeJS.Timeout | undefined;
+  private renewer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private tickAgain = false;
   private readonly inFlight = new Set<Promise<void>>();
   private unsubscribe: (() => void) | undefined;
+  readonly holder: Holder;
+  private readonly clock: () => number;
 
   constructor(
     private readonly database: Database,
     private readonly config: AppConfig,
     private readonly log: WorkerLog,
-  ) {}
+    options: DispatcherOptions = {},
+  ) {
+    this.holder = options.holder ?? newHolder();
+    this.clock = options.clock ?? Date.now;
+  }
 
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
     this.unsubscribe = onOutboxNotified(() => this.nudge());
+    this.renewer = setInterval(() => this.renew(), RENEW_MS);
+    this.renewer.unref();
     this.nudge();
   }
 
@@ -48,6 +72,7 @@ export class Dispatcher {
     clearTimeout(this.timer);
     await this.ticking;
     await Promise.all([...this.inFlight]);
+    clearInterval(this.renewer);
   }
 
   /** Runs a tick now, or right after the running one. */
@@ -71,13 +96,25 @@ export class Dispatcher {
     });
   }
 
+  /** Keeps the leases of this process's attempts alive while they run. */
+  private renew(): void {
+    if (this.inFlight.size === 0) return;
+    renewLeases(this.database, this.holder, this.clock())
+      .catch((error: unknown) => this.log.error({ err: error }, 'webhook lease renewal failed'));
+  }
+
   private async tick(): Promise<void> {
     try {
-      while ((await fanOutEvents(this.database, FAN_OUT_BATCH, nowIso())) === FAN_OUT_BATCH);
+      if (!this.reclaimed) {
+        await reclaimDeadHolders(this.database, this.holder, this.clock());
+        this.reclaimed = true;
+      }
+      while ((await fanOutEvents(this.database, FAN_OUT_BATCH, nowIso(this.clock()))) === FAN_OUT_BATCH);
       const capacity = MAX_IN_FLIGHT - this.inFlight.size;
       if (capacity <= 0) return;
-      for (const attempt of await claimAttempts(this.database, this.config, capacity)) {
-        const sending: Promise<void> = runAttempt(this.database, this.config, attempt)
+      const attempts = await claimAttempts(this.database, this.config, { limit: capacity, holder: this.holder, nowMs: this.clock() });
+      for (const attempt of attempts) {
+        const sending: Promise<void> = runAttempt(this.database, this.config, attempt, this.holder, this.clock)
           .catch((error: unknown) => this.log.error({ err: error, jobId: attempt.job.id }, 'webhook attempt could not be recorded'))
           .finally(() => {
             this.inFlight.delete(sending);

@@ -1,14 +1,18 @@
 import type { Database } from '../db/connect.js';
 import type { WebhookJobRow } from '../db/tables/webhooks.js';
+import { audienceProjects, parseAudience, payloadFor, type EventAudience } from './audience.js';
 import {
-  insertJobs, listActiveSubscriptions, listCreatorTokens, listGrants, markDispatched, takeUndispatchedEvents, type PendingEvent,
+  insertJobs, listActiveSubscriptions, listCreatorTokens, listEventPayloads, listGrants, markDispatched, takeUndispatchedEvents,
+  type PendingEvent,
 } from './dispatch.repository.js';
 
 /**
  * Turns committed outbox events into delivery jobs: one per (subscription, event) for each
  * active subscription of the event's workspace that asked for its type, existed when the
- * event happened, and whose creator can see the event's project. Visibility is read when
- * the event is fanned out, which is right after its commit while the dispatcher runs.
+ * event happened, and whose creator can see the event's project (and every other project
+ * the whole event is about). Where parts of the event concern projects the creator cannot
+ * see, the job carries its own payload without them. Visibility is read when the event is
+ * fanned out, which is right after its commit while the dispatcher runs.
  */
 
 type Subscription = Awaited<ReturnType<typeof listActiveSubscriptions>>[number];
@@ -27,14 +31,13 @@ function wantsType(subscription: Subscription, type: string): boolean {
  * every project of the workspace (as OAuth users do); a token-made one sees what the token
  * sees now, and nothing once the token is inactive or gone.
  */
-async function loadAudience(trx: Database['db'], subscriptions: Subscription[], events: PendingEvent[]) {
+async function loadAudience(trx: Database['db'], subscriptions: Subscription[], projectIds: string[]) {
   const tokenIds = unique(subscriptions.map((s) => (s.creator_kind === 'api_token' ? s.creator_token_id : null)));
-  const projectIds = unique(events.map((e) => e.project_id));
   const tokens = new Map((tokenIds.length ? await listCreatorTokens(trx, tokenIds) : []).map((t) => [t.id, t]));
   const grants = new Set(
     (tokenIds.length && projectIds.length ? await listGrants(trx, tokenIds, projectIds) : []).map((g) => `${g.token_id}|${g.project_id}`),
   );
-  return (subscription: Subscription, projectId: string | null): boolean => {
+  return (subscription: Subscription) => (projectId: string | null): boolean => {
     if (subscription.creator_kind !== 'api_token') return true;
     const token = tokens.get(subscription.creator_token_id ?? '');
     if (!token || token.active !== 1) return false;
@@ -48,15 +51,24 @@ export async function fanOutEvents(database: Database, batchSize: number, now: s
     const events = await takeUndispatchedEvents(trx, database.dialect, batchSize);
     if (events.length === 0) return 0;
     const subscriptions = await listActiveSubscriptions(trx, unique(events.map((e) => e.workspace_id)));
-    const sees = await loadAudience(trx, subscriptions, events);
+    const audiences = new Map<string, EventAudience | null>(events.map((e) => [e.id, parseAudience(e.audience)]));
+    const projectIds = unique([...events.map((e) => e.project_id), ...events.flatMap((e) => audienceProjects(audiences.get(e.id) ?? null))]);
+    const seesFor = await loadAudience(trx, subscriptions, projectIds);
+    const payloads = await payloadLoader(trx, events);
     const jobs: WebhookJobRow[] = [];
     for (const event of events) {
       for (const subscription of subscriptions) {
         if (subscription.workspace_id !== event.workspace_id || subscription.created_at > event.created_at) continue;
-        if (!wantsType(subscription, event.type) || !sees(subscription, event.project_id)) continue;
+        const sees = seesFor(subscription);
+        if (!wantsType(subscription, event.type) || !sees(event.project_id)) continue;
+        const audience = audiences.get(event.id) ?? null;
+        const seesAll = !audience || audienceProjects(audience).every((projectId) => sees(projectId));
+        const view = seesAll ? { send: true as const, body: null } : payloadFor(await payloads(event.id), audience, sees);
+        if (!view.send) continue;
         jobs.push({
           id: jobIdOf(subscription.id, event.id), workspace_id: event.workspace_id, webhook_id: subscription.id,
-          event_id: event.id, event_type: event.type, state: 'pending', attempts: 0, due_at: now, created_at: now, updated_at: now,
+          event_id: event.id, event_type: event.type, state: 'pending', attempts: 0, due_at: now, body: view.body,
+          holder_id: null, holder_host: null, holder_pid: null, created_at: now, updated_at: now,
         });
       }
     }
@@ -64,4 +76,14 @@ export async function fanOutEvents(database: Database, batchSize: number, now: s
     await markDispatched(trx, events.map((e) => e.id), now);
     return events.length;
   });
+}
+
+/** Payloads are read only for events that some subscriber sees partly, and then once per batch. */
+function payloadLoader(trx: Database['db'], events: PendingEvent[]): (eventId: string) => Promise<string> {
+  let loaded: Promise<Map<string, string>> | undefined;
+  return async (eventId) => {
+    loaded ??= listEventPayloads(trx, events.filter((e) => e.audience !== null).map((e) => e.id))
+      .then((rows) => new Map(rows.map((row) => [row.id, row.payload])));
+    return (await loaded).get(eventId) as string;
+  };
 }

@@ -1,5 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { newId } from '../core/ids.js';
+import { serialiseAudience, type EventAudience } from './audience.js';
 
 /** Webhook event types (CONTRACT.md §4). */
 export const EVENT_TYPES = [
@@ -17,9 +18,13 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /**
  * Records an event in the outbox through the caller's transaction (`ctx.db`), so it
  * commits or rolls back with the change it describes. Delivery happens after commit.
- * `projectId` lets delivery honour the subscriber's project visibility.
+ * `projectId` lets delivery honour the subscriber's project visibility; `audience` names
+ * the parts of `data` that concern other projects (see audience.ts), so `data` can be
+ * built as a reader of every project sees it and narrowed for each subscriber.
  */
-export async function recordEvent(ctx: Ctx, type: EventType, data: Record<string, unknown>, projectId: string | null): Promise<void> {
+export async function recordEvent(
+  ctx: Ctx, type: EventType, data: Record<string, unknown>, projectId: string | null, audience?: EventAudience,
+): Promise<void> {
   const id = newId('evt', ctx.nowMs);
   const payload = {
     id,
@@ -31,6 +36,9 @@ export async function recordEvent(ctx: Ctx, type: EventType, data: Record<string
   };
   await ctx.db
     .insertInto('outbox_events')
-    .values({ id, workspace_id: ctx.workspace.id, type, project_id: projectId, payload: JSON.stringify(payload), created_at: ctx.now })
+    .values({
+      id, workspace_id: ctx.workspace.id, type, project_id: projectId, payload: JSON.stringify(payload),
+      audience: serialiseAudience(audience), created_at: ctx.now,
+    })
     .execute();
 }

@@ -24,7 +24,7 @@ export interface OperationInput<P, Q, B> {
  * One endpoint, declared once. The HTTP adapter, the MCP tool adapter and the OpenAPI
  * document are all generated from this record; none of them holds business logic.
  */
-export interface Operation<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
+export interface Operation<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, R = unknown> {
   /** snake_case; also the MCP tool name. */
   id: string;
   method: HttpMethod;
@@ -48,9 +48,15 @@ export interface Operation<P extends TSchema = TSchema, Q extends TSchema = TSch
   fieldCodes?: Record<string, ErrorCode>;
   /** Extra MCP tool argument that may stand for a path parameter (e.g. issueKey for issueId). */
   mcpAliases?: Record<string, string>;
-  run: (ctx: Ctx, input: OperationInput<Static<P>, Static<Q>, Static<B>>) => Promise<Result>;
+  /**
+   * Slow work a write needs that must not hold its transaction (a DNS lookup): runs before
+   * the transaction opens, reads no database and writes nothing; what it answers reaches
+   * `run` as `prepared`. `run` still makes every decision, in its transaction.
+   */
+  prepare?: (ctx: Ctx, input: OperationInput<Static<P>, Static<Q>, Static<B>>) => Promise<R>;
+  run: (ctx: Ctx, input: OperationInput<Static<P>, Static<Q>, Static<B>> & { prepared?: R }) => Promise<Result>;
 }
 
-export function defineOperation<P extends TSchema, Q extends TSchema, B extends TSchema>(op: Operation<P, Q, B>): Operation {
+export function defineOperation<P extends TSchema, Q extends TSchema, B extends TSchema, R = unknown>(op: Operation<P, Q, B, R>): Operation {
   return op as unknown as Operation;
 }

@@ -5,6 +5,7 @@ import * as planning from './0003_planning.js';
 import * as meetings from './0004_meetings.js';
 import * as discussions from './0005_discussions.js';
 import * as webhooks from './0006_webhooks.js';
+import * as webhookTrust from './0007_webhook_trust.js';
 import * as credentialExpiry from './0008_credential_expiry.js';
 
 /** Every migration, by name; names sort in the order they must run. */
@@ -15,5 +16,6 @@ export const migrations: Record<string, Migration> = {
   '0004_meetings': meetings,
   '0005_discussions': discussions,
   '0006_webhooks': webhooks,
+  '0007_webhook_trust': webhookTrust,
   '0008_credential_expiry': credentialExpiry,
 };

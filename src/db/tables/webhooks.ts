@@ -14,6 +14,12 @@ export interface WebhookRow {
   /** The creator's identity id (api-token:<name> or usr_…); null for the workspace file. */
   creator_id: string | null;
   creator_token_id: string | null;
+  /**
+   * The token that set the receiver URL now in effect; null when a human (OAuth) or the
+   * workspace file set it. Delivery uses the URL only while that setter may still manage
+   * the subscription (migration 0007_webhook_trust).
+   */
+  url_set_by_token_id: string | null;
   created_at: string; updated_at: string;
 }
 
@@ -28,6 +34,12 @@ export interface WebhookJobRow {
   attempts: number;
   /** When the job may next be claimed: the next attempt, or the lease end of a sending job; null once finished. */
   due_at: string | null;
+  /** This subscriber's payload when it differs from the outbox payload (parts its creator may not see left out); else null. */
+  body: string | null;
+  /** The dispatcher process that last claimed the job (see events/holder.ts); null before the first claim. */
+  holder_id: string | null;
+  holder_host: string | null;
+  holder_pid: number | null;
   created_at: string; updated_at: string;
 }
 
@@ -40,10 +52,12 @@ export interface WebhookDeliveryRow {
   error: string | null; created_at: string;
 }
 
-/** The column this area adds to the core outbox table. */
+/** The columns this area adds to the core outbox table. */
 export interface OutboxDispatchColumns {
   /** When the dispatcher turned the event into delivery jobs; null while it waits. */
   dispatched_at: string | null;
+  /** JSON EventAudience (events/audience.ts): parts of the event that depend on other projects; null when none. */
+  audience: string | null;
 }
 
 export interface WebhooksTables {

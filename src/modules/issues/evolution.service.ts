@@ -2,10 +2,10 @@ import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { IssueEvolutionRow } from '../../db/tables/issues.js';
-import { recordEvent } from '../../events/outbox.js';
 import { TITLE_MAX } from './issue-rules.js';
 import { updateIssueRow } from './issues.repository.js';
-import { getIssueView, requireVisibleIssue, type IssueRecord } from './issues.service.js';
+import { recordIssueEvent } from './issue-events.js';
+import { requireVisibleIssue, type IssueRecord } from './issues.service.js';
 import { presentEvolution } from './evolution.presenter.js';
 import { insertEvolution, listEvolutionRows } from './evolution.repository.js';
 
@@ -40,8 +40,7 @@ export async function evolveIssueTitle(ctx: Ctx, idOrKey: string, input: { title
   const { title, reason } = parseEvolution(issue, input);
   const evolution = await recordTitleChange(ctx, issue, title, reason);
   await updateIssueRow(ctx, issue.id, { title, updated_at: ctx.now });
-  const view = await getIssueView(ctx, issue.id);
-  await recordEvent(ctx, 'issue.updated', { issue: view }, issue.project_id);
+  const view = await recordIssueEvent(ctx, 'issue.updated', issue.id);
   return { evolution: presentEvolution(evolution), issue: view };
 }
 

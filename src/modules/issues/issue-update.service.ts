@@ -1,7 +1,7 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import type { IssueRow } from '../../db/schema.js';
-import { recordEvent, type EventType } from '../../events/outbox.js';
+import type { EventType } from '../../events/outbox.js';
 import { requireVisibleProject, resolveProjectRef, type ProjectWithTeam } from '../projects/projects.service.js';
 import { replaceTagUsages } from '../tags/tags.service.js';
 import { getTeamById, resolveTeamRef } from '../teams/teams.service.js';
@@ -11,7 +11,8 @@ import {
   parsePriority, parseTagFields, resolveStatusForProject, sendsStatus,
 } from './issue-rules.js';
 import { isTransitionListed, updateIssueRow, type IssueRecord } from './issues.repository.js';
-import { getIssueView, requireVisibleIssue, type CreateIssueInput, type IssueView } from './issues.service.js';
+import { recordIssueEvent } from './issue-events.js';
+import { requireVisibleIssue, type CreateIssueInput, type IssueView } from './issues.service.js';
 import { applyScheduleChange, sendsSchedule } from './schedule.js';
 
 export interface UpdateIssueInput extends CreateIssueInput {
@@ -112,7 +113,5 @@ export async function updateIssue(ctx: Ctx, idOrKey: string, input: UpdateIssueI
   if (changes.title !== undefined) await recordTitleChange(ctx, issue, title, null);
 
   await updateIssueRow(ctx, issue.id, { ...changes, updated_at: ctx.now });
-  const view = await getIssueView(ctx, issue.id);
-  await recordEvent(ctx, eventFor(issue.archived === 1, view.archived), { issue: view }, project.id);
-  return view;
+  return recordIssueEvent(ctx, (view) => eventFor(issue.archived === 1, view.archived), issue.id);
 }

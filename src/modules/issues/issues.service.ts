@@ -2,7 +2,6 @@ import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { nonBlank } from '../../core/values.js';
-import { recordEvent } from '../../events/outbox.js';
 import { resolveProjectScope, type ProjectScopeQuery } from '../projects/project-scope.js';
 import { resolveProjectRef, type ProjectRef } from '../projects/projects.service.js';
 import { replaceTagUsages } from '../tags/tags.service.js';
@@ -10,6 +9,7 @@ import {
   checkAssignee, checkContainer, checkMilestone, checkReporter, defaultStatus, parseContainerFields, parseIssueTitle,
   parsePriority, parseTagFields, resolveStatusForProject, sendsStatus, type StatusRef,
 } from './issue-rules.js';
+import { recordIssueEvent } from './issue-events.js';
 import { presentIssue, type IssueSource, type IssueView, type Priority } from './issues.presenter.js';
 import {
   findStatusById, findStatusesByKey, findVisibleIssueById, findVisibleIssueByKey, insertIssue, listVisibleIssues,
@@ -109,9 +109,7 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput, options: { 
     created_at: ctx.now, updated_at: ctx.now,
   });
   await replaceTagUsages(ctx, 'issue', id, tags, project.id);
-  const issue = await getIssueView(ctx, id);
-  await recordEvent(ctx, 'issue.created', { issue }, project.id);
-  return issue;
+  return recordIssueEvent(ctx, 'issue.created', id);
 }
 
 export interface IssueListQuery extends ProjectScopeQuery {

@@ -1,13 +1,14 @@
-import type { Ctx } from '../../core/context.js';
+import { canSeeProject, type Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { nonBlank } from '../../core/values.js';
 import type { IssueLinkRow } from '../../db/tables/issues.js';
 import { recordEvent } from '../../events/outbox.js';
+import { linkAudience } from './issue-events.js';
 import { issueRef } from './issues.presenter.js';
-import { findVisibleIssue, presentIssueRecord, requireVisibleIssue, type IssueRecord } from './issues.service.js';
-import { INVERSE_LINK_TYPE, LINK_TYPES, type LinkType, type LinkView } from './links.presenter.js';
-import { deleteLinkSide, findLinkSide, insertLinkSides } from './links.repository.js';
+import { findVisibleIssue, requireVisibleIssue, type IssueRecord } from './issues.service.js';
+import { INVERSE_LINK_TYPE, LINK_TYPES, presentLink, type LinkType, type LinkView } from './links.presenter.js';
+import { deleteLinkSide, findLinkSide, insertLinkSides, listLinksOfIssues } from './links.repository.js';
 
 export interface LinkInput {
   type?: unknown;
@@ -39,9 +40,13 @@ async function resolveTarget(ctx: Ctx, input: LinkInput): Promise<IssueRecord> {
   return (byId ?? byKey) as IssueRecord;
 }
 
-/** A link side of the issue as presented to the caller (undefined when absent or its target is hidden). */
-async function presentedLink(ctx: Ctx, issue: IssueRecord, linkId: string): Promise<LinkView | undefined> {
-  return (await presentIssueRecord(ctx, issue)).links.find((link) => link.linkId === linkId);
+/**
+ * A link side of the issue as presented to the caller, with its target's project (undefined
+ * when absent or its target is hidden).
+ */
+async function presentedLink(ctx: Ctx, issue: IssueRecord, linkId: string): Promise<{ link: LinkView; targetProjectId: string } | undefined> {
+  const side = (await listLinksOfIssues(ctx, [issue.id])).find((link) => link.id === linkId && canSeeProject(ctx.access, link.target_project_id));
+  return side && { link: presentLink(side, issue.status_category), targetProjectId: side.target_project_id };
 }
 
 /**
@@ -62,9 +67,9 @@ export async function createIssueLink(ctx: Ctx, issueIdOrKey: string, input: Lin
   // Sides that already exist are kept; the stored side tells whether this call made the link.
   await insertLinkSides(ctx, [own, side(target.id, issue.id, INVERSE_LINK_TYPE[type])]);
   const stored = (await findLinkSide(ctx, issue.id, target.id, type)) as IssueLinkRow;
-  const link = (await presentedLink(ctx, issue, stored.id)) as LinkView;
+  const { link } = (await presentedLink(ctx, issue, stored.id)) as { link: LinkView };
   const created = stored.id === own.id;
-  if (created) await recordEvent(ctx, 'issue.link.created', { link, issue: issueRef(issue) }, issue.project_id);
+  if (created) await recordEvent(ctx, 'issue.link.created', { link, issue: issueRef(issue) }, issue.project_id, linkAudience(issue.project_id, target.project_id));
   return { link, created };
 }
 
@@ -73,9 +78,10 @@ export async function deleteIssueLink(ctx: Ctx, issueIdOrKey: string, input: { l
   const issue = await requireVisibleIssue(ctx, issueIdOrKey);
   const linkId = nonBlank(input.linkId);
   if (!linkId) throw new ApiError('ISSUE_LINK_ID_REQUIRED', { field: 'linkId' });
-  const link = await presentedLink(ctx, issue, linkId);
-  if (!link) throw new ApiError('ISSUE_LINK_NOT_FOUND', { linkId, issueId: issue.id });
+  const found = await presentedLink(ctx, issue, linkId);
+  if (!found) throw new ApiError('ISSUE_LINK_NOT_FOUND', { linkId, issueId: issue.id });
+  const { link, targetProjectId } = found;
   await deleteLinkSide(ctx, issue.id, link.targetIssueId, link.type);
   await deleteLinkSide(ctx, link.targetIssueId, issue.id, INVERSE_LINK_TYPE[link.type]);
-  await recordEvent(ctx, 'issue.link.deleted', { link, issue: issueRef(issue) }, issue.project_id);
+  await recordEvent(ctx, 'issue.link.deleted', { link, issue: issueRef(issue) }, issue.project_id, linkAudience(issue.project_id, targetProjectId));
 }

@@ -3,23 +3,25 @@ import {
   CreatedWebhookResponse, CreateWebhookBody, DeliveryListResponse, ListQuery, UpdateWebhookBody, WebhookIdParams,
   WebhookListResponse, WebhookResponse, webhookFieldCodes,
 } from './webhooks.schemas.js';
-import { createWebhook, getWebhook, listDeliveries, listWebhooks, removeWebhook, updateWebhookById } from './webhooks.service.js';
+import { createWebhook, getWebhook, listDeliveries, listWebhooks, prepareReceiver, removeWebhook, updateWebhookById } from './webhooks.service.js';
 
 const tag = 'Webhooks';
 
 export const webhooksOperations: Operation[] = [
   defineOperation({
     id: 'list_webhooks', method: 'GET', path: '/api/external/webhooks', tag,
-    summary: 'List the workspace\'s webhook subscriptions, newest first.',
+    summary: 'List the webhook subscriptions the caller may manage, newest first.',
+    description: 'A credential that sees every project of the workspace lists all of them; any other lists the ones it made.',
     query: ListQuery, response: WebhookListResponse,
     run: async (ctx, { query }) => ok(await listWebhooks(ctx, query)),
   }),
   defineOperation({
     id: 'create_webhook', method: 'POST', path: '/api/external/webhooks', tag,
     summary: 'Subscribe a receiver URL to event types (or ["*"]); the answer holds the signing secret, shown only once.',
-    description: 'The subscription receives events of the projects its creator can see when each event happens.',
+    description: 'The subscription receives events of the projects its creator can see when each event happens, each built for that visibility. At most 25 per workspace.',
     body: CreateWebhookBody, fieldCodes: webhookFieldCodes, response: CreatedWebhookResponse, successStatus: 201,
-    run: async (ctx, { body }) => created({ webhook: await createWebhook(ctx, body) }),
+    prepare: (_ctx, { body }) => prepareReceiver(body),
+    run: async (ctx, { body, prepared }) => created({ webhook: await createWebhook(ctx, body, prepared) }),
   }),
   defineOperation({
     id: 'get_webhook', method: 'GET', path: '/api/external/webhooks/{webhookId}', tag,
@@ -31,7 +33,8 @@ export const webhooksOperations: Operation[] = [
     id: 'update_webhook', method: 'PATCH', path: '/api/external/webhooks/{webhookId}', tag,
     summary: 'Change a subscription\'s url, events or active flag.',
     params: WebhookIdParams, body: UpdateWebhookBody, fieldCodes: webhookFieldCodes, response: WebhookResponse,
-    run: async (ctx, { params, body }) => ok({ webhook: await updateWebhookById(ctx, params.webhookId, body) }),
+    prepare: (_ctx, { body }) => prepareReceiver(body),
+    run: async (ctx, { params, body, prepared }) => ok({ webhook: await updateWebhookById(ctx, params.webhookId, body, prepared) }),
   }),
   defineOperation({
     id: 'delete_webhook', method: 'DELETE', path: '/api/external/webhooks/{webhookId}', tag,

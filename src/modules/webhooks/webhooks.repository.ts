@@ -4,9 +4,21 @@ import type { DB } from '../../db/schema.js';
 import type { WebhookDeliveryRow, WebhookRow } from '../../db/tables/webhooks.js';
 import { paginate } from '../../db/paginate.js';
 
-/** Subscriptions belong to the workspace: every query is scoped to it, none to a project. */
+/**
+ * Subscriptions belong to their creator (CONTRACT.md §6 Webhooks). A credential that sees
+ * every project of the workspace (an all-projects token, an OAuth user) sees all of the
+ * workspace's subscriptions; any other sees only those it made, and to it the rest do not
+ * exist. Every read goes through selectWebhooks, so lists and lookups by id agree.
+ */
 
-const selectWebhooks = (ctx: Ctx) => ctx.db.selectFrom('webhooks').selectAll().where('workspace_id', '=', ctx.workspace.id);
+const selectWebhooks = (ctx: Ctx) => {
+  const query = ctx.db.selectFrom('webhooks').selectAll().where('workspace_id', '=', ctx.workspace.id);
+  if (ctx.access.all) return query;
+  const { principal } = ctx;
+  return principal.kind === 'api_token'
+    ? query.where('creator_kind', '=', 'api_token').where('creator_token_id', '=', principal.tokenId)
+    : query.where('creator_kind', '=', 'user').where('creator_id', '=', principal.userId);
+};
 
 export const findWebhook = (ctx: Ctx, webhookId: string): Promise<WebhookRow | undefined> =>
   selectWebhooks(ctx).where('id', '=', webhookId).executeTakeFirst();
@@ -16,6 +28,21 @@ export function listWebhookPage(ctx: Ctx, page: { limit?: number; cursor?: strin
     scope: 'webhooks', filters: {}, ...page,
     orderBy: ['created_at', 'id'], keyOf: (r: WebhookRow) => [r.created_at, r.id],
   });
+}
+
+/**
+ * Serialises subscription creation in one workspace until the transaction ends, so two
+ * concurrent creates cannot both pass the cap. On PostgreSQL the no-op update takes the
+ * workspace row's lock; on SQLite the transaction already holds the only write lock.
+ */
+export async function lockWorkspaceSubscriptions(db: Kysely<DB>, workspaceId: string): Promise<void> {
+  await db.updateTable('workspaces').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', workspaceId).execute();
+}
+
+/** Every subscription of the workspace, whoever made it and whether active or not. */
+export async function countWebhooks(db: Kysely<DB>, workspaceId: string): Promise<number> {
+  const row = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 export async function insertWebhook(db: Kysely<DB>, row: WebhookRow): Promise<void> {

@@ -6,7 +6,7 @@ const eventsField = Type.Array(Type.String(), {
   minItems: 1,
   description: `Event types to receive, or ["*"] for all: ${EVENT_TYPES.join(', ')}.`,
 });
-const urlField = Type.String({ description: 'Absolute http(s) URL of the receiver; loopback and private addresses are refused.' });
+const urlField = Type.String({ description: 'Absolute http(s) URL of the receiver on a public (global unicast) address; loopback, private, link-local and other special ranges are refused.' });
 
 export const WebhookSchema = Type.Object({
   webhookId: Type.String(), url: Type.String(), events: Type.Array(Type.String()), active: Type.Boolean(),

@@ -5,13 +5,17 @@ import { newId } from '../../core/ids.js';
 import { hasOwn, isHttpUrl } from '../../core/values.js';
 import type { DB } from '../../db/schema.js';
 import type { WebhookRow } from '../../db/tables/webhooks.js';
-import { refusedAddressOf } from '../../events/receiver-address.js';
+import { refusedAddressOf, resolveReceiver, type ResolvedReceiver } from '../../events/receiver-address.js';
 import { newWebhookSecret } from '../../events/signer.js';
 import { checkEventFilter } from './event-filter.js';
 import { presentDelivery, presentWebhook, type WebhookView } from './webhooks.presenter.js';
 import {
-  deleteWebhook, findWebhook, insertWebhook, listDeliveryPage, listFileWebhooks, listWebhookPage, updateWebhook,
+  countWebhooks, deleteWebhook, findWebhook, insertWebhook, listDeliveryPage, listFileWebhooks, listWebhookPage,
+  lockWorkspaceSubscriptions, updateWebhook,
 } from './webhooks.repository.js';
+
+/** Subscriptions per workspace, whoever made them (each one is a delivery stream to keep fair). */
+export const WEBHOOK_LIMIT = 25;
 
 interface Page {
   limit?: number;
@@ -24,13 +28,27 @@ export interface WebhookInput {
   active?: boolean;
 }
 
-/** An absolute http(s) URL whose host is not loopback, private or link-local (unless allowed). */
-async function validUrl(ctx: Ctx, value: unknown): Promise<string> {
+/**
+ * The receiver's DNS answer, looked up before the write transaction opens (the operation's
+ * `prepare` step): a lookup can take seconds, and the transaction holds the write lock.
+ */
+export async function prepareReceiver(input: WebhookInput | undefined): Promise<ResolvedReceiver | undefined> {
+  return isHttpUrl(input?.url) ? resolveReceiver(input.url) : undefined;
+}
+
+/**
+ * An absolute http(s) URL whose host is a global unicast address (or, when allowed, a
+ * loopback or private one). `resolved` is the host's DNS answer from prepareReceiver; a
+ * caller without one resolves here.
+ */
+async function validUrl(ctx: Ctx, value: unknown, resolved: ResolvedReceiver | undefined): Promise<string> {
   if (!isHttpUrl(value)) throw new ApiError('INVALID_WEBHOOK_URL', { field: 'url' }, { message: 'url must be an absolute http or https URL of at most 2,048 characters.' });
-  if (ctx.config.webhookAllowPrivate) return value;
-  const address = await refusedAddressOf(new URL(value));
-  if (address) {
-    throw new ApiError('INVALID_WEBHOOK_URL', { field: 'url', address }, { message: `The receiver address ${address} is loopback, private or link-local.` });
+  const addresses = resolved?.url === value ? resolved.addresses : undefined;
+  const refused = await refusedAddressOf(new URL(value), ctx.config.webhookAllowPrivate, addresses);
+  if (refused) {
+    throw new ApiError('INVALID_WEBHOOK_URL', { field: 'url', address: refused.address }, {
+      message: `The receiver address ${refused.address} is not a public unicast address (${refused.refusedAs}).`,
+    });
   }
   return value;
 }
@@ -47,12 +65,15 @@ async function requireWebhook(ctx: Ctx, webhookId: string): Promise<WebhookRow> 
   return webhook;
 }
 
-/** The creator decides which projects' events the subscription receives. */
+/** The creator decides which projects' events the subscription receives, and who may manage it. */
 function creatorOf(ctx: Ctx): Pick<WebhookRow, 'creator_kind' | 'creator_id' | 'creator_token_id'> {
   return ctx.principal.kind === 'api_token'
     ? { creator_kind: 'api_token', creator_id: ctx.principal.id, creator_token_id: ctx.principal.tokenId }
     : { creator_kind: 'user', creator_id: ctx.principal.userId, creator_token_id: null };
 }
+
+/** Who sets a URL: delivery uses a URL only while its setter could still set it (see events/attempts.ts). */
+const urlSetterOf = (ctx: Ctx): string | null => (ctx.principal.kind === 'api_token' ? ctx.principal.tokenId : null);
 
 export async function listWebhooks(ctx: Ctx, page: Page) {
   const { rows, pageInfo } = await listWebhookPage(ctx, page);
@@ -63,24 +84,29 @@ export async function getWebhook(ctx: Ctx, webhookId: string): Promise<WebhookVi
   return presentWebhook(await requireWebhook(ctx, webhookId));
 }
 
-export async function createWebhook(ctx: Ctx, input: WebhookInput): Promise<WebhookView & { secret: string }> {
-  const url = await validUrl(ctx, input.url);
+export async function createWebhook(ctx: Ctx, input: WebhookInput, resolved?: ResolvedReceiver): Promise<WebhookView & { secret: string }> {
+  const url = await validUrl(ctx, input.url, resolved);
   const events = validEvents(input.events);
+  await lockWorkspaceSubscriptions(ctx.db, ctx.workspace.id);
+  if ((await countWebhooks(ctx.db, ctx.workspace.id)) >= WEBHOOK_LIMIT) throw new ApiError('WEBHOOK_LIMIT_REACHED', { limit: WEBHOOK_LIMIT });
   const row: WebhookRow = {
     id: newId('whk', ctx.nowMs), workspace_id: ctx.workspace.id, url, events: JSON.stringify(events), secret: newWebhookSecret(),
-    active: input.active === false ? 0 : 1, ...creatorOf(ctx), created_at: ctx.now, updated_at: ctx.now,
+    active: input.active === false ? 0 : 1, ...creatorOf(ctx), url_set_by_token_id: urlSetterOf(ctx), created_at: ctx.now, updated_at: ctx.now,
   };
   await insertWebhook(ctx.db, row);
   return { ...presentWebhook(row), secret: row.secret };
 }
 
-export async function updateWebhookById(ctx: Ctx, webhookId: string, input: WebhookInput): Promise<WebhookView> {
+export async function updateWebhookById(ctx: Ctx, webhookId: string, input: WebhookInput, resolved?: ResolvedReceiver): Promise<WebhookView> {
   const webhook = await requireWebhook(ctx, webhookId);
   if (!['url', 'events', 'active'].some((field) => hasOwn(input, field))) {
     throw new ApiError('UNSUPPORTED_ACTION', { webhookId }, { message: 'The update names no field to change.' });
   }
   const changes: Partial<WebhookRow> = { updated_at: ctx.now };
-  if (hasOwn(input, 'url')) changes.url = await validUrl(ctx, input.url);
+  if (hasOwn(input, 'url')) {
+    changes.url = await validUrl(ctx, input.url, resolved);
+    changes.url_set_by_token_id = urlSetterOf(ctx);
+  }
   if (hasOwn(input, 'events')) changes.events = JSON.stringify(validEvents(input.events));
   if (hasOwn(input, 'active')) changes.active = input.active ? 1 : 0;
   await updateWebhook(ctx.db, ctx.workspace.id, webhookId, changes);
@@ -109,21 +135,29 @@ export interface FileWebhookSpec {
 /**
  * Converges the workspace file's subscriptions, matched by URL among file-made ones: creates
  * the missing, updates what differs, never deletes. File-made subscriptions see every
- * project. Answers url → webhookId.
+ * project. Answers url → webhookId. A new one past the workspace's cap throws
+ * WEBHOOK_LIMIT_REACHED with the index of the first entry that does not fit.
  */
 export async function convergeFileWebhooks(
   trx: Kysely<DB>, workspaceId: string, now: string, specs: FileWebhookSpec[],
 ): Promise<Record<string, string>> {
   const byUrl = new Map((await listFileWebhooks(trx, workspaceId)).map((row) => [row.url, row]));
   const ids: Record<string, string> = {};
-  for (const spec of specs) {
+  let count: number | undefined;
+  for (const [index, spec] of specs.entries()) {
     const events = JSON.stringify(spec.events);
     const row = byUrl.get(spec.url);
     if (!row) {
+      if (count === undefined) {
+        await lockWorkspaceSubscriptions(trx, workspaceId);
+        count = await countWebhooks(trx, workspaceId);
+      }
+      if (count >= WEBHOOK_LIMIT) throw new ApiError('WEBHOOK_LIMIT_REACHED', { limit: WEBHOOK_LIMIT, index, existing: count });
+      count += 1;
       const id = newId('whk');
       await insertWebhook(trx, {
         id, workspace_id: workspaceId, url: spec.url, events, secret: spec.secret ?? newWebhookSecret(), active: spec.active === false ? 0 : 1,
-        creator_kind: 'workspace_file', creator_id: null, creator_token_id: null, created_at: now, updated_at: now,
+        creator_kind: 'workspace_file', creator_id: null, creator_token_id: null, url_set_by_token_id: null, created_at: now, updated_at: now,
       });
       ids[spec.url] = id;
       continue;

@@ -1,7 +1,8 @@
+import { isApiError } from '../../../core/errors.js';
 import { isHttpUrl } from '../../../core/values.js';
 import { isWebhookSecret } from '../../../events/signer.js';
 import { checkEventFilter } from '../../webhooks/event-filter.js';
-import { convergeFileWebhooks, type FileWebhookSpec } from '../../webhooks/webhooks.service.js';
+import { convergeFileWebhooks, WEBHOOK_LIMIT, type FileWebhookSpec } from '../../webhooks/webhooks.service.js';
 import { fail } from '../errors.js';
 import { at, optionalBoolean, optionalString, readList, readObject, refuseDuplicates, requiredString } from '../fields.js';
 import { defineSection } from './section.js';
@@ -10,10 +11,13 @@ import { defineSection } from './section.js';
  * Webhook subscriptions declared by the operator, matched by URL. They see every project
  * of the workspace. The receiver's address is checked when each delivery is made (the
  * operator may run receivers on a private network with WSX_WEBHOOK_ALLOW_PRIVATE=1).
+ * They count towards the workspace's cap of 25 subscriptions like any other.
  */
 
 function parseWebhooks(raw: unknown, path: string): FileWebhookSpec[] {
-  const webhooks = readList(raw, path).map((item, index) => {
+  const list = readList(raw, path);
+  if (list.length > WEBHOOK_LIMIT) fail(path, `at most ${WEBHOOK_LIMIT} webhook subscriptions per workspace (the file lists ${list.length})`);
+  const webhooks = list.map((item, index) => {
     const where = at(path, index);
     const fields = readObject(item, where, ['url', 'events', 'secret', 'active']);
     const url = requiredString(fields, 'url', where);
@@ -33,6 +37,12 @@ export const webhooksSection = defineSection<FileWebhookSpec[]>({
   parse: parseWebhooks,
   async apply(trx, ws, webhooks, result) {
     if (!webhooks) return;
-    Object.assign(result.webhooks, await convergeFileWebhooks(trx, ws.id, ws.now, webhooks));
+    try {
+      Object.assign(result.webhooks, await convergeFileWebhooks(trx, ws.id, ws.now, webhooks));
+    } catch (error) {
+      if (!isApiError(error) || error.code !== 'WEBHOOK_LIMIT_REACHED') throw error;
+      const { index, existing } = error.details as { index: number; existing: number };
+      fail(at('webhooks', index), `the workspace already has ${existing} webhook subscriptions, the most it may have is ${WEBHOOK_LIMIT}; delete one (DELETE /api/external/webhooks/{webhookId}) or leave this entry out`);
+    }
   },
 });
