@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/connect.js';
+import { cursorSigningKey } from '../db/installation-secrets.js';
 import { registerWorkers } from '../events/workers.js';
 import { registerMcp } from '../mcp/route.js';
 import { catalog } from '../operations/catalog.js';
@@ -24,6 +25,8 @@ const ONE_MIB = 1_048_576;
 
 /** Builds the HTTP server: every route comes from the operation catalog. */
 export async function buildApp({ database, config, logger = false, workers = false }: AppOptions): Promise<FastifyInstance> {
+  // The cursor key is made on the first start and read once per process, before any request.
+  await cursorSigningKey(database.db);
   const app = Fastify({
     logger: logger ? { level: config.logLevel } : false,
     bodyLimit: ONE_MIB,

@@ -40,7 +40,7 @@ export function listVisibleContainers(ctx: Ctx, filter: ContainerFilter, page: {
   if (filter.q) query = query.where(containsText('c.name', filter.q));
   return paginate(ctx, query, {
     scope: 'issue-containers', filters: { ...filter }, ...page,
-    orderBy: ['c.created_at', 'c.id'], keyOf: (r: ContainerWithProject) => [r.created_at, r.id],
+    orderBy: [['c.created_at', 'text'], ['c.id', 'text']], keyOf: (r: ContainerWithProject) => [r.created_at, r.id],
   });
 }
 
