@@ -12,6 +12,7 @@ import { answerUnknownRoutesBeforeBody, registerErrorHandling, renderUrlError } 
 import { registerHealth } from './health.js';
 import { registerOperations } from './operations.js';
 import { registerRateLimit } from './rate-limit.js';
+import { answerRequestsWhileDraining, clientErrorHandler, timeoutOptions } from './transport.js';
 
 export interface AppOptions {
   database: Database;
@@ -30,7 +31,10 @@ export async function buildApp({ database, config, logger = false, workers = fal
   const app = Fastify({
     logger: logger ? { level: config.logLevel } : false,
     bodyLimit: ONE_MIB,
-    return503OnClosing: true,
+    ...timeoutOptions(config),
+    clientErrorHandler: clientErrorHandler(config),
+    // Requests during shutdown get SERVER_SHUTTING_DOWN from answerRequestsWhileDraining.
+    return503OnClosing: false,
     frameworkErrors: renderUrlError,
     routerOptions: { ignoreTrailingSlash: true },
   });
@@ -49,6 +53,7 @@ export async function buildApp({ database, config, logger = false, workers = fal
   });
 
   registerErrorHandling(app);
+  answerRequestsWhileDraining(app);
   registerAuth(app, database.db);
   await registerRateLimit(app, config);
   answerUnknownRoutesBeforeBody(app);
