@@ -10,6 +10,7 @@ import { registerAuth } from './auth.js';
 import { registerDocs } from './docs.js';
 import { answerUnknownRoutesBeforeBody, registerErrorHandling, renderUrlError } from './errors.js';
 import { registerHealth } from './health.js';
+import { parseJsonBody } from './json-body.js';
 import { registerOperations } from './operations.js';
 import { registerRateLimit } from './rate-limit.js';
 import { answerRequestsWhileDraining, clientErrorHandler, timeoutOptions } from './transport.js';
@@ -40,15 +41,14 @@ export async function buildApp({ database, config, logger = false, workers = fal
   });
 
   // JSON only: text/plain is not a body type here, an empty JSON body reads as "no body",
-  // and a syntax error is the catalog's INVALID_JSON.
+  // and a syntax error, bytes that are not UTF-8 or a lone surrogate are INVALID_JSON.
+  // Read as bytes, so the UTF-8 check sees what the client sent.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: ONE_MIB }, (_req, text, done) => {
-    const raw = typeof text === 'string' ? text : text.toString('utf8');
-    if (raw.trim() === '') return done(null, undefined);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: ONE_MIB }, (_req, body, done) => {
     try {
-      done(null, JSON.parse(raw));
-    } catch {
-      done(new ApiError('INVALID_JSON', {}), undefined);
+      done(null, parseJsonBody(typeof body === 'string' ? Buffer.from(body) : body));
+    } catch (error) {
+      done(error instanceof ApiError ? error : new ApiError('INVALID_JSON', {}), undefined);
     }
   });
 
