@@ -6,11 +6,12 @@ import { recordEvent } from '../../events/outbox.js';
 import { resolveProjectScope, type ProjectScopeQuery } from '../projects/project-scope.js';
 import { resolveProjectRef, type ProjectRef } from '../projects/projects.service.js';
 import { replaceTagUsages } from '../tags/tags.service.js';
+import { visibilityOf } from '../visibility/visibility.service.js';
 import {
   checkAssignee, checkContainer, checkMilestone, checkReporter, defaultStatus, parseContainerFields, parseIssueTitle,
   parsePriority, parseTagFields, resolveStatusForProject, sendsStatus, type StatusRef,
 } from './issue-rules.js';
-import { presentIssue, type IssueSource, type IssueView, type Priority } from './issues.presenter.js';
+import { presentIssue, SOURCE_TYPES, type IssueSource, type IssueView, type Priority } from './issues.presenter.js';
 import {
   findStatusById, findStatusesByKey, findVisibleIssueById, findVisibleIssueByKey, insertIssue, listVisibleIssues,
   takeIssueNumber, type IssueRecord,
@@ -53,13 +54,23 @@ export async function requireVisibleIssue(ctx: Ctx, idOrKey: string): Promise<Is
   return issue;
 }
 
-/** Presents issues with their links, loaded for all of them in one query. */
+/** The issues' sources (agenda item, topic, sub-task) the caller can see: one query per kind present. */
+async function sourceVisibility(ctx: Ctx, issues: IssueRecord[]) {
+  const refs = issues.flatMap((issue) => (issue.source_type && issue.source_id && SOURCE_TYPES.includes(issue.source_type as IssueSource['type'])
+    ? [{ kind: issue.source_type as IssueSource['type'], id: issue.source_id }] : []));
+  return visibilityOf(ctx, refs);
+}
+
+/**
+ * Presents issues with their links, loaded for all of them in one query. A source record
+ * the caller cannot see (an agenda item of a hidden project's meeting, a topic of a group
+ * it cannot see, a sub-task under a hidden issue) reads as `source: null`.
+ */
 export async function presentIssues(ctx: Ctx, issues: IssueRecord[]): Promise<IssueView[]> {
+  const [links, sourceVisible] = await Promise.all([listLinksOfIssues(ctx, issues.map((issue) => issue.id)), sourceVisibility(ctx, issues)]);
   const linksByIssue = new Map<string, LinkWithTarget[]>();
-  for (const link of await listLinksOfIssues(ctx, issues.map((issue) => issue.id))) {
-    linksByIssue.set(link.issue_id, [...(linksByIssue.get(link.issue_id) ?? []), link]);
-  }
-  return issues.map((issue) => presentIssue(issue, linksByIssue.get(issue.id) ?? [], ctx.access));
+  for (const link of links) linksByIssue.set(link.issue_id, [...(linksByIssue.get(link.issue_id) ?? []), link]);
+  return issues.map((issue) => presentIssue(issue, linksByIssue.get(issue.id) ?? [], ctx.access, sourceVisible));
 }
 
 export async function presentIssueRecord(ctx: Ctx, issue: IssueRecord): Promise<IssueView> {
