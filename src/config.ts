@@ -15,6 +15,12 @@ export interface AppConfig {
   webhookAllowPrivate: boolean;
   /** Days finished webhook events, jobs and delivery records are kept before pruning. */
   retentionDays: number;
+  /** Longest time to receive a whole request (headers and body); then 408 and the connection closes. */
+  requestTimeoutMs: number;
+  /** Longest time to receive a request's headers; at most requestTimeoutMs. */
+  headersTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutMs: number;
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
@@ -26,6 +32,12 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const requestTimeoutMs = intFrom(env, 'WSX_REQUEST_TIMEOUT_MS', 30_000, 1);
+  const headersTimeoutMs = intFrom(env, 'WSX_HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 1);
+  // Node refuses a headers timeout longer than the request timeout: say so at start-up.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new Error(`WSX_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed WSX_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
   return {
     port: intFrom(env, 'PORT', 8080),
     host: env.HOST || '127.0.0.1',
@@ -40,5 +52,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookRetryBaseMs: intFrom(env, 'WSX_WEBHOOK_RETRY_BASE_MS', 5000, 0),
     webhookAllowPrivate: env.WSX_WEBHOOK_ALLOW_PRIVATE === '1',
     retentionDays: intFrom(env, 'WSX_RETENTION_DAYS', 30, 1),
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: intFrom(env, 'WSX_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1),
   };
 }

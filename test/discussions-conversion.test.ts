@@ -88,7 +88,9 @@ describe('POST /api/external/discussion/topics/{topicId}/convert', () => {
     const sourced = await createTopic({ title: 'Ops only', sourceProjectId: acme.projects['OPS/INFRA'] });
     const hidden = await convert(sourced, {}, TOKENS.bot);
     expect(hidden.status).toBe(404);
-    expect(hidden.body).toMatchObject({ code: 'PROJECT_NOT_FOUND', details: { projectId: acme.projects['OPS/INFRA'] } });
+    // The source project reads as null to this caller, so the error does not name it either.
+    expect(hidden.body).toMatchObject({ code: 'PROJECT_NOT_FOUND', details: { field: 'sourceProjectId' } });
+    expect(JSON.stringify(hidden.body)).not.toContain(acme.projects['OPS/INFRA']);
 
     const linked = await createTopic({
       title: 'Mixed links', links: [{ targetType: 'project', targetKey: 'INFRA' }, { targetType: 'project', targetKey: 'API', teamKey: 'ENG' }],
@@ -110,7 +112,8 @@ describe('POST /api/external/discussion/topics/{topicId}/convert', () => {
     expect(first.status).toBe(201);
     const repeat = await convert(topicId, {}, TOKENS.idle);
     expect(repeat.status).toBe(200);
-    expect(repeat.body).toEqual({ issue: null, topic: first.body.topic, created: false });
+    // The issue is in a project this caller cannot see: neither it nor its id is shown.
+    expect(repeat.body).toEqual({ issue: null, topic: { ...first.body.topic, convertedIssueId: null }, created: false });
   });
 
   it('answers the issue codes for bad conversion fields, converting nothing', async () => {

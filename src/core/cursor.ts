@@ -1,16 +1,19 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from './errors.js';
 
 /**
  * Opaque keyset cursors. A cursor carries the sort key of the last row served and a hash
- * of the workspace, route and filters it was made for, sealed with a checksum: a cursor
- * reused with other filters, or altered, is INVALID_CURSOR. `limit` is not bound, so a
- * client may change the page size between pages.
+ * of the workspace, route and filters it was made for, signed with HMAC-SHA256 under a
+ * secret of the installation: a cursor reused with other filters, altered, or made by
+ * anyone but this installation is INVALID_CURSOR. `limit` is not bound, so a client may
+ * change the page size between pages.
  */
 
-const SEAL = 'wsx-cursor-v1';
+const SEAL = 'wsx-cursor-v2';
 
 const digest = (text: string): string => createHash('sha256').update(text).digest('base64url').slice(0, 22);
+
+const sign = (key: Buffer, body: string): Buffer => createHmac('sha256', key).update(SEAL).update('\n').update(body).digest();
 
 /** Stable hash of a scope (route + workspace) and its filters; key order does not matter. */
 export function filterHash(scope: string, filters: Record<string, unknown>): string {
@@ -21,25 +24,47 @@ export function filterHash(scope: string, filters: Record<string, unknown>): str
   return digest(JSON.stringify([scope, normalised]));
 }
 
-export function encodeCursor(position: unknown[], boundTo: string): string {
+/** The type of a sort column, as its list declares it; every position value must have it. */
+export type SortColumnType = 'text' | 'integer';
+
+export type KeyValue = string | number;
+
+/** Longer than any id or timestamp a list sorts on; a longer text is not a position. */
+const MAX_TEXT_KEY = 512;
+
+const VALUE_CHECKS: Record<SortColumnType, (value: unknown) => boolean> = {
+  // U+0000 can never be stored (PostgreSQL refuses it), so no row has it as a key.
+  text: (value) => typeof value === 'string' && value.length <= MAX_TEXT_KEY && !value.includes('\u0000'),
+  integer: (value) => Number.isSafeInteger(value),
+};
+
+export function encodeCursor(position: unknown[], boundTo: string, key: Buffer): string {
   const body = JSON.stringify({ p: position, f: boundTo });
-  return Buffer.from(JSON.stringify({ b: body, s: digest(SEAL + body) })).toString('base64url');
+  return Buffer.from(JSON.stringify({ b: body, s: sign(key, body).toString('base64url') })).toString('base64url');
 }
 
-type KeyValue = string | number | null;
+function verified(outer: { b?: unknown; s?: unknown }, key: Buffer): string {
+  if (typeof outer.b !== 'string' || typeof outer.s !== 'string') throw new Error('shape');
+  const expected = sign(key, outer.b);
+  const given = Buffer.from(outer.s, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new Error('signature');
+  return outer.b;
+}
 
-/** Sort-key values as columns hold them: never objects, arrays or booleans (the seal is no secret). */
-const isKeyValue = (value: unknown): value is KeyValue => value === null || typeof value === 'string' || typeof value === 'number';
-
-/** The position a cursor carries, checked against the list it must belong to and its key width. */
-export function decodeCursor(cursor: string, boundTo: string, keyWidth: number): KeyValue[] {
+/**
+ * The position a cursor carries, checked in this order: the signature, the list it must
+ * belong to, then each value against its column's declared type. The signature alone
+ * already rules out forged values; the type check keeps a position that does not fit the
+ * list (e.g. after a change of sort columns) from ever reaching SQL.
+ */
+export function decodeCursor(cursor: string, boundTo: string, columnTypes: readonly SortColumnType[], key: Buffer): KeyValue[] {
   try {
-    const outer = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { b: string; s: string };
-    if (typeof outer.b !== 'string' || outer.s !== digest(SEAL + outer.b)) throw new Error('seal');
-    const inner = JSON.parse(outer.b) as { p: unknown; f: string };
+    const body = verified(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { b?: unknown; s?: unknown }, key);
+    const inner = JSON.parse(body) as { p: unknown; f: unknown };
     if (inner.f !== boundTo || !Array.isArray(inner.p)) throw new Error('scope');
-    if (inner.p.length !== keyWidth || !inner.p.every(isKeyValue)) throw new Error('position');
-    return inner.p;
+    const position: unknown[] = inner.p;
+    if (position.length !== columnTypes.length || !position.every((value, i) => VALUE_CHECKS[columnTypes[i]](value))) throw new Error('position');
+    return position as KeyValue[];
   } catch {
     throw new ApiError('INVALID_CURSOR', { field: 'cursor' });
   }

@@ -86,9 +86,10 @@ export interface CoreTables {
 }
 
 import type { DiscussionsTables } from './tables/discussions.js';
+import type { InstallationTables } from './tables/installation.js';
 import type { IssuesTables } from './tables/issues.js';
 import type { MeetingsTables } from './tables/meetings.js';
 import type { PlanningTables } from './tables/planning.js';
 import type { WebhooksTables } from './tables/webhooks.js';
 
-export type DB = CoreTables & IssuesTables & PlanningTables & MeetingsTables & DiscussionsTables & WebhooksTables;
+export type DB = CoreTables & IssuesTables & PlanningTables & MeetingsTables & DiscussionsTables & WebhooksTables & InstallationTables;

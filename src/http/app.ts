@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/connect.js';
+import { cursorSigningKey } from '../db/installation-secrets.js';
 import { registerWorkers } from '../events/workers.js';
 import { registerMcp } from '../mcp/route.js';
 import { catalog } from '../operations/catalog.js';
@@ -9,8 +10,10 @@ import { registerAuth } from './auth.js';
 import { registerDocs } from './docs.js';
 import { answerUnknownRoutesBeforeBody, registerErrorHandling, renderUrlError } from './errors.js';
 import { registerHealth } from './health.js';
+import { parseJsonBody } from './json-body.js';
 import { registerOperations } from './operations.js';
 import { registerRateLimit } from './rate-limit.js';
+import { answerRequestsWhileDraining, clientErrorHandler, timeoutOptions } from './transport.js';
 
 export interface AppOptions {
   database: Database;
@@ -24,28 +27,33 @@ const ONE_MIB = 1_048_576;
 
 /** Builds the HTTP server: every route comes from the operation catalog. */
 export async function buildApp({ database, config, logger = false, workers = false }: AppOptions): Promise<FastifyInstance> {
+  // The cursor key is made on the first start and read once per process, before any request.
+  await cursorSigningKey(database.db);
   const app = Fastify({
     logger: logger ? { level: config.logLevel } : false,
     bodyLimit: ONE_MIB,
-    return503OnClosing: true,
+    ...timeoutOptions(config),
+    clientErrorHandler: clientErrorHandler(config),
+    // Requests during shutdown get SERVER_SHUTTING_DOWN from answerRequestsWhileDraining.
+    return503OnClosing: false,
     frameworkErrors: renderUrlError,
     routerOptions: { ignoreTrailingSlash: true },
   });
 
   // JSON only: text/plain is not a body type here, an empty JSON body reads as "no body",
-  // and a syntax error is the catalog's INVALID_JSON.
+  // and a syntax error, bytes that are not UTF-8 or a lone surrogate are INVALID_JSON.
+  // Read as bytes, so the UTF-8 check sees what the client sent.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: ONE_MIB }, (_req, text, done) => {
-    const raw = typeof text === 'string' ? text : text.toString('utf8');
-    if (raw.trim() === '') return done(null, undefined);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: ONE_MIB }, (_req, body, done) => {
     try {
-      done(null, JSON.parse(raw));
-    } catch {
-      done(new ApiError('INVALID_JSON', {}), undefined);
+      done(null, parseJsonBody(typeof body === 'string' ? Buffer.from(body) : body));
+    } catch (error) {
+      done(error instanceof ApiError ? error : new ApiError('INVALID_JSON', {}), undefined);
     }
   });
 
   registerErrorHandling(app);
+  answerRequestsWhileDraining(app);
   registerAuth(app, database.db);
   await registerRateLimit(app, config);
   answerUnknownRoutesBeforeBody(app);

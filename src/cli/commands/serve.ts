@@ -17,15 +17,21 @@ function displayUrl(host: string, port: number): string {
 /**
  * On SIGTERM or SIGINT: stop accepting, let in-flight requests finish (app.close), close
  * the database, exit 0. Handlers fire once, so a second Ctrl-C stops the process at once.
+ * Node stops enforcing request deadlines once the server closes, so a client still sending
+ * a request (a slow or lying body) would hold the drain open forever: connections left
+ * after WSX_REQUEST_TIMEOUT_MS, the time any request may take to arrive, are closed.
  */
-function stopOnSignals(ctx: CliContext, app: FastifyInstance, database: Database): void {
+function stopOnSignals(ctx: CliContext, app: FastifyInstance, database: Database, config: AppConfig): void {
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     ctx.out(`${signal} received: finishing in-flight requests, then stopping.`);
+    const deadline = setTimeout(() => app.server.closeAllConnections(), config.requestTimeoutMs);
+    deadline.unref();
     try {
       await app.close();
+      clearTimeout(deadline);
       await database.close();
       process.exit(0);
     } catch (error) {
@@ -55,7 +61,7 @@ export async function serveCommand(ctx: CliContext, config: AppConfig): Promise<
     app = await buildApp({ database, config, logger: true, workers: true });
     await listen(app, config);
     // Before anything is announced, so a signal sent on seeing the startup line is handled.
-    stopOnSignals(ctx, app, database);
+    stopOnSignals(ctx, app, database, config);
     // Only once listening: a start that fails (port in use) must not create the admin token
     // and lose the only chance to show its secret.
     const adminSecret = config.bootstrap ? await bootstrapWorkspace(database.db) : null;

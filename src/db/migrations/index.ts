@@ -7,6 +7,7 @@ import * as discussions from './0005_discussions.js';
 import * as webhooks from './0006_webhooks.js';
 import * as webhookTrust from './0007_webhook_trust.js';
 import * as credentialExpiry from './0008_credential_expiry.js';
+import * as installationSecret from './0009_installation_secret.js';
 
 /** Every migration, by name; names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_webhooks': webhooks,
   '0007_webhook_trust': webhookTrust,
   '0008_credential_expiry': credentialExpiry,
+  '0009_installation_secret': installationSecret,
 };

@@ -1,9 +1,9 @@
-import type { Ctx } from '../../core/context.js';
+import { canSeeProject, type Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { hasOwn } from '../../core/values.js';
 import type { DiscussionTopicRow } from '../../db/tables/discussions.js';
 import { createIssue, getIssueView, type IssueView } from '../issues/issues.service.js';
-import { requireVisibleProject, resolveProjectRef } from '../projects/projects.service.js';
+import { hiddenSourceProject, resolveProjectRef } from '../projects/projects.service.js';
 import { firstLinkedProjectOfTopic } from './topic-links.service.js';
 import type { TopicView } from './topics.presenter.js';
 import { claimConversion, updateTopic } from './topics.repository.js';
@@ -34,7 +34,11 @@ export interface Conversion {
 async function targetProjectId(ctx: Ctx, topic: DiscussionTopicRow, input: ConvertTopicInput): Promise<string> {
   const fromBody = await resolveProjectRef(ctx, { projectId: input.projectId, projectKey: input.projectKey, teamKey: input.teamKey });
   if (fromBody) return fromBody.id;
-  if (topic.source_project_id) return (await requireVisibleProject(ctx, topic.source_project_id)).id;
+  if (topic.source_project_id) {
+    // Set by someone who sees more: refused without naming it (the caller reads it as null).
+    if (!canSeeProject(ctx.access, topic.source_project_id)) throw hiddenSourceProject();
+    return topic.source_project_id;
+  }
   const linked = await firstLinkedProjectOfTopic(ctx, topic.id);
   if (!linked) throw new ApiError('PROJECT_REQUIRED', { field: 'projectId', topicId: topic.id });
   return linked;

@@ -16,7 +16,7 @@ export const findVisibleGroup = (ctx: Ctx, groupId: string): Promise<DiscussionG
 export function listVisibleGroups(ctx: Ctx, page: { limit?: number; cursor?: string }) {
   return paginate(ctx, selectVisibleGroups(ctx), {
     scope: 'discussion_groups', filters: {}, ...page,
-    orderBy: ['g.created_at', 'g.id'], keyOf: (r: DiscussionGroupRow) => [r.created_at, r.id],
+    orderBy: [['g.created_at', 'text'], ['g.id', 'text']], keyOf: (r: DiscussionGroupRow) => [r.created_at, r.id],
   });
 }
 

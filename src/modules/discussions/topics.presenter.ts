@@ -1,7 +1,16 @@
 import type { DiscussionTopicRow } from '../../db/tables/discussions.js';
 import type { WorkLinkView } from '../meetings/work-links.service.js';
 
-export function presentTopic(t: DiscussionTopicRow, links: WorkLinkView[]) {
+/**
+ * What a topic may name for this caller: its source project and converted issue read as
+ * null when they are in a project the caller cannot see (the service decides).
+ */
+export interface TopicReferences {
+  sourceProjectId: string | null;
+  convertedIssueId: string | null;
+}
+
+export function presentTopic(t: DiscussionTopicRow, links: WorkLinkView[], refs: TopicReferences) {
   const tags = JSON.parse(t.tags) as string[];
   return {
     topicId: t.id,
@@ -12,10 +21,10 @@ export function presentTopic(t: DiscussionTopicRow, links: WorkLinkView[]) {
     tags,
     // The legacy name of the same list (CONTRACT §2: both are returned on reads).
     labels: tags,
-    sourceProjectId: t.source_project_id,
+    sourceProjectId: refs.sourceProjectId,
     links,
     converted: t.converted === 1,
-    convertedIssueId: t.converted_issue_id,
+    convertedIssueId: refs.convertedIssueId,
     createdAt: t.created_at,
     updatedAt: t.updated_at,
   };

@@ -40,7 +40,7 @@ export function searchVisibleTopics(ctx: Ctx, filter: TopicFilter, page: { limit
   }
   return paginate(ctx, query, {
     scope: 'discussion_topics', filters: { ...filter }, ...page,
-    orderBy: ['t.created_at', 't.id'], keyOf: (r: DiscussionTopicRow) => [r.created_at, r.id],
+    orderBy: [['t.created_at', 'text'], ['t.id', 'text']], keyOf: (r: DiscussionTopicRow) => [r.created_at, r.id],
   });
 }
 

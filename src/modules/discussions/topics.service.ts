@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import { canSeeProject, type Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { hasOwn, nonBlank } from '../../core/values.js';
@@ -9,6 +9,7 @@ import { parseIssueTitle, parseTagFields } from '../issues/issue-rules.js';
 import type { WorkTarget, WorkTargetInput } from '../meetings/work-links.service.js';
 import { requireVisibleProject } from '../projects/projects.service.js';
 import { replaceTagUsages } from '../tags/tags.service.js';
+import { visibleIdsOf } from '../visibility/visibility.service.js';
 import { requireVisibleGroup } from './groups.service.js';
 import { firstLinkedProjectId, listTopicLinks, replaceTopicLinks, resolveTopicLinks } from './topic-links.service.js';
 import { presentTopic, type TopicView } from './topics.presenter.js';
@@ -35,17 +36,35 @@ export async function requireVisibleTopic(ctx: Ctx, topicId: string): Promise<Di
   return topic;
 }
 
+/**
+ * Topics as the caller may see them: links to what it can see, and no source project or
+ * converted issue of a project outside its grants (a constant number of queries).
+ */
+async function presentTopics(ctx: Ctx, topics: DiscussionTopicRow[]): Promise<TopicView[]> {
+  const [links, visibleIssues] = await Promise.all([
+    listTopicLinks(ctx, topics.map((t) => t.id)),
+    visibleIdsOf(ctx, 'issue', topics.flatMap((t) => (t.converted_issue_id ? [t.converted_issue_id] : []))),
+  ]);
+  return topics.map((t) => presentTopic(t, links.get(t.id) ?? [], {
+    sourceProjectId: t.source_project_id && canSeeProject(ctx.access, t.source_project_id) ? t.source_project_id : null,
+    convertedIssueId: t.converted_issue_id && visibleIssues.has(t.converted_issue_id) ? t.converted_issue_id : null,
+  }));
+}
+
 export async function presentTopicRow(ctx: Ctx, topic: DiscussionTopicRow): Promise<TopicView> {
-  const links = await listTopicLinks(ctx, [topic.id]);
-  return presentTopic(topic, links.get(topic.id) ?? []);
+  const [view] = await presentTopics(ctx, [topic]);
+  return view;
 }
 
 type LinkedTargets = Array<Pick<WorkTarget, 'targetType' | 'targetId'>>;
 
+const keepsHiddenSource = (ctx: Ctx, current: string | null): boolean => current !== null && !canSeeProject(ctx.access, current);
+
 /**
  * The tag rule: an explicit sourceProjectId wins (null keeps none, a project must be
  * accessible); a write that sets tags without it takes the first linked project (links
- * are read only then); any other write keeps the current value.
+ * are read only then), unless the current one is hidden from the caller; any other write
+ * keeps the current value.
  */
 async function sourceProjectFor(
   ctx: Ctx, input: TopicInput, tagsWritten: boolean, current: string | null, links: () => Promise<LinkedTargets>,
@@ -53,7 +72,8 @@ async function sourceProjectFor(
   if (hasOwn(input, 'sourceProjectId')) {
     return input.sourceProjectId === null || input.sourceProjectId === undefined ? null : (await requireVisibleProject(ctx, input.sourceProjectId)).id;
   }
-  if (tagsWritten) return firstLinkedProjectId(ctx, await links());
+  // A source project the caller cannot see is kept: it cannot know what it would replace.
+  if (tagsWritten && !keepsHiddenSource(ctx, current)) return firstLinkedProjectId(ctx, await links());
   return current;
 }
 
@@ -65,8 +85,7 @@ export async function searchTopics(ctx: Ctx, query: { q?: string; groupId?: stri
   if (query.groupId !== undefined) await requireVisibleGroup(ctx, query.groupId);
   const filter = { q: nonBlank(query.q), groupId: query.groupId, status: query.status };
   const { rows, pageInfo } = await searchVisibleTopics(ctx, filter, query);
-  const links = await listTopicLinks(ctx, rows.map((t) => t.id));
-  return { topics: rows.map((t) => presentTopic(t, links.get(t.id) ?? [])), pageInfo };
+  return { topics: await presentTopics(ctx, rows), pageInfo };
 }
 
 export async function createTopic(ctx: Ctx, input: TopicInput & { groupId: string }): Promise<TopicView> {

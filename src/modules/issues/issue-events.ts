@@ -3,6 +3,7 @@ import { ApiError } from '../../core/errors.js';
 import { recordEvent, type EventType } from '../../events/outbox.js';
 import { presentIssue, type IssueView } from './issues.presenter.js';
 import { findVisibleIssueById } from './issues.repository.js';
+import { sourceVisibility } from './issue-sources.js';
 import { listLinksOfIssues } from './links.repository.js';
 
 /**
@@ -22,11 +23,13 @@ const EVERY_PROJECT: ProjectAccess = { all: true, tokenId: null, granted: new Se
 export async function recordIssueEvent(ctx: Ctx, type: EventType | ((view: IssueView) => EventType), issueId: string): Promise<IssueView> {
   const issue = await findVisibleIssueById(ctx, issueId);
   if (!issue) throw new ApiError('ISSUE_NOT_FOUND', { issueId });
-  const links = await listLinksOfIssues(ctx, [issue.id]);
-  const everything = presentIssue(issue, links, EVERY_PROJECT);
+  const [links, sourceVisible] = await Promise.all([listLinksOfIssues(ctx, [issue.id]), sourceVisibility(ctx, [issue])]);
+  // The source record (agenda item, topic, sub-task) is named only when the actor can see it,
+  // so no subscriber learns of one through an actor with wider sight.
+  const everything = presentIssue(issue, links, EVERY_PROJECT, sourceVisible);
   const hidden = links.flatMap((link, index) =>
     link.target_project_id === issue.project_id ? [] : [{ path: ['issue', 'links', index], projectId: link.target_project_id }]);
-  const view = presentIssue(issue, links, ctx.access);
+  const view = presentIssue(issue, links, ctx.access, sourceVisible);
   await recordEvent(ctx, typeof type === 'function' ? type(view) : type, { issue: everything }, issue.project_id, { hidden });
   return view;
 }

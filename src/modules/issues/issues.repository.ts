@@ -51,7 +51,7 @@ export function listVisibleIssues(ctx: Ctx, filter: IssueListFilter, page: { lim
   }
   return paginate(ctx, query, {
     scope: 'issues', filters: { ...filter }, ...page,
-    orderBy: ['i.created_at', 'i.id'], keyOf: (r: IssueRecord) => [r.created_at, r.id],
+    orderBy: [['i.created_at', 'text'], ['i.id', 'text']], keyOf: (r: IssueRecord) => [r.created_at, r.id],
   });
 }
 

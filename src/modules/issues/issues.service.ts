@@ -10,6 +10,7 @@ import {
   parsePriority, parseTagFields, resolveStatusForProject, sendsStatus, type StatusRef,
 } from './issue-rules.js';
 import { recordIssueEvent } from './issue-events.js';
+import { sourceVisibility } from './issue-sources.js';
 import { presentIssue, type IssueSource, type IssueView, type Priority } from './issues.presenter.js';
 import {
   findStatusById, findStatusesByKey, findVisibleIssueById, findVisibleIssueByKey, insertIssue, listVisibleIssues,
@@ -53,13 +54,16 @@ export async function requireVisibleIssue(ctx: Ctx, idOrKey: string): Promise<Is
   return issue;
 }
 
-/** Presents issues with their links, loaded for all of them in one query. */
+/**
+ * Presents issues with their links, loaded for all of them in one query. A source record
+ * the caller cannot see (an agenda item of a hidden project's meeting, a topic of a group
+ * it cannot see, a sub-task under a hidden issue) reads as `source: null`.
+ */
 export async function presentIssues(ctx: Ctx, issues: IssueRecord[]): Promise<IssueView[]> {
+  const [links, sourceVisible] = await Promise.all([listLinksOfIssues(ctx, issues.map((issue) => issue.id)), sourceVisibility(ctx, issues)]);
   const linksByIssue = new Map<string, LinkWithTarget[]>();
-  for (const link of await listLinksOfIssues(ctx, issues.map((issue) => issue.id))) {
-    linksByIssue.set(link.issue_id, [...(linksByIssue.get(link.issue_id) ?? []), link]);
-  }
-  return issues.map((issue) => presentIssue(issue, linksByIssue.get(issue.id) ?? [], ctx.access));
+  for (const link of links) linksByIssue.set(link.issue_id, [...(linksByIssue.get(link.issue_id) ?? []), link]);
+  return issues.map((issue) => presentIssue(issue, linksByIssue.get(issue.id) ?? [], ctx.access, sourceVisible));
 }
 
 export async function presentIssueRecord(ctx: Ctx, issue: IssueRecord): Promise<IssueView> {

@@ -7,6 +7,10 @@ export interface AgendaItemRelations {
   owners: OwnerView[];
   links: WorkLinkView[];
   attachments: AttachmentView[];
+  /** The caller's view of the item's references: null (or left out) where in a project it cannot see. */
+  sourceProjectId: string | null;
+  convertedIssueId: string | null;
+  taskIssueIds: string[];
 }
 
 export function presentAgendaItem(i: AgendaItemRow, related: AgendaItemRelations) {
@@ -22,14 +26,14 @@ export function presentAgendaItem(i: AgendaItemRow, related: AgendaItemRelations
     tags,
     // The legacy name of the same list (CONTRACT §2: both are returned on reads).
     labels: tags,
-    sourceProjectId: i.source_project_id,
+    sourceProjectId: related.sourceProjectId,
     checkInDate: i.check_in_date,
     owners: related.owners,
     links: related.links,
     attachments: related.attachments,
     converted: i.converted === 1,
-    convertedIssueId: i.converted_issue_id,
-    taskIssueIds: JSON.parse(i.task_issue_ids) as string[],
+    convertedIssueId: related.convertedIssueId,
+    taskIssueIds: related.taskIssueIds,
     position: i.position,
     createdAt: i.created_at,
     updatedAt: i.updated_at,

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import { canSeeProject, type Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { hasOwn, isCalendarDate, nonBlank } from '../../core/values.js';
@@ -6,6 +6,7 @@ import type { AgendaItemRow } from '../../db/tables/meetings.js';
 import { requireVisibleProject } from '../projects/projects.service.js';
 import { parseTagFields } from '../issues/issue-rules.js';
 import { removeTagUsages, replaceTagUsages } from '../tags/tags.service.js';
+import { visibleIdsOf } from '../visibility/visibility.service.js';
 import { requireAgendaGroup } from './agenda-groups.service.js';
 import { listGroupRows } from './agenda-groups.repository.js';
 import { arrangeAgenda, insertAt, storeItemOrder } from './agenda-order.js';
@@ -34,13 +35,25 @@ export interface AgendaItemInput {
 
 export type { AgendaItemView } from './agenda-items.presenter.js';
 
-/** Items with their owners, links and attachments, each loaded for all items at once. */
+const taskIssueIdsOf = (item: AgendaItemRow): string[] => JSON.parse(item.task_issue_ids) as string[];
+
+/**
+ * Items with their owners, links and attachments, each loaded for all items at once. The
+ * caller sees no source project, converted issue or task issue in a project outside its
+ * grants, nor links to what it cannot see.
+ */
 async function presentAgendaItems(ctx: Ctx, items: AgendaItemRow[]): Promise<AgendaItemView[]> {
   const ids = items.map((i) => i.id);
-  const [owners, links, attachments] = await Promise.all([
-    listOwnersOfItems(ctx, ids), listWorkLinks(ctx, 'agenda_item', ids), listAttachmentsOfItems(ctx, ids),
+  const issueIds = items.flatMap((i) => [...(i.converted_issue_id ? [i.converted_issue_id] : []), ...taskIssueIdsOf(i)]);
+  const [owners, links, attachments, visibleIssues] = await Promise.all([
+    listOwnersOfItems(ctx, ids), listWorkLinks(ctx, 'agenda_item', ids), listAttachmentsOfItems(ctx, ids), visibleIdsOf(ctx, 'issue', issueIds),
   ]);
-  return items.map((i) => presentAgendaItem(i, { owners: owners.get(i.id) ?? [], links: links.get(i.id) ?? [], attachments: attachments.get(i.id) ?? [] }));
+  return items.map((i) => presentAgendaItem(i, {
+    owners: owners.get(i.id) ?? [], links: links.get(i.id) ?? [], attachments: attachments.get(i.id) ?? [],
+    sourceProjectId: i.source_project_id && canSeeProject(ctx.access, i.source_project_id) ? i.source_project_id : null,
+    convertedIssueId: i.converted_issue_id && visibleIssues.has(i.converted_issue_id) ? i.converted_issue_id : null,
+    taskIssueIds: taskIssueIdsOf(i).filter((id) => visibleIssues.has(id)),
+  }));
 }
 
 export async function presentAgendaItemRow(ctx: Ctx, item: AgendaItemRow): Promise<AgendaItemView> {
@@ -67,7 +80,8 @@ async function validGroupId(ctx: Ctx, meetingId: string, value: unknown): Promis
 /**
  * The tag rule, as for discussion topics: an explicit sourceProjectId wins (null keeps the
  * tags agenda-only, a project must be accessible); a write that sets tags without it takes
- * the meeting's project; any other write keeps `current`.
+ * the meeting's project, unless `current` is hidden from the caller; any other write keeps
+ * `current`.
  */
 async function sourceProjectFor(
   ctx: Ctx, meeting: MeetingWithKeys, input: AgendaItemInput, tagsWritten: boolean, current: string | null,
@@ -75,7 +89,9 @@ async function sourceProjectFor(
   if (hasOwn(input, 'sourceProjectId')) {
     return input.sourceProjectId === null || input.sourceProjectId === undefined ? null : (await requireVisibleProject(ctx, input.sourceProjectId)).id;
   }
-  return tagsWritten ? meeting.project_id : current;
+  // A source project the caller cannot see is kept: it cannot know what it would replace.
+  const hiddenCurrent = current !== null && !canSeeProject(ctx.access, current);
+  return tagsWritten && !hiddenCurrent ? meeting.project_id : current;
 }
 
 export async function listAgendaItems(ctx: Ctx, meetingId: string): Promise<AgendaItemView[]> {

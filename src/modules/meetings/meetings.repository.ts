@@ -49,7 +49,7 @@ export function listVisibleMeetings(ctx: Ctx, filter: MeetingFilter, page: { lim
   }
   return paginate(ctx, query, {
     scope: 'meetings', filters: { ...filter }, ...page,
-    orderBy: ['m.created_at', 'm.id'], keyOf: (r: MeetingWithKeys) => [r.created_at, r.id],
+    orderBy: [['m.created_at', 'text'], ['m.id', 'text']], keyOf: (r: MeetingWithKeys) => [r.created_at, r.id],
   });
 }
 

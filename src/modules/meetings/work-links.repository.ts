@@ -35,8 +35,13 @@ export async function insertLinkRows(ctx: Ctx, rows: WorkLinkRow[]): Promise<voi
   await ctx.db.insertInto('work_links').values(rows).execute();
 }
 
-export async function deleteLinkRow(ctx: Ctx, linkId: string): Promise<void> {
-  await ctx.db.deleteFrom('work_links').where('workspace_id', '=', ctx.workspace.id).where('id', '=', linkId).execute();
+export async function deleteLinkRows(ctx: Ctx, linkIds: string[]): Promise<void> {
+  if (linkIds.length === 0) return;
+  await ctx.db.deleteFrom('work_links').where('workspace_id', '=', ctx.workspace.id).where('id', 'in', linkIds).execute();
+}
+
+export async function setLinkPosition(ctx: Ctx, linkId: string, position: number): Promise<void> {
+  await ctx.db.updateTable('work_links').set({ position }).where('workspace_id', '=', ctx.workspace.id).where('id', '=', linkId).execute();
 }
 
 export async function deleteLinksOf(ctx: Ctx, ownerType: OwnerType, ownerIds: string[]): Promise<void> {

@@ -7,9 +7,10 @@ import { requireVisibleTopic } from '../discussions/topics.service.js';
 import { requireVisibleIssue } from '../issues/issues.service.js';
 import { resolveProjectRef, type ProjectWithTeam } from '../projects/projects.service.js';
 import { findVisibleAgendaItem } from './agenda-items.repository.js';
+import { visibilityOf } from '../visibility/visibility.service.js';
 import {
-  deleteLinkRow, deleteLinksOf, deleteLinksTo, findLinkRow, findLinkToTarget, insertLinkRows, listLinkRows, nextLinkPosition,
-  visibleIssueKeys, visibleProjectKeys,
+  deleteLinkRows, deleteLinksOf, deleteLinksTo, findLinkRow, findLinkToTarget, insertLinkRows, listLinkRows, nextLinkPosition,
+  setLinkPosition, visibleIssueKeys, visibleProjectKeys,
 } from './work-links.repository.js';
 
 /**
@@ -84,26 +85,41 @@ export async function resolveWorkTarget(
   }
 }
 
-/** Fills targetKey for issue and project targets the caller can see (one query per kind). */
+/**
+ * The links among `rows` whose target the caller can see: a link to an issue or project
+ * outside its grants, an agenda item of such a project's meeting, or a topic of a group it
+ * cannot see names a record that does not exist for the caller, so it is left out of
+ * reads (one query per target kind present).
+ */
+async function visibleLinkRows(ctx: Ctx, rows: WorkLinkRow[]): Promise<WorkLinkRow[]> {
+  const visible = await visibilityOf(ctx, rows.map((row) => ({ kind: row.target_type, id: row.target_id })));
+  return rows.filter((row) => visible(row.target_type, row.target_id));
+}
+
+/** Views of links the caller can see, with targetKey for issue and project targets (one query per kind). */
 async function presentLinks(ctx: Ctx, rows: WorkLinkRow[]): Promise<Map<string, WorkLinkView>> {
-  const idsOf = (type: WorkTargetType) => [...new Set(rows.filter((r) => r.target_type === type).map((r) => r.target_id))];
+  const shown = await visibleLinkRows(ctx, rows);
+  const idsOf = (type: WorkTargetType) => [...new Set(shown.filter((r) => r.target_type === type).map((r) => r.target_id))];
   const [issueKeys, projectKeys] = await Promise.all([visibleIssueKeys(ctx, idsOf('issue')), visibleProjectKeys(ctx, idsOf('project'))]);
   const keyOf = (row: WorkLinkRow) =>
     row.target_type === 'issue' ? issueKeys.get(row.target_id) ?? null
       : row.target_type === 'project' ? projectKeys.get(row.target_id) ?? null
         : null;
   // A link is never edited (replacing a set makes new links), so it was last updated when made.
-  return new Map(rows.map((row) => [row.id, {
+  return new Map(shown.map((row) => [row.id, {
     linkId: row.id, targetType: row.target_type, targetId: row.target_id, targetKey: keyOf(row), createdAt: row.created_at, updatedAt: row.created_at,
   }]));
 }
 
-/** Links of many owners of one type, in link order, keyed by owner id (a constant number of queries). */
+/** Links of many owners of one type, in link order, keyed by owner id; only those the caller can see. */
 export async function listWorkLinks(ctx: Ctx, ownerType: WorkLinkOwnerType, ownerIds: string[]): Promise<Map<string, WorkLinkView[]>> {
   const rows = await listLinkRows(ctx, ownerType, ownerIds);
   const views = await presentLinks(ctx, rows);
   const byOwner = new Map<string, WorkLinkView[]>(ownerIds.map((id) => [id, []]));
-  for (const row of rows) byOwner.get(row.owner_id)?.push(views.get(row.id) as WorkLinkView);
+  for (const row of rows) {
+    const view = views.get(row.id);
+    if (view) byOwner.get(row.owner_id)?.push(view);
+  }
   return byOwner;
 }
 
@@ -122,9 +138,17 @@ export async function addWorkLink(ctx: Ctx, owner: WorkLinkOwner, target: WorkTa
   return { link: views.get(row.id) as WorkLinkView, created: !existing };
 }
 
-/** Replaces an owner's whole link set with `targets`, in that order (duplicates collapse). */
+/**
+ * Replaces the links the caller can see with `targets`, in that order (duplicates
+ * collapse). Links whose target the caller cannot see are kept, in their order, after the
+ * new ones: a caller cannot remove what it cannot see, so a restricted credential's PATCH
+ * never drops links made by someone who sees more.
+ */
 export async function replaceWorkLinks(ctx: Ctx, owner: WorkLinkOwner, targets: WorkTarget[]): Promise<void> {
-  await deleteLinksOf(ctx, owner.type, [owner.id]);
+  const existing = await listLinkRows(ctx, owner.type, [owner.id]);
+  const visible = new Set((await visibleLinkRows(ctx, existing)).map((row) => row.id));
+  const kept = existing.filter((row) => !visible.has(row.id));
+  await deleteLinkRows(ctx, existing.filter((row) => visible.has(row.id)).map((row) => row.id));
   const seen = new Set<string>();
   const rows: WorkLinkRow[] = [];
   for (const target of targets) {
@@ -137,12 +161,16 @@ export async function replaceWorkLinks(ctx: Ctx, owner: WorkLinkOwner, targets: 
     });
   }
   await insertLinkRows(ctx, rows);
+  for (const [index, row] of kept.entries()) {
+    if (row.position !== rows.length + index) await setLinkPosition(ctx, row.id, rows.length + index);
+  }
 }
 
+/** Removes a link; one whose target the caller cannot see does not exist for it (MEETING_LINK_NOT_FOUND). */
 export async function removeWorkLink(ctx: Ctx, owner: WorkLinkOwner, linkId: string): Promise<void> {
   const row = await findLinkRow(ctx, owner.type, owner.id, linkId);
-  if (!row) throw new ApiError('MEETING_LINK_NOT_FOUND', { linkId });
-  await deleteLinkRow(ctx, row.id);
+  if (!row || (await visibleLinkRows(ctx, [row])).length === 0) throw new ApiError('MEETING_LINK_NOT_FOUND', { linkId });
+  await deleteLinkRows(ctx, [row.id]);
 }
 
 /** Drops every link owned by these records and every link pointing at them (on their deletion). */

@@ -40,17 +40,19 @@ export function listVisibleContainers(ctx: Ctx, filter: ContainerFilter, page: {
   if (filter.q) query = query.where(containsText('c.name', filter.q));
   return paginate(ctx, query, {
     scope: 'issue-containers', filters: { ...filter }, ...page,
-    orderBy: ['c.created_at', 'c.id'], keyOf: (r: ContainerWithProject) => [r.created_at, r.id],
+    orderBy: [['c.created_at', 'text'], ['c.id', 'text']], keyOf: (r: ContainerWithProject) => [r.created_at, r.id],
   });
 }
 
 /**
  * Active-issue counts of a page of containers in one grouped query; "open" leaves out
- * issues whose status is in a completed or canceled category.
+ * issues whose status is in a completed or canceled category. Only issues the caller can
+ * see are counted: a container's issues are in its own project today, but a count must not
+ * rest on that to tell nothing about other projects.
  */
 export async function countIssuesByContainer(ctx: Ctx, containerIds: string[]): Promise<Map<string, IssueCounts>> {
   if (containerIds.length === 0) return new Map();
-  const rows = await ctx.db
+  const query = ctx.db
     .selectFrom('issues as i').innerJoin('statuses as s', 's.id', 'i.status_id')
     .select([
       'i.container_id',
@@ -58,7 +60,7 @@ export async function countIssuesByContainer(ctx: Ctx, containerIds: string[]): 
       sql<number | string>`sum(case when s.category in ('completed', 'canceled') then 0 else 1 end)`.as('open_count'),
     ])
     .where('i.workspace_id', '=', ctx.workspace.id).where('i.archived', '=', 0).where('i.container_id', 'in', containerIds)
-    .groupBy('i.container_id')
-    .execute();
+    .groupBy('i.container_id');
+  const rows = await whereProjectVisible(ctx, query, 'i.project_id').execute();
   return new Map(rows.map((r) => [r.container_id as string, { issueCount: Number(r.issue_count), openIssueCount: Number(r.open_count) }]));
 }

@@ -38,7 +38,7 @@ export function listVisibleMilestones(ctx: Ctx, filter: MilestoneFilter, page: {
   if (filter.q) query = query.where(containsText('m.title', filter.q));
   return paginate(ctx, query, {
     scope: 'milestones', filters: { ...filter }, ...page, direction: 'asc',
-    orderBy: ['m.order_index', 'm.created_at', 'm.id'], keyOf: (r: MilestoneRow) => [r.order_index, r.created_at, r.id],
+    orderBy: [['m.order_index', 'integer'], ['m.created_at', 'text'], ['m.id', 'text']], keyOf: (r: MilestoneRow) => [r.order_index, r.created_at, r.id],
   });
 }
 

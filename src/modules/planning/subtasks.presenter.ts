@@ -27,7 +27,11 @@ export const presentSubtaskLink = (link: SubtaskLinkWithTarget, ownStatus: strin
   isSatisfied: isSatisfied(link, ownStatus),
 });
 
-export const presentSubtask = (s: SubtaskRow, parent: ParentContext, links: SubtaskLinkWithTarget[]) => ({
+/**
+ * `visibleIssueIds` holds the issues the caller can see among those sub-tasks became: one
+ * moved to a project outside the caller's grants reads as `migratedIssueId: null`.
+ */
+export const presentSubtask = (s: SubtaskRow, parent: ParentContext, links: SubtaskLinkWithTarget[], visibleIssueIds: ReadonlySet<string>) => ({
   subtaskId: s.id,
   parentIssueId: s.parent_issue_id,
   title: s.title,
@@ -42,7 +46,7 @@ export const presentSubtask = (s: SubtaskRow, parent: ParentContext, links: Subt
   durationDays: s.duration_days === null ? null : Number(s.duration_days),
   links: links.filter((link) => link.subtask_id === s.id).map((link) => presentSubtaskLink(link, s.status)),
   migrated: s.migrated === 1,
-  migratedIssueId: s.migrated_issue_id,
+  migratedIssueId: s.migrated_issue_id && visibleIssueIds.has(s.migrated_issue_id) ? s.migrated_issue_id : null,
   position: Number(s.position),
   createdAt: s.created_at,
   updatedAt: s.updated_at,

@@ -15,6 +15,7 @@ import {
   deleteSubtask, findSubtaskOfParent, insertSubtask, listSubtasksOfParent, nextPosition, updateSubtask,
 } from './subtasks.repository.js';
 import type { SubtaskStatus } from './subtasks.schemas.js';
+import { visibleIdsOf } from '../visibility/visibility.service.js';
 
 export interface SubtaskInput extends ScheduleInput {
   title?: unknown;
@@ -58,8 +59,11 @@ export async function openSubtaskForWrite(ctx: Ctx, issueId: string, subtaskId: 
 
 /** Presents sub-tasks of one parent with their links, loaded in one query. */
 async function presentSubtasks(ctx: Ctx, parent: IssueRecord, rows: SubtaskRow[]): Promise<SubtaskView[]> {
-  const links = await listLinksOfSubtasks(ctx, rows.map((r) => r.id));
-  return rows.map((row) => presentSubtask(row, parent, links));
+  const [links, visibleIssues] = await Promise.all([
+    listLinksOfSubtasks(ctx, rows.map((r) => r.id)),
+    visibleIdsOf(ctx, 'issue', rows.flatMap((r) => (r.migrated_issue_id ? [r.migrated_issue_id] : []))),
+  ]);
+  return rows.map((row) => presentSubtask(row, parent, links, visibleIssues));
 }
 
 export async function subtaskView(ctx: Ctx, parent: IssueRecord, subtaskId: string): Promise<SubtaskView> {

@@ -40,7 +40,7 @@ export function listVisibleProjects(ctx: Ctx, filter: { teamId?: string }, page:
   if (filter.teamId) query = query.where('projects.team_id', '=', filter.teamId);
   return paginate(ctx, query, {
     scope: 'projects', filters: filter, ...page,
-    orderBy: ['projects.created_at', 'projects.id'], keyOf: (r: ProjectWithTeam) => [r.created_at, r.id],
+    orderBy: [['projects.created_at', 'text'], ['projects.id', 'text']], keyOf: (r: ProjectWithTeam) => [r.created_at, r.id],
   });
 }
 

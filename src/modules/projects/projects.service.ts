@@ -55,6 +55,16 @@ export async function requireVisibleProject(ctx: Ctx, projectId: string): Promis
   return project;
 }
 
+/**
+ * PROJECT_NOT_FOUND for a stored source project (of a topic or agenda item) the caller
+ * cannot see: it reads as null for the caller, so the error must not name it either.
+ */
+export const hiddenSourceProject = (): ApiError =>
+  new ApiError('PROJECT_NOT_FOUND', { field: 'sourceProjectId' }, {
+    message: 'The source project is not accessible to this credential.',
+    suggestion: 'Pass projectId, or projectKey with teamKey, of a project this credential can access.',
+  });
+
 /** Status ids the project's workflow allows, or undefined when it allows all team statuses. */
 export async function workflowStatusIds(ctx: Ctx, project: Pick<ProjectRow, 'id' | 'has_workflow'>): Promise<Set<string> | undefined> {
   return project.has_workflow === 1 ? new Set(await listWorkflowStatusIds(ctx, project.id)) : undefined;

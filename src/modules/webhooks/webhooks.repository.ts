@@ -26,7 +26,7 @@ export const findWebhook = (ctx: Ctx, webhookId: string): Promise<WebhookRow | u
 export function listWebhookPage(ctx: Ctx, page: { limit?: number; cursor?: string }) {
   return paginate(ctx, selectWebhooks(ctx), {
     scope: 'webhooks', filters: {}, ...page,
-    orderBy: ['created_at', 'id'], keyOf: (r: WebhookRow) => [r.created_at, r.id],
+    orderBy: [['created_at', 'text'], ['id', 'text']], keyOf: (r: WebhookRow) => [r.created_at, r.id],
   });
 }
 
@@ -66,7 +66,7 @@ export function listDeliveryPage(ctx: Ctx, webhookId: string, page: { limit?: nu
     .where('workspace_id', '=', ctx.workspace.id).where('webhook_id', '=', webhookId);
   return paginate(ctx, query, {
     scope: 'webhook_deliveries', filters: { webhookId }, ...page,
-    orderBy: ['created_at', 'id'], keyOf: (r: WebhookDeliveryRow) => [r.created_at, r.id],
+    orderBy: [['created_at', 'text'], ['id', 'text']], keyOf: (r: WebhookDeliveryRow) => [r.created_at, r.id],
   });
 }
 

@@ -1,0 +1,102 @@
+import { maxHeaderSize, STATUS_CODES, type ServerOptions, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { AppConfig } from '../config.js';
+import { ApiError } from '../core/errors.js';
+
+/**
+ * What the HTTP server does below the routes: how long it waits for a client, what it
+ * answers when Node itself refuses a request (parser errors, oversized headers, timeouts),
+ * and what a request gets while the server shuts down. Every such answer is in the
+ * catalog's `{ error, code, details, suggestion }` shape, like any route's.
+ */
+
+/**
+ * Node checks request and headers deadlines on a timer (every 30 s by default), so a
+ * connection could outlive its deadline by that much; checking a few times per deadline
+ * keeps the limits close to what is configured, at the cost of a scan of open connections.
+ */
+const checkingInterval = (config: AppConfig): number =>
+  Math.max(10, Math.min(1_000, Math.floor(Math.min(config.requestTimeoutMs, config.headersTimeoutMs) / 4)));
+
+/** Seconds a client should wait before retrying a request refused during shutdown. */
+const SHUTDOWN_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Without these, a client that sends headers slowly (slowloris) or a body shorter than its
+ * Content-Length holds a connection for Node's 300 s default, and an idle keep-alive
+ * connection for Fastify's 72 s.
+ */
+export function timeoutOptions(config: AppConfig): { requestTimeout: number; keepAliveTimeout: number; http: ServerOptions } {
+  return {
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: checkingInterval(config),
+    },
+  };
+}
+
+function clientErrorToApiError(error: Error & { code?: string }, config: AppConfig): ApiError {
+  switch (error.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ApiError('REQUEST_TIMEOUT', { requestTimeoutMs: config.requestTimeoutMs, headersTimeoutMs: config.headersTimeoutMs });
+    case 'HPE_HEADER_OVERFLOW':
+      return new ApiError('HEADERS_TOO_LARGE', { limitBytes: maxHeaderSize });
+    default:
+      return new ApiError('VALIDATION_FAILED', { field: 'request', reason: error.code ?? 'malformed' }, { message: 'The request is not valid HTTP.' });
+  }
+}
+
+/** A whole HTTP/1.1 response, written straight to the socket: no request object exists for it. */
+function rawResponse(error: ApiError): string {
+  const body = JSON.stringify(error.toBody());
+  return [
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/**
+ * Fastify's `clientErrorHandler`: Node's parser errors and timeouts, answered in the error
+ * shape and then the connection closed. Nothing is written when a response has already
+ * started on the socket (it would corrupt it); the connection is only closed then.
+ */
+export function clientErrorHandler(config: AppConfig) {
+  return function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    this.log.debug({ err: error }, 'client error');
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (!socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    // Closed once the answer is flushed, whether or not the client closes its side.
+    socket.end(rawResponse(clientErrorToApiError(error, config)), () => socket.destroy());
+  };
+}
+
+/**
+ * While the server drains (after close() began), a request that still arrives on an open
+ * keep-alive connection is answered 503 SERVER_SHUTTING_DOWN with Retry-After, before any
+ * credential or database work. Replaces Fastify's `return503OnClosing`, whose body is not
+ * in the error shape. Register before every other onRequest hook.
+ */
+export function answerRequestsWhileDraining(app: FastifyInstance): void {
+  let draining = false;
+  app.addHook('preClose', (done) => {
+    draining = true;
+    done();
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!draining) return;
+    reply.header('Connection', 'close');
+    throw new ApiError('SERVER_SHUTTING_DOWN', {}, { headers: { 'Retry-After': String(SHUTDOWN_RETRY_AFTER_SECONDS) } });
+  });
+}

@@ -1,0 +1,52 @@
+import type { Ctx } from '../../core/context.js';
+import { whereProjectVisible } from '../../db/access.js';
+import { whereGroupVisible } from '../discussions/visibility.repository.js';
+import { meetingVisible } from '../meetings/meetings.repository.js';
+
+/**
+ * Set-based checks of which referenced records the caller can see, for reads that name
+ * records of other areas (an issue's source, a topic's converted issue, a work link's
+ * target). Each is one query whatever the number of ids, and applies the owning area's own
+ * visibility rule (db/access.ts for projects, meetingVisible, whereGroupVisible).
+ */
+
+/** The ids, among these, of issues in projects the caller can see. */
+export async function visibleIssueIds(ctx: Ctx, issueIds: string[]): Promise<Set<string>> {
+  if (issueIds.length === 0) return new Set();
+  const query = ctx.db.selectFrom('issues').select('issues.id')
+    .where('issues.workspace_id', '=', ctx.workspace.id).where('issues.id', 'in', [...new Set(issueIds)]);
+  return new Set((await whereProjectVisible(ctx, query, 'issues.project_id').execute()).map((r) => r.id));
+}
+
+/** Agenda items of meetings the caller can see. */
+export async function visibleAgendaItemIds(ctx: Ctx, itemIds: string[]): Promise<Set<string>> {
+  if (itemIds.length === 0) return new Set();
+  const rows = await ctx.db.selectFrom('agenda_items as i').innerJoin('meetings as m', 'm.id', 'i.meeting_id').select('i.id')
+    .where('i.workspace_id', '=', ctx.workspace.id).where('i.id', 'in', [...new Set(itemIds)]).where((eb) => meetingVisible(ctx, eb))
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Discussion topics of groups the caller can see. */
+export async function visibleTopicIds(ctx: Ctx, topicIds: string[]): Promise<Set<string>> {
+  if (topicIds.length === 0) return new Set();
+  const query = ctx.db.selectFrom('discussion_topics as t').select('t.id')
+    .where('t.workspace_id', '=', ctx.workspace.id).where('t.id', 'in', [...new Set(topicIds)]);
+  return new Set((await whereGroupVisible(ctx, query, 't.group_id').execute()).map((r) => r.id));
+}
+
+/** Sub-tasks whose parent issue the caller can see. */
+export async function visibleSubtaskIds(ctx: Ctx, subtaskIds: string[]): Promise<Set<string>> {
+  if (subtaskIds.length === 0) return new Set();
+  const query = ctx.db.selectFrom('subtasks as s').innerJoin('issues as p', 'p.id', 's.parent_issue_id').select('s.id')
+    .where('s.workspace_id', '=', ctx.workspace.id).where('s.id', 'in', [...new Set(subtaskIds)]);
+  return new Set((await whereProjectVisible(ctx, query, 'p.project_id').execute()).map((r) => r.id));
+}
+
+/** The ids, among these, of projects the caller can see. */
+export async function visibleProjectIds(ctx: Ctx, projectIds: string[]): Promise<Set<string>> {
+  if (projectIds.length === 0) return new Set();
+  const query = ctx.db.selectFrom('projects').select('projects.id')
+    .where('projects.workspace_id', '=', ctx.workspace.id).where('projects.id', 'in', [...new Set(projectIds)]);
+  return new Set((await whereProjectVisible(ctx, query, 'projects.id').execute()).map((r) => r.id));
+}

@@ -1,0 +1,30 @@
+import type { Ctx } from '../../core/context.js';
+import { visibleAgendaItemIds, visibleIssueIds, visibleProjectIds, visibleSubtaskIds, visibleTopicIds } from './visibility.repository.js';
+
+/**
+ * Which of the records a read names the caller can see, so a read never names a record
+ * that does not exist for its caller (an issue or project outside a token's grants, a
+ * meeting of such a project, a topic of a group the caller cannot see). Kept in one
+ * place, apart from the areas' services, so any area can ask without importing the others.
+ */
+
+export type RecordKind = 'issue' | 'project' | 'agenda_item' | 'discussion_topic' | 'subtask';
+
+const CHECKS: Record<RecordKind, (ctx: Ctx, ids: string[]) => Promise<Set<string>>> = {
+  issue: visibleIssueIds,
+  project: visibleProjectIds,
+  agenda_item: visibleAgendaItemIds,
+  discussion_topic: visibleTopicIds,
+  subtask: visibleSubtaskIds,
+};
+
+/** The visible ids among `ids` of one kind (one query; none when `ids` is empty). */
+export const visibleIdsOf = (ctx: Ctx, kind: RecordKind, ids: string[]): Promise<Set<string>> => CHECKS[kind](ctx, ids);
+
+/** A lookup answering whether a record of a kind is visible, for references of several kinds at once. */
+export async function visibilityOf(ctx: Ctx, refs: Array<{ kind: RecordKind; id: string }>): Promise<(kind: RecordKind, id: string) => boolean> {
+  const kinds = [...new Set(refs.map((r) => r.kind))];
+  const sets = new Map(await Promise.all(kinds.map(async (kind) =>
+    [kind, await visibleIdsOf(ctx, kind, refs.filter((r) => r.kind === kind).map((r) => r.id))] as const)));
+  return (kind, id) => sets.get(kind)?.has(id) ?? false;
+}
