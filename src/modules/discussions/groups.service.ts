@@ -6,8 +6,9 @@ import type { DiscussionGroupRow, GroupApiVisibility, GroupVisibility } from '..
 import { resolveIdentity } from '../users/users.service.js';
 import { presentGroup, type GroupView } from './groups.presenter.js';
 import { findVisibleGroup, insertGroup, listMemberIds, listVisibleGroups, replaceMembers, updateGroup } from './groups.repository.js';
+import { LIMITS } from '../../core/limits.js';
 
-const NAME_MAX = 200;
+const NAME_MAX = LIMITS.groupName;
 
 export interface GroupInput {
   name?: unknown;

@@ -6,12 +6,13 @@ import type { AttachmentRow } from '../../db/tables/issues.js';
 import { requireVisibleIssue } from './issues.service.js';
 import { presentAttachment, type AttachmentView } from './attachments.presenter.js';
 import { deleteAttachmentRows, insertAttachmentRows, listAttachmentRows, type AttachmentOwner } from './attachments.repository.js';
+import { LIMITS } from '../../core/limits.js';
 
 export type { AttachmentOwner } from './attachments.repository.js';
 export type { AttachmentView } from './attachments.presenter.js';
 
-export const MAX_ATTACHMENT_LINKS = 20;
-const NAME_MAX = 500;
+export const MAX_ATTACHMENT_LINKS = LIMITS.attachments;
+const NAME_MAX = LIMITS.attachmentName;
 
 export interface AttachmentLink {
   url: string;

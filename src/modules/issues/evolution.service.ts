@@ -8,8 +8,9 @@ import { updateIssueRow } from './issues.repository.js';
 import { getIssueView, requireVisibleIssue, type IssueRecord } from './issues.service.js';
 import { presentEvolution } from './evolution.presenter.js';
 import { insertEvolution, listEvolutionRows } from './evolution.repository.js';
+import { LIMITS } from '../../core/limits.js';
 
-export const REASON_MAX = 2_000;
+export const REASON_MAX = LIMITS.evolutionReason;
 
 /** Records one title change (call in the write's transaction, with the title update). */
 export async function recordTitleChange(ctx: Ctx, issue: Pick<IssueRecord, 'id' | 'title'>, newTitle: string, reason: string | null): Promise<IssueEvolutionRow> {

@@ -8,13 +8,14 @@ import { userIsTeamMember } from '../teams/teams.service.js';
 import { agentCanAccessProject, resolveActiveIdentity, resolveIdentity } from '../users/users.service.js';
 import { PRIORITIES, type Priority } from './issues.presenter.js';
 import { findContainer, findStatusById, findStatusesByKey, findVisibleMilestone, listTeamStatusRows } from './issues.repository.js';
+import { LIMITS } from '../../core/limits.js';
 
 /**
  * The field rules an issue must satisfy in its project, shared by create and update so
  * both answer the same codes for the same mistakes.
  */
 
-export const TITLE_MAX = 500;
+export const TITLE_MAX = LIMITS.title;
 
 export function parseIssueTitle(value: unknown): string {
   const title = nonBlank(value);

@@ -7,6 +7,7 @@ import type { DB } from '../../db/schema.js';
 import type { AgendaStatusRow } from '../../db/tables/meetings.js';
 import { presentAgendaStatus, type AgendaStatusView } from './settings.presenter.js';
 import { deleteStatusRow, insertStatusesIfMissing, listStatusRows, statusIsUsed, updateStatusRow } from './settings.repository.js';
+import { LIMITS } from '../../core/limits.js';
 
 /** Present in every workspace, first in the order; new agenda items start in "To discuss". */
 const SYSTEM_AGENDA_STATUSES = ['To discuss', 'Done'] as const;
@@ -63,7 +64,9 @@ export async function defaultAgendaStatus(ctx: Ctx): Promise<AgendaStatusRow> {
 function validName(value: unknown, others: AgendaStatusRow[]): string {
   const name = nonBlank(value);
   if (!name) throw new ApiError('NAME_REQUIRED', { field: 'name' });
-  if (name.length > 100) throw new ApiError('VALIDATION_FAILED', { field: 'name' }, { message: 'name must be at most 100 characters.' });
+  if (name.length > LIMITS.agendaStatusName) {
+    throw new ApiError('VALIDATION_FAILED', { field: 'name', max: LIMITS.agendaStatusName }, { message: `name must be at most ${LIMITS.agendaStatusName} characters.` });
+  }
   if (others.some((s) => s.name_lower === name.toLowerCase())) {
     throw new ApiError('VALIDATION_FAILED', { field: 'name', name }, { message: 'An agenda status with this name already exists.' });
   }

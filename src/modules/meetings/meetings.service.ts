@@ -10,6 +10,7 @@ import { presentMeeting, type MeetingView } from './meetings.presenter.js';
 import { requireVisibleMeeting } from './meeting-access.js';
 import { deleteMeetingRows, insertMeeting, listVisibleMeetings, updateMeeting, type MeetingWithKeys } from './meetings.repository.js';
 import { listWorkLinks, removeWorkLinksOwnedBy } from './work-links.service.js';
+import { LIMITS } from '../../core/limits.js';
 
 async function presentMeetings(ctx: Ctx, rows: MeetingWithKeys[]): Promise<MeetingView[]> {
   const links = await listWorkLinks(ctx, 'meeting', rows.map((m) => m.id));
@@ -43,7 +44,7 @@ function validTitle(value: unknown): string {
 
 function validType(value: unknown): string {
   const type = nonBlank(value);
-  if (!type || type.length > 50) throw new ApiError('VALIDATION_FAILED', { field: 'type' }, { message: 'type must be a string of 1–50 characters.' });
+  if (!type || type.length > LIMITS.meetingType) throw new ApiError('VALIDATION_FAILED', { field: 'type' }, { message: 'type must be a string of 1–50 characters.' });
   return type;
 }
 

@@ -7,6 +7,7 @@ import type { DB } from '../../db/schema.js';
 import type { ExternalOwnerPresetRow } from '../../db/tables/meetings.js';
 import { presentPreset, type PresetView } from './settings.presenter.js';
 import { deletePresetRow, findPresetRow, insertPresetRow, listPresetRows, updatePresetRow } from './settings.repository.js';
+import { LIMITS } from '../../core/limits.js';
 
 /**
  * External owner presets: named people outside the workspace. Adding a preset as an agenda
@@ -25,7 +26,7 @@ export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 export function validEmail(value: string | null | undefined, field = 'externalEmail'): string | null {
   const email = nonBlank(value);
   if (email === undefined) return null;
-  if (!EMAIL_PATTERN.test(email) || email.length > 320) throw new ApiError('VALIDATION_FAILED', { field }, { message: `${field} must be an email address.` });
+  if (!EMAIL_PATTERN.test(email) || email.length > LIMITS.email) throw new ApiError('VALIDATION_FAILED', { field }, { message: `${field} must be an email address.` });
   return email;
 }
 

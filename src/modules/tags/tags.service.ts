@@ -3,6 +3,7 @@ import { ApiError } from '../../core/errors.js';
 import type { TagUsageRow } from '../../db/schema.js';
 import { deleteUsages, insertUsages, listManagedTags, type UsageCount } from './tags.repository.js';
 import { tagUsageSources } from './tag-usage-sources.js';
+import { LIMITS } from '../../core/limits.js';
 
 export type TaggedEntity = TagUsageRow['entity_type'];
 
@@ -16,7 +17,7 @@ export function normaliseTags(value: unknown, field = 'tags'): string[] {
   const out: string[] = [];
   value.forEach((raw, index) => {
     const tag = typeof raw === 'string' ? raw.trim() : '';
-    if (tag.length < 1 || tag.length > 50) {
+    if (tag.length < 1 || tag.length > LIMITS.tagLength) {
       throw new ApiError('VALIDATION_FAILED', { field: `${field}.${index}` }, { message: 'Each tag must be a string of 1–50 characters.' });
     }
     if (!seen.has(tag.toLowerCase())) {
