@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import { LIMITS } from '../../core/limits.js';
+import { Type } from '@sinclair/typebox';
 import { Description, List, Nullable, PageInfoSchema, PaginationQuery, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
 
 export const GroupVisibilitySchema = Type.Union([Type.Literal('workspace'), Type.Literal('members')], {

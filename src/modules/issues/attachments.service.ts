@@ -1,12 +1,12 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/limits.js';
 import { isHttpUrl } from '../../core/values.js';
 import type { AttachmentRow } from '../../db/tables/issues.js';
 import { requireVisibleIssue } from './issues.service.js';
 import { presentAttachment, type AttachmentView } from './attachments.presenter.js';
 import { deleteAttachmentRows, insertAttachmentRows, listAttachmentRows, type AttachmentOwner } from './attachments.repository.js';
-import { LIMITS } from '../../core/limits.js';
 
 export type { AttachmentOwner } from './attachments.repository.js';
 export type { AttachmentView } from './attachments.presenter.js';

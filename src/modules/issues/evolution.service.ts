@@ -1,6 +1,7 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/limits.js';
 import type { IssueEvolutionRow } from '../../db/tables/issues.js';
 import { recordEvent } from '../../events/outbox.js';
 import { TITLE_MAX } from './issue-rules.js';
@@ -8,7 +9,6 @@ import { updateIssueRow } from './issues.repository.js';
 import { getIssueView, requireVisibleIssue, type IssueRecord } from './issues.service.js';
 import { presentEvolution } from './evolution.presenter.js';
 import { insertEvolution, listEvolutionRows } from './evolution.repository.js';
-import { LIMITS } from '../../core/limits.js';
 
 export const REASON_MAX = LIMITS.evolutionReason;
 

@@ -1,5 +1,6 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
 import { nonBlank } from '../../core/values.js';
 import type { StatusRow } from '../../db/schema.js';
 import { workflowStatusIds, type ProjectWithTeam } from '../projects/projects.service.js';
@@ -8,7 +9,6 @@ import { userIsTeamMember } from '../teams/teams.service.js';
 import { agentCanAccessProject, resolveActiveIdentity, resolveIdentity } from '../users/users.service.js';
 import { PRIORITIES, type Priority } from './issues.presenter.js';
 import { findContainer, findStatusById, findStatusesByKey, findVisibleMilestone, listTeamStatusRows } from './issues.repository.js';
-import { LIMITS } from '../../core/limits.js';
 
 /**
  * The field rules an issue must satisfy in its project, shared by create and update so

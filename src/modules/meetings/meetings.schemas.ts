@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import { LIMITS } from '../../core/limits.js';
+import { Type } from '@sinclair/typebox';
 import { Description, Nullable, PageInfoSchema, PaginationQuery, PathParam, Ref, SearchText, Text, Title } from '../../operations/schema-helpers.js';
 import { WorkLinkSchema } from './work-links.schemas.js';
 

@@ -1,6 +1,7 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/limits.js';
 import { hasOwn, nonBlank, normaliseDatetime } from '../../core/values.js';
 import type { MeetingRow } from '../../db/tables/meetings.js';
 import { resolveProjectRef, type ProjectWithTeam } from '../projects/projects.service.js';
@@ -10,7 +11,6 @@ import { presentMeeting, type MeetingView } from './meetings.presenter.js';
 import { requireVisibleMeeting } from './meeting-access.js';
 import { deleteMeetingRows, insertMeeting, listVisibleMeetings, updateMeeting, type MeetingWithKeys } from './meetings.repository.js';
 import { listWorkLinks, removeWorkLinksOwnedBy } from './work-links.service.js';
-import { LIMITS } from '../../core/limits.js';
 
 async function presentMeetings(ctx: Ctx, rows: MeetingWithKeys[]): Promise<MeetingView[]> {
   const links = await listWorkLinks(ctx, 'meeting', rows.map((m) => m.id));

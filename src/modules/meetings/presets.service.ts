@@ -2,12 +2,12 @@ import type { Kysely } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/limits.js';
 import { hasOwn, nonBlank } from '../../core/values.js';
 import type { DB } from '../../db/schema.js';
 import type { ExternalOwnerPresetRow } from '../../db/tables/meetings.js';
 import { presentPreset, type PresetView } from './settings.presenter.js';
 import { deletePresetRow, findPresetRow, insertPresetRow, listPresetRows, updatePresetRow } from './settings.repository.js';
-import { LIMITS } from '../../core/limits.js';
 
 /**
  * External owner presets: named people outside the workspace. Adding a preset as an agenda

@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import { LIMITS } from '../../core/limits.js';
+import { Type } from '@sinclair/typebox';
 import { Nullable, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
 
 export const AgendaStatusSchema = Type.Object({

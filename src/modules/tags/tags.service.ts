@@ -1,9 +1,9 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
 import type { TagUsageRow } from '../../db/schema.js';
 import { deleteUsages, insertUsages, listManagedTags, type UsageCount } from './tags.repository.js';
 import { tagUsageSources } from './tag-usage-sources.js';
-import { LIMITS } from '../../core/limits.js';
 
 export type TaggedEntity = TagUsageRow['entity_type'];
 

@@ -1,6 +1,6 @@
+import { LIMITS } from '../../core/limits.js';
 import { Type } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../../events/outbox.js';
-import { LIMITS } from '../../core/limits.js';
 import { List, Nullable, PageInfoSchema, PaginationQuery, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
 
 const eventsField = List(Ref(), {
