@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../src/core/ids.js';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { startCountingHarness, type CountingHarness, type Statement } from './support/statements.js';
 
@@ -133,5 +134,55 @@ describe('references in lists resolve in one query per kind', () => {
     expect(reply.status).toBe(201);
     expect(statements.filter((s) => /insert into "tag_usages"/.test(s.sql))).toHaveLength(1);
     expect(maxVariables(statements)).toBeLessThanOrEqual(400);
+  });
+});
+
+describe('complete reorder lists', () => {
+  /** Adds rows straight to the table: a thousand records through the API would only be slow. */
+  const addGroups = async (meeting: string, count: number) => {
+    const now = new Date().toISOString();
+    const rows = Array.from({ length: count }, (_, i) => ({
+      id: newId('agp'), workspace_id: acme.workspaceId, meeting_id: meeting, name: `Group ${i}`, description: null, position: i, created_at: now, updated_at: now,
+    }));
+    for (let i = 0; i < rows.length; i += 50) await h.database.db.insertInto('agenda_groups').values(rows.slice(i, i + 50)).execute();
+  };
+
+  it('reorders 1,000 agenda groups in a few statements, and refuses a 1,001st group', async () => {
+    const meeting = (await call('POST', '/meetings', { title: 'Big' })).body.meeting.meetingId;
+    await addGroups(meeting, 1_000);
+    const ids = (await call('GET', `/meetings/${meeting}/agenda-groups`)).body.agendaGroups.map((g: { agendaGroupId: string }) => g.agendaGroupId);
+    expect(ids).toHaveLength(1_000);
+    const { reply, statements } = await measure('PATCH', `/meetings/${meeting}/agenda-groups`, { agendaGroupIds: [...ids].reverse() });
+    expect(reply.status).toBe(200);
+    expect(reply.body.agendaGroups.map((g: { agendaGroupId: string }) => g.agendaGroupId)).toEqual([...ids].reverse());
+    expect(reply.body.agendaGroups.map((g: { position: number }) => g.position)).toEqual(ids.map((_: string, i: number) => i));
+    expect(statements.length).toBeLessThanOrEqual(12);
+    expect(maxVariables(statements)).toBeLessThanOrEqual(400);
+    const after = (await call('GET', `/meetings/${meeting}/agenda-groups`)).body.agendaGroups;
+    expect(after.map((g: { agendaGroupId: string }) => g.agendaGroupId)).toEqual([...ids].reverse());
+
+    const full = await call('POST', `/meetings/${meeting}/agenda-groups`, { name: 'One too many' });
+    expect(full.status).toBe(409);
+    expect(full.body).toMatchObject({ code: 'AGENDA_GROUP_LIMIT_REACHED', details: { meetingId: meeting, max: 1_000 } });
+  });
+
+  it('reorders agenda statuses in a few statements, and refuses a status past 1,000', async () => {
+    const statuses = (await call('GET', '/meetings/settings')).body.settings.agendaStatuses;
+    const now = new Date().toISOString();
+    const rows = Array.from({ length: 1_000 - statuses.length }, (_, i) => ({
+      id: newId('ags'), workspace_id: acme.workspaceId, name: `Status ${i}`, name_lower: `status ${i}`, system: 0, position: statuses.length + i, created_at: now, updated_at: now,
+    }));
+    for (let i = 0; i < rows.length; i += 50) await h.database.db.insertInto('agenda_statuses').values(rows.slice(i, i + 50)).execute();
+    const ids = (await call('GET', '/meetings/settings')).body.settings.agendaStatuses.map((s: { statusId: string }) => s.statusId);
+    expect(ids).toHaveLength(1_000);
+    const { reply, statements } = await measure('PATCH', '/meetings/settings/agenda-statuses', { orderedStatusIds: [...ids].reverse() });
+    expect(reply.status).toBe(200);
+    expect(reply.body.agendaStatuses.map((s: { statusId: string }) => s.statusId)).toEqual([...ids].reverse());
+    expect(statements.length).toBeLessThanOrEqual(12);
+    expect(maxVariables(statements)).toBeLessThanOrEqual(400);
+
+    const full = await call('POST', '/meetings/settings/agenda-statuses', { name: 'One too many' });
+    expect(full.status).toBe(409);
+    expect(full.body).toMatchObject({ code: 'AGENDA_STATUS_LIMIT_REACHED', details: { max: 1_000 } });
   });
 });
