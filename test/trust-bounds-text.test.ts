@@ -168,7 +168,7 @@ describe('the OpenAPI document', () => {
     };
     for (const [path, methods] of Object.entries(doc.paths as Record<string, Schema>)) {
       for (const [method, op] of Object.entries(methods)) {
-        for (const parameter of op.parameters ?? []) if (parameter.in !== 'header') walk(parameter.schema, `${method} ${path} ${parameter.name}`);
+        for (const parameter of op.parameters ?? []) walk(parameter.schema, `${method} ${path} ${parameter.name}`);
         const body = op.requestBody?.content['application/json'].schema;
         if (body) walk(body, `${method} ${path} body`);
       }
