@@ -99,7 +99,8 @@ function decisiveError(error: ValueError): ValueError {
   if (error.type !== ValueErrorType.Union) return error;
   for (const variant of error.errors) {
     const first = variant.First();
-    if (first && BOUNDS.has(decisiveError(first).type)) return decisiveError(first);
+    const decisive = first && decisiveError(first);
+    if (decisive && BOUNDS.has(decisive.type)) return decisive;
   }
   return error;
 }
