@@ -100,6 +100,8 @@ export const ERROR_CATALOG = {
   INVALID_AGENDA_GROUP_ORDER: spec(400, 'agendaGroupIds must list every group of the meeting exactly once.', 'Send the complete ordered list of the meeting\'s agendaGroupIds.'),
   INVALID_AGENDA_STATUS_ORDER: spec(400, 'orderedStatusIds must list every agenda status of the workspace exactly once.', 'Call GET /api/external/meetings/settings and send every statusId once, in the new order.'),
   AGENDA_STATUS_NOT_FOUND: spec(404, 'Agenda status not found.', 'Call GET /api/external/meetings/settings for valid status ids.'),
+  AGENDA_GROUP_LIMIT_REACHED: spec(409, 'The meeting already has the maximum number of agenda groups (1,000).', 'Delete a group you no longer need, or use another meeting.'),
+  AGENDA_STATUS_LIMIT_REACHED: spec(409, 'The workspace already has the maximum number of agenda statuses (1,000).', 'Delete a custom agenda status you no longer need.'),
   AGENDA_STATUS_DELETE_BLOCKED: spec(409, 'The agenda status is a system status or still used by agenda items.', 'Move the items to another status first; system statuses cannot be deleted.'),
   OWNER_NOT_FOUND: spec(404, 'Owner not found.', 'Use an ownerId or presetId that exists.'),
   OWNER_REQUIRED: spec(400, 'An owner needs userId, presetId, externalName or externalEmail.', 'Send one of userId, presetId, externalName or externalEmail.'),

@@ -1,3 +1,5 @@
+import { LIMITS } from './limits.js';
+
 /**
  * Small, framework-free checks for values whose errors carry their own code in the spec
  * (dates, names, titles). Each returns the normalised value or undefined for "bad", so the
@@ -44,11 +46,15 @@ export function nonBlank(value: unknown): string | undefined {
   return trimmed.length > 0 ? trimmed : undefined;
 }
 
+/** Own properties only: a client's `__proto__` or `constructor` key never reads the prototype's. */
 export const hasOwn = (obj: object, key: string): boolean => Object.prototype.hasOwnProperty.call(obj, key);
+
+/** A client object's own value under `key`, or undefined. */
+export const ownValue = (obj: Record<string, unknown>, key: string): unknown => (hasOwn(obj, key) ? obj[key] : undefined);
 
 /** An absolute http(s) URL of at most 2,048 characters. */
 export function isHttpUrl(value: unknown): value is string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 2048) return false;
+  if (typeof value !== 'string' || value.length === 0 || value.length > LIMITS.url) return false;
   try {
     const url = new URL(value);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;

@@ -38,7 +38,7 @@ export function buildOpenApiDocument(operations: Operation[]): Record<string, un
       : { description: 'Success', content: { 'application/json': { schema: op.response ? plain(op.response) : { type: 'object' } } } };
     const parameters = [...parametersOf(op.params, 'path'), ...parametersOf(op.query, 'query')];
     if (op.method === 'POST') {
-      parameters.push({ name: 'Idempotency-Key', in: 'header' as never, required: false, description: 'Replays the first result of a create; 1–255 visible ASCII characters.', schema: { type: 'string' } });
+      parameters.push({ name: 'Idempotency-Key', in: 'header' as never, required: false, description: 'Replays the first result of a create; 1–255 visible ASCII characters.', schema: { type: 'string', minLength: 1, maxLength: 255 } });
     }
     (paths[op.path] ??= {})[op.method.toLowerCase()] = {
       operationId: op.id,

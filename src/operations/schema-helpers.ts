@@ -1,13 +1,55 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import type { ErrorCode } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
 
-/** Small schema vocabulary shared by every area's operations. */
+/**
+ * Small schema vocabulary shared by every area's operations. Every string and list a
+ * client sends carries a bound (README "Limits"), so the validator refuses oversized input
+ * before a service sees it and the OpenAPI document shows each bound.
+ */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** Dates are checked for their exact form by the services (own codes), which bounds them. */
 export const DateString = (description = 'Calendar date, YYYY-MM-DD.') => Type.String({ description });
-export const Id = (description: string) => Type.String({ minLength: 1, description });
+
+/** An id, key or other reference in a body or query string. */
+export const Ref = (description?: string) => Type.String({ maxLength: LIMITS.ref, ...(description ? { description } : {}) });
+
+/** A path parameter; the router refuses longer segments before the route runs. */
+export const PathParam = (description?: string) => Type.String({ maxLength: LIMITS.pathParam, ...(description ? { description } : {}) });
+
+/** A title: issues, sub-tasks, milestones, meetings, agenda items, topics. */
+export const Title = (description: string) => Type.String({ maxLength: LIMITS.title, description });
+
+/** Free text (names, notes, bodies) unless a tighter limit is given. */
+export const Text = (description?: string, maxLength: number = LIMITS.text) =>
+  Type.String({ maxLength, ...(description ? { description } : {}) });
+
+/** A description: 10,000 characters, as the contract sets for projects. */
+export const Description = (description?: string) => Text(description, LIMITS.description);
+
+/** Search text of a list's `q`. */
+export const SearchText = (description: string) => Type.Optional(Type.String({ maxLength: LIMITS.search, description }));
+
+/** A list in a body: at most 100 entries unless a tighter bound is given. */
+export const List = <T extends TSchema>(items: T, options: { description?: string; minItems?: number; maxItems?: number } = {}) =>
+  Type.Array(items, { maxItems: LIMITS.list, ...options });
+
+/**
+ * Marks a bounded schema whose bound has its own code in the spec (an over-long evolution
+ * title, an attachment URL over 2,048 characters, more than 20 links). Any other value over
+ * a bound answers VALIDATION_FAILED with `field` and `max`. A symbol, so it stays out of
+ * the OpenAPI document and the MCP tool schemas.
+ */
+export const OVER_LIMIT_CODE: unique symbol = Symbol.for('wsx.overLimitCode');
+
+export function overLimitCode<T extends TSchema>(schema: T, code: ErrorCode): T {
+  return Object.assign(schema, { [OVER_LIMIT_CODE]: code });
+}
 
 export const PaginationQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, description: 'Page size, default 50; values above 200 are clamped to 200.' })),
-  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page (same filters).' })),
+  cursor: Type.Optional(Type.String({ maxLength: LIMITS.cursor, description: 'nextCursor of the previous page (same filters).' })),
 };
 
 export const PageInfoSchema = Type.Object({
@@ -16,7 +58,15 @@ export const PageInfoSchema = Type.Object({
   limit: Type.Integer(),
 });
 
-export const TagList = Type.Array(Type.String(), { description: 'Tag names, 1–50 characters each, compared case-insensitively.' });
+const TagName = Type.String({ maxLength: LIMITS.tagLength });
+
+export const TagList = Type.Array(TagName, {
+  maxItems: LIMITS.tags,
+  description: 'At most 50 tag names, 1–50 characters each, compared case-insensitively.',
+});
 
 /** Input field `labels`: the legacy name of `tags`, which it must agree with when both are sent. */
-export const LabelList = Type.Array(Type.String(), { description: 'Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).' });
+export const LabelList = Type.Array(TagName, {
+  maxItems: LIMITS.tags,
+  description: 'Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).',
+});

@@ -1,14 +1,23 @@
 import { Kind, type TObject, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
-import { ApiError } from '../core/errors.js';
+import { ApiError, type ErrorCode } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
+import { hasOwn } from '../core/values.js';
 import type { Operation, OperationInput } from './define.js';
+import { OVER_LIMIT_CODE } from './schema-helpers.js';
 
 /**
  * Turns raw params, query and body into an operation's typed input, or throws the code the
- * contract asks for: unknown body fields → VALIDATION_FAILED with `unknownFields`; a bad
- * field with its own code (fieldCodes) → that code; any other bad field → VALIDATION_FAILED
- * with `field` as a dotted path.
+ * contract asks for: input nested too deep → VALIDATION_FAILED with `field` and `max`;
+ * unknown body fields → VALIDATION_FAILED with `unknownFields`; a value over a bound →
+ * VALIDATION_FAILED with `field` and `max` (or the bound's own code); a bad field with its
+ * own code (fieldCodes) → that code; any other bad field → VALIDATION_FAILED with `field`
+ * as a dotted path.
+ *
+ * Client keys are only ever looked up as own properties: a body field named `__proto__`,
+ * `constructor` or `toString` is an unknown field like any other, never the prototype's.
  */
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
@@ -22,32 +31,129 @@ function checker(schema: TSchema): TypeCheck<TSchema> {
   return check;
 }
 
-const pathToField = (path: string): string => path.replace(/^\//, '').split('/').join('.');
-
-function firstFailure(schema: TSchema, value: unknown): string | undefined {
-  const check = checker(schema);
-  if (check.Check(value)) return undefined;
-  const error = check.Errors(value).First();
-  return error ? pathToField(error.path) : '';
-}
+const pathToField = (path: string): string => path.replace(/^\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+const joinPath = (path: string, key: string): string => (path ? `${path}.${key}` : key);
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
+ * The dotted path of the first object or array nested deeper than LIMITS.jsonDepth (the
+ * value itself is level 1), walked with an explicit stack: JSON.parse builds documents of
+ * any depth without trouble, but every recursive walk after it (the schema checker, the NUL
+ * check, the idempotency fingerprint) would overflow the call stack on one 200,000 deep.
+ */
+function tooDeep(root: unknown): string | undefined {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: root, path: '', depth: 1 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop() as { value: unknown; path: string; depth: number };
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > LIMITS.jsonDepth) return path;
+    const keys = Object.keys(value);
+    // Pushed in reverse, so the walk (and the path answered) follows document order.
+    for (let i = keys.length - 1; i >= 0; i--) {
+      stack.push({ value: (value as Record<string, unknown>)[keys[i]], path: joinPath(path, keys[i]), depth: depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+function checkDepth(value: unknown, where: string): void {
+  const field = tooDeep(value);
+  if (field === undefined) return;
+  throw new ApiError('VALIDATION_FAILED', { field: field || where, max: LIMITS.jsonDepth }, {
+    message: `The ${where} nests objects and arrays more than ${LIMITS.jsonDepth} levels deep.`,
+  });
+}
+
+/**
  * The dotted path of the first text (value or object key) holding U+0000, which no stored
  * text may contain (PostgreSQL refuses it), so such input is malformed on every database.
+ * Recursive, but only ever called on input whose depth was checked first.
  */
 function firstNulText(value: unknown, path = ''): string | undefined {
   if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
   if (typeof value !== 'object' || value === null) return undefined;
   for (const [key, item] of Object.entries(value)) {
-    const itemPath = path ? `${path}.${key}` : key;
+    const itemPath = joinPath(path, key);
     if (key.includes('\u0000')) return itemPath;
     const found = firstNulText(item, itemPath);
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+/** Bound keywords: the error type that breaks each, and the schema keyword holding its max. */
+const BOUNDS = new Map<ValueErrorType, 'maxLength' | 'maxItems' | 'maxProperties'>([
+  [ValueErrorType.StringMaxLength, 'maxLength'],
+  [ValueErrorType.ArrayMaxItems, 'maxItems'],
+  [ValueErrorType.ObjectMaxProperties, 'maxProperties'],
+]);
+
+/**
+ * The error that decides the answer. A union (a nullable field) reports only that no
+ * variant matched; when one variant matched the value's type and failed only its bound,
+ * that bound is the real mistake.
+ */
+function decisiveError(error: ValueError): ValueError {
+  if (error.type !== ValueErrorType.Union) return error;
+  for (const variant of error.errors) {
+    const first = variant.First();
+    const decisive = first && decisiveError(first);
+    if (decisive && BOUNDS.has(decisive.type)) return decisive;
+  }
+  return error;
+}
+
+function firstError(schema: TSchema, value: unknown): ValueError | undefined {
+  const check = checker(schema);
+  if (check.Check(value)) return undefined;
+  const error = check.Errors(value).First();
+  return error && decisiveError(error);
+}
+
+/** VALIDATION_FAILED (or the bound's own code) with the path and the limit it broke. */
+function overLimit(error: ValueError, keyword: 'maxLength' | 'maxItems' | 'maxProperties'): ApiError {
+  const field = pathToField(error.path);
+  const max = (error.schema as Record<string, unknown>)[keyword] as number;
+  const code = ((error.schema as unknown as Record<symbol, unknown>)[OVER_LIMIT_CODE] as ErrorCode | undefined) ?? 'VALIDATION_FAILED';
+  const details = { field, max, ...(Array.isArray(error.value) ? { count: error.value.length } : {}) };
+  const what = keyword === 'maxLength' ? 'characters' : keyword === 'maxItems' ? 'entries' : 'fields';
+  return new ApiError(code, details, code === 'VALIDATION_FAILED' ? { message: `${field || 'The value'} takes at most ${max} ${what}.` } : {});
+}
+
+/**
+ * The own code of a failing body path: the longest `fieldCodes` key matching a prefix of
+ * the path, where `*` stands for one list index (`links.*.url`). Answers the code and the
+ * matched part of the path, which is what `details.field` names (`statusMapping` for a bad
+ * `statusMapping.to-do`, `links.3.url` for a bad URL in a list).
+ */
+function ownCode(codes: Record<string, ErrorCode> | undefined, field: string): { code: ErrorCode; field: string } | undefined {
+  if (!codes) return undefined;
+  const segments = field.split('.');
+  for (let length = segments.length; length > 0; length--) {
+    const prefix = segments.slice(0, length);
+    for (const key of Object.keys(codes)) {
+      const pattern = key.split('.');
+      if (pattern.length === length && pattern.every((part, i) => part === prefix[i] || (part === '*' && /^\d+$/.test(prefix[i])))) {
+        return { code: codes[key], field: prefix.join('.') };
+      }
+    }
+  }
+  return undefined;
+}
+
+function bodyFailure(op: Operation, error: ValueError): ApiError {
+  const bound = BOUNDS.get(error.type);
+  if (bound) return overLimit(error, bound);
+  const field = pathToField(error.path);
+  // A field a nested object does not know is refused like an unknown top-level one.
+  if (error.type === ValueErrorType.ObjectAdditionalProperties) {
+    return new ApiError('VALIDATION_FAILED', { field, unknownFields: [field] }, { message: `Unknown field ${field}.` });
+  }
+  const own = ownCode(op.fieldCodes, field);
+  if (own) return new ApiError(own.code, { field: own.field });
+  return new ApiError('VALIDATION_FAILED', { field }, { message: field ? `The field ${field} is not valid.` : 'The request body is not valid.' });
 }
 
 function checkBody(op: Operation, body: unknown): unknown {
@@ -63,17 +169,18 @@ function checkBody(op: Operation, body: unknown): unknown {
   const value = present ? body : {};
   if (!isPlainObject(value)) throw new ApiError('VALIDATION_FAILED', { field: 'body' }, { message: 'The request body must be a JSON object.' });
   if (schema[Kind] === 'Object' && schema.properties) {
-    const unknownFields = Object.keys(value).filter((key) => !(key in schema.properties));
+    const unknownFields = Object.keys(value).filter((key) => !hasOwn(schema.properties, key));
     if (unknownFields.length) {
       throw new ApiError('VALIDATION_FAILED', { unknownFields }, { message: `Unknown field(s): ${unknownFields.join(', ')}.` });
     }
   }
-  const field = firstFailure(schema, value) ?? firstNulText(value);
-  if (field !== undefined) {
-    const topLevel = field.split('.')[0];
-    const code = op.fieldCodes?.[field] ?? op.fieldCodes?.[topLevel];
-    if (code) throw new ApiError(code, { field: topLevel });
-    throw new ApiError('VALIDATION_FAILED', { field }, { message: field ? `The field ${field} is not valid.` : 'The request body is not valid.' });
+  const error = firstError(schema, value);
+  if (error) throw bodyFailure(op, error);
+  const nulField = firstNulText(value);
+  if (nulField !== undefined) {
+    const own = ownCode(op.fieldCodes, nulField);
+    if (own) throw new ApiError(own.code, { field: own.field });
+    throw new ApiError('VALIDATION_FAILED', { field: nulField }, { message: `The field ${nulField} is not valid.` });
   }
   return value;
 }
@@ -83,33 +190,51 @@ const INTEGER_TEXT = /^[+-]?\d+$/;
 /**
  * Query strings arrive as text; convert to the schema's types (limit=50 → 50, archived=true
  * → true). Value.Convert truncates "1.5" to 1, so integer parameters that are not written as
- * integers stay text and fail the check.
+ * integers stay text and fail the check. Only the schema's own parameters are read.
  */
 function convertQuery(schema: TSchema, raw: Record<string, unknown>): unknown {
-  const value = Value.Convert(schema, { ...raw }) as Record<string, unknown>;
-  for (const [name, property] of Object.entries((schema as TObject).properties ?? {})) {
-    const text = raw[name];
+  const properties = (schema as TObject).properties ?? {};
+  const known = Object.fromEntries(Object.keys(raw).filter((name) => hasOwn(properties, name)).map((name) => [name, raw[name]]));
+  const value = Value.Convert(schema, known) as Record<string, unknown>;
+  for (const [name, property] of Object.entries(properties)) {
+    // Read from the raw query: Convert may change its argument in place.
+    const text = hasOwn(raw, name) ? raw[name] : undefined;
     if (property.type === 'integer' && typeof text === 'string' && !INTEGER_TEXT.test(text)) value[name] = text;
   }
   return value;
+}
+
+function paramsFailure(where: 'query parameter' | 'path parameter', error: ValueError): ApiError {
+  const bound = BOUNDS.get(error.type);
+  if (bound) return overLimit(error, bound);
+  const field = pathToField(error.path);
+  return new ApiError('VALIDATION_FAILED', { field }, { message: `The ${where} ${field} is not valid.` });
 }
 
 function checkQuery(schema: TSchema | undefined, query: unknown): unknown {
   const raw = isPlainObject(query) ? query : {};
   if (!schema) return {};
   const value = convertQuery(schema, raw);
-  const field = firstFailure(schema, value) ?? firstNulText(value);
+  const error = firstError(schema, value);
+  if (error) throw paramsFailure('query parameter', error);
+  const field = firstNulText(value);
   if (field !== undefined) throw new ApiError('VALIDATION_FAILED', { field }, { message: `The query parameter ${field} is not valid.` });
   return value;
 }
 
-function checkParams(params: unknown): Record<string, unknown> {
+function checkParams(schema: TSchema | undefined, params: unknown): Record<string, unknown> {
   const value = isPlainObject(params) ? params : {};
+  const error = schema ? firstError(schema, value) : undefined;
+  if (error) throw paramsFailure('path parameter', error);
   const field = firstNulText(value);
   if (field !== undefined) throw new ApiError('VALIDATION_FAILED', { field }, { message: `The path parameter ${field} is not valid.` });
   return value;
 }
 
 export function parseInput(op: Operation, raw: { params?: unknown; query?: unknown; body?: unknown }): OperationInput<any, any, any> {
-  return { params: checkParams(raw.params), query: checkQuery(op.query, raw.query), body: checkBody(op, raw.body) };
+  // Depth first: every later check walks the input recursively.
+  checkDepth(raw.params, 'path');
+  checkDepth(raw.query, 'query');
+  checkDepth(raw.body, 'body');
+  return { params: checkParams(op.params, raw.params), query: checkQuery(op.query, raw.query), body: checkBody(op, raw.body) };
 }

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { defineOperation, ok, type Operation } from '../../operations/define.js';
+import { Ref } from '../../operations/schema-helpers.js';
 import { listTagUsage } from '../tags/tags.service.js';
 import { listStatuses, listTeams } from '../teams/teams.service.js';
 import { listUsersForCaller } from '../users/user-directory.js';
 import { describeCaller } from './discovery.service.js';
 
 const tag = 'Discovery';
-const TeamQuery = Type.Object({ teamId: Type.Optional(Type.String()), teamKey: Type.Optional(Type.String()) });
+const TeamQuery = Type.Object({ teamId: Type.Optional(Ref()), teamKey: Type.Optional(Ref()) });
 
 export const discoveryOperations: Operation[] = [
   defineOperation({
@@ -22,7 +23,7 @@ export const discoveryOperations: Operation[] = [
   defineOperation({
     id: 'list_users', method: 'GET', path: '/api/external/users', tag,
     summary: 'Workspace members and automation agents; projectId adds the project\'s external agenda owners.',
-    query: Type.Object({ projectId: Type.Optional(Type.String()) }),
+    query: Type.Object({ projectId: Type.Optional(Ref()) }),
     run: async (ctx, { query }) => ok(await listUsersForCaller(ctx, query.projectId)),
   }),
   defineOperation({

@@ -1,16 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import { DateString, Nullable } from '../../operations/schema-helpers.js';
+import { DateString, Nullable, Ref, Title } from '../../operations/schema-helpers.js';
 import { IssueSchema } from '../issues/issues.schemas.js';
 import { TopicSchema } from './topics.schemas.js';
 
 export const ConvertTopicBody = Type.Partial(Type.Object({
-  projectId: Type.String({ description: 'Default: the topic\'s sourceProjectId, else its first linked project.' }),
-  projectKey: Type.String({ description: 'With teamKey when the key is used in several teams.' }),
-  teamKey: Type.String(),
+  projectId: Ref('Default: the topic\'s sourceProjectId, else its first linked project.'),
+  projectKey: Ref('With teamKey when the key is used in several teams.'),
+  teamKey: Ref(),
   dueDate: DateString(),
-  assigneeId: Nullable(Type.String({ description: 'usr_… or api-token:<name>.' })),
-  statusKey: Type.String(),
-  title: Type.String({ description: 'Default: the topic\'s title.' }),
+  assigneeId: Nullable(Ref('usr_… or api-token:<name>.')),
+  statusKey: Ref(),
+  title: Title('Default: the topic\'s title; at most 500 characters.'),
 }));
 export const conversionFieldCodes = { title: 'TITLE_REQUIRED', dueDate: 'INVALID_SCHEDULE', assigneeId: 'ASSIGNEE_NOT_IN_WORKSPACE' } as const;
 

@@ -1,4 +1,5 @@
 import type { Ctx } from '../../core/context.js';
+import { batches } from '../../db/batches.js';
 import { paginate } from '../../db/paginate.js';
 import type { DiscussionGroupRow } from '../../db/tables/discussions.js';
 import { whereGroupVisible } from './visibility.repository.js';
@@ -40,8 +41,6 @@ export async function updateGroup(ctx: Ctx, groupId: string, changes: Partial<Di
 
 export async function replaceMembers(ctx: Ctx, groupId: string, memberIds: string[]): Promise<void> {
   await ctx.db.deleteFrom('discussion_group_members').where('workspace_id', '=', ctx.workspace.id).where('group_id', '=', groupId).execute();
-  if (memberIds.length === 0) return;
-  await ctx.db.insertInto('discussion_group_members')
-    .values(memberIds.map((memberId) => ({ workspace_id: ctx.workspace.id, group_id: groupId, member_id: memberId })))
-    .execute();
+  const rows = memberIds.map((memberId) => ({ workspace_id: ctx.workspace.id, group_id: groupId, member_id: memberId }));
+  for (const batch of batches(rows, 3)) await ctx.db.insertInto('discussion_group_members').values(batch).execute();
 }

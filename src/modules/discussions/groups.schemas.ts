@@ -1,5 +1,6 @@
+import { LIMITS } from '../../core/limits.js';
 import { Type } from '@sinclair/typebox';
-import { Nullable, PageInfoSchema, PaginationQuery } from '../../operations/schema-helpers.js';
+import { Description, List, Nullable, PageInfoSchema, PaginationQuery, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
 
 export const GroupVisibilitySchema = Type.Union([Type.Literal('workspace'), Type.Literal('members')], {
   description: 'workspace: every identity of the workspace sees the group; members: only its owner and members.',
@@ -15,10 +16,10 @@ export const GroupSchema = Type.Object({
 });
 
 const groupFields = {
-  name: Type.String({ description: 'Required on create (NAME_REQUIRED).' }),
-  description: Nullable(Type.String({ maxLength: 10_000 })),
+  name: Text('Required on create (NAME_REQUIRED); at most 200 characters.', LIMITS.groupName),
+  description: Nullable(Description()),
   visibility: GroupVisibilitySchema,
-  memberIds: Type.Array(Type.String(), { description: 'Workspace identities (usr_… or api-token:<name>); on update the list replaces the members.' }),
+  memberIds: List(Ref(), { description: 'Workspace identities (usr_… or api-token:<name>); on update the list replaces the members.' }),
   apiVisibility: GroupApiVisibilitySchema,
 };
 
@@ -27,6 +28,6 @@ export const UpdateGroupBody = Type.Partial(Type.Object(groupFields));
 export const groupFieldCodes = { name: 'NAME_REQUIRED' } as const;
 
 export const ListGroupsQuery = Type.Object({ ...PaginationQuery });
-export const GroupIdParams = Type.Object({ groupId: Type.String() });
+export const GroupIdParams = Type.Object({ groupId: PathParam() });
 export const GroupResponse = Type.Object({ group: GroupSchema });
 export const GroupListResponse = Type.Object({ groups: Type.Array(GroupSchema), pageInfo: PageInfoSchema });

@@ -1,13 +1,14 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/limits.js';
 import { hasOwn, nonBlank } from '../../core/values.js';
 import type { DiscussionGroupRow, GroupApiVisibility, GroupVisibility } from '../../db/tables/discussions.js';
-import { resolveIdentity } from '../users/users.service.js';
+import { resolveIdentities } from '../users/users.service.js';
 import { presentGroup, type GroupView } from './groups.presenter.js';
 import { findVisibleGroup, insertGroup, listMemberIds, listVisibleGroups, replaceMembers, updateGroup } from './groups.repository.js';
 
-const NAME_MAX = 200;
+const NAME_MAX = LIMITS.groupName;
 
 export interface GroupInput {
   name?: unknown;
@@ -34,11 +35,12 @@ function validName(value: unknown): string {
   return name;
 }
 
-/** Each member must be an identity of the workspace; duplicates collapse. */
+/** Each member must be an identity of the workspace (looked up together); duplicates collapse. */
 async function validMemberIds(ctx: Ctx, memberIds: string[]): Promise<string[]> {
+  const identities = await resolveIdentities(ctx, memberIds);
   const resolved = new Set<string>();
   for (const [index, memberId] of memberIds.entries()) {
-    const identity = await resolveIdentity(ctx, memberId);
+    const identity = identities.get(memberId);
     if (!identity) throw new ApiError('OWNER_NOT_IN_WORKSPACE', { field: `memberIds.${index}`, memberId });
     resolved.add(identity.id);
   }

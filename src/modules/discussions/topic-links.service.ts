@@ -1,17 +1,14 @@
 import { canSeeProject, type Ctx } from '../../core/context.js';
 import {
-  listWorkLinks, replaceWorkLinks, resolveWorkTarget, type WorkTarget, type WorkTargetInput, type WorkTargetType,
+  listWorkLinks, replaceWorkLinks, resolveWorkTargets, type WorkTarget, type WorkTargetInput, type WorkTargetType,
 } from '../meetings/work-links.service.js';
 
 /** A topic links to work, never to another topic (`discussion_topic` is INVALID_TARGET_TYPE here). */
 const TOPIC_TARGET_TYPES: readonly WorkTargetType[] = ['issue', 'project', 'agenda_item'];
 
-/** Resolves a `links` body to targets, in order; each bad entry names its `links.<n>` path. */
-export async function resolveTopicLinks(ctx: Ctx, inputs: WorkTargetInput[]): Promise<WorkTarget[]> {
-  const targets: WorkTarget[] = [];
-  for (const [index, input] of inputs.entries()) targets.push(await resolveWorkTarget(ctx, input, TOPIC_TARGET_TYPES, `links.${index}`));
-  return targets;
-}
+/** Resolves a `links` body to targets, in order, one query per kind; a bad entry names its `links.<n>` path. */
+export const resolveTopicLinks = (ctx: Ctx, inputs: WorkTargetInput[]): Promise<WorkTarget[]> =>
+  resolveWorkTargets(ctx, inputs, TOPIC_TARGET_TYPES, (index) => `links.${index}`);
 
 export const replaceTopicLinks = (ctx: Ctx, topicId: string, targets: WorkTarget[]) =>
   replaceWorkLinks(ctx, { type: 'discussion_topic', id: topicId }, targets);

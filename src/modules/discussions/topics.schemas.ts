@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { LabelList, Nullable, PageInfoSchema, PaginationQuery, TagList } from '../../operations/schema-helpers.js';
+import { Description, LabelList, List, Nullable, PageInfoSchema, PaginationQuery, PathParam, Ref, SearchText, TagList, Title } from '../../operations/schema-helpers.js';
 import { WorkLinkSchema } from '../meetings/work-links.schemas.js';
 
 export const TopicStatusSchema = Type.Union(
@@ -14,38 +14,43 @@ export const TopicSchema = Type.Object({
   createdAt: Type.String(), updatedAt: Type.String(),
 });
 
-// Target fields are loosely typed so every bad value answers its own code
-// (INVALID_TARGET_TYPE, TARGET_REQUIRED) rather than VALIDATION_FAILED.
+// The service checks each link's target (INVALID_TARGET_TYPE, TARGET_REQUIRED, not-found
+// codes); a wrong JSON type answers the same codes through topicFieldCodes.
 const TopicLinkInput = Type.Object({
-  targetType: Type.Optional(Type.Unknown({ description: 'issue, project or agenda_item (INVALID_TARGET_TYPE otherwise).' })),
-  targetId: Type.Optional(Type.Unknown({ description: 'Id of the target; targetId or targetKey is required (TARGET_REQUIRED).' })),
-  targetKey: Type.Optional(Type.Unknown({ description: 'issueKey or projectKey (issue and project targets only).' })),
-  teamKey: Type.Optional(Type.String({ description: 'Disambiguates a projectKey.' })),
+  targetType: Type.Optional(Ref('issue, project or agenda_item (INVALID_TARGET_TYPE otherwise).')),
+  targetId: Type.Optional(Ref('Id of the target; targetId or targetKey is required (TARGET_REQUIRED).')),
+  targetKey: Type.Optional(Ref('issueKey or projectKey (issue and project targets only).')),
+  teamKey: Type.Optional(Ref('Disambiguates a projectKey.')),
 }, { additionalProperties: false });
 
 const topicFields = {
-  title: Type.String({ description: 'Required on create (TITLE_REQUIRED); at most 500 characters, as an issue title.' }),
-  description: Nullable(Type.String({ maxLength: 10_000 })),
+  title: Title('Required on create (TITLE_REQUIRED); at most 500 characters, as an issue title.'),
+  description: Nullable(Description()),
   status: TopicStatusSchema,
   tags: TagList,
   labels: LabelList,
-  sourceProjectId: Nullable(Type.String({ description: 'A project the caller can access; omitted with tags: the first linked project; null: none.' })),
-  links: Type.Array(TopicLinkInput, { description: 'Work links; on update the list replaces the topic\'s links.' }),
+  sourceProjectId: Nullable(Ref('A project the caller can access; omitted with tags: the first linked project; null: none.')),
+  links: List(TopicLinkInput, { description: 'At most 100 work links; on update the list replaces the topic\'s links.' }),
 };
 
 export const CreateTopicBody = Type.Object({
-  groupId: Type.String({ description: 'A discussion group the caller can see.' }),
+  groupId: Ref('A discussion group the caller can see.'),
   ...Type.Partial(Type.Object(topicFields)).properties,
 });
 export const UpdateTopicBody = Type.Partial(Type.Object(topicFields));
-export const topicFieldCodes = { title: 'TITLE_REQUIRED' } as const;
+export const topicFieldCodes = {
+  title: 'TITLE_REQUIRED',
+  'links.*.targetType': 'INVALID_TARGET_TYPE',
+  'links.*.targetId': 'TARGET_REQUIRED',
+  'links.*.targetKey': 'TARGET_REQUIRED',
+} as const;
 
 export const SearchTopicsQuery = Type.Object({
-  q: Type.Optional(Type.String({ description: 'Case-insensitive text in the title, description or a tag.' })),
-  groupId: Type.Optional(Type.String()),
+  q: SearchText('Case-insensitive text in the title, description or a tag.'),
+  groupId: Type.Optional(Ref()),
   status: Type.Optional(TopicStatusSchema),
   ...PaginationQuery,
 });
-export const TopicIdParams = Type.Object({ topicId: Type.String() });
+export const TopicIdParams = Type.Object({ topicId: PathParam() });
 export const TopicResponse = Type.Object({ topic: TopicSchema });
 export const TopicListResponse = Type.Object({ topics: Type.Array(TopicSchema), pageInfo: PageInfoSchema });

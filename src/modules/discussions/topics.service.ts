@@ -13,7 +13,7 @@ import { visibleIdsOf } from '../visibility/visibility.service.js';
 import { requireVisibleGroup } from './groups.service.js';
 import { firstLinkedProjectId, listTopicLinks, replaceTopicLinks, resolveTopicLinks } from './topic-links.service.js';
 import { presentTopic, type TopicView } from './topics.presenter.js';
-import { findVisibleTopic, insertTopic, searchVisibleTopics, updateTopic } from './topics.repository.js';
+import { findVisibleTopic, findVisibleTopics, insertTopic, searchVisibleTopics, updateTopic } from './topics.repository.js';
 
 export interface TopicInput {
   title?: unknown;
@@ -27,13 +27,17 @@ export interface TopicInput {
 
 /**
  * A topic the caller can see, or DISCUSSION_TOPIC_NOT_FOUND: absent, private, invisible and
- * other-workspace topics all answer the same (no oracle). Also resolves `discussion_topic`
- * work-link targets for other areas.
+ * other-workspace topics all answer the same (no oracle).
  */
 export async function requireVisibleTopic(ctx: Ctx, topicId: string): Promise<DiscussionTopicRow> {
   const topic = await findVisibleTopic(ctx, topicId);
   if (!topic) throw new ApiError('DISCUSSION_TOPIC_NOT_FOUND', { topicId });
   return topic;
+}
+
+/** Topics the caller can see among many ids (one query), keyed by id; invisible ones are absent (work-link targets). */
+export async function visibleTopicsById(ctx: Ctx, topicIds: string[]): Promise<Map<string, DiscussionTopicRow>> {
+  return new Map((await findVisibleTopics(ctx, [...new Set(topicIds)])).map((topic) => [topic.id, topic]));
 }
 
 /**

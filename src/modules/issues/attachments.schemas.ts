@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable } from '../../operations/schema-helpers.js';
+import type { ErrorCode } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
+import { Nullable, overLimitCode, Text } from '../../operations/schema-helpers.js';
 
 /** Link attachments, shared by issues and agenda items. */
 export const AttachmentSchema = Type.Object({
@@ -7,13 +9,28 @@ export const AttachmentSchema = Type.Object({
 });
 export const AttachmentListResponse = Type.Object({ attachments: Type.Array(AttachmentSchema) });
 
-// Loosely typed on purpose: every bad link answers ATTACHMENT_URL_REQUIRED with its path
-// (links.3.url), which the service's parser decides, not the schema validator.
+// A URL over 2,048 characters and a batch over 20 links have their own codes in the spec;
+// whether a URL is absolute http(s) is the service's check (ATTACHMENT_URL_REQUIRED too).
+const Url = (description: string) =>
+  overLimitCode(Text(description, LIMITS.url), 'ATTACHMENT_URL_REQUIRED');
+const LinkName = Nullable(Text('Display name (string or null).', LIMITS.attachmentName));
+
+const LinkInput = Type.Object({
+  url: Url('Absolute http or https URL, at most 2,048 characters.'),
+  name: Type.Optional(LinkName),
+}, { additionalProperties: false });
+
 export const AddAttachmentsBody = Type.Partial(Type.Object({
-  links: Type.Unknown({ description: '1–20 links, each { url, name? }: url absolute http or https, at most 2,048 characters.' }),
-  url: Type.Unknown({ description: 'A single link\'s URL, instead of links.' }),
-  name: Type.Unknown({ description: 'Display name of the single link (string or null).' }),
+  links: overLimitCode(Type.Array(LinkInput, { minItems: 1, maxItems: LIMITS.attachments, description: '1–20 links, each { url, name? }.' }), 'ATTACHMENT_LIMIT_EXCEEDED'),
+  url: Url('A single link\'s URL, instead of links.'),
+  name: LinkName,
 }));
 
-/** Every bad value of a link answers ATTACHMENT_URL_REQUIRED, whatever the route. */
-export const attachmentFieldCodes = { links: 'ATTACHMENT_URL_REQUIRED', url: 'ATTACHMENT_URL_REQUIRED' } as const;
+/** Every bad value of a link's URL answers ATTACHMENT_URL_REQUIRED, whatever the route; a bad name is VALIDATION_FAILED. */
+export const attachmentFieldCodes: Record<string, ErrorCode> = {
+  links: 'ATTACHMENT_URL_REQUIRED',
+  'links.*': 'ATTACHMENT_URL_REQUIRED',
+  'links.*.url': 'ATTACHMENT_URL_REQUIRED',
+  'links.*.name': 'VALIDATION_FAILED',
+  url: 'ATTACHMENT_URL_REQUIRED',
+};

@@ -1,6 +1,7 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/limits.js';
 import { isHttpUrl } from '../../core/values.js';
 import type { AttachmentRow } from '../../db/tables/issues.js';
 import { requireVisibleIssue } from './issues.service.js';
@@ -10,8 +11,8 @@ import { deleteAttachmentRows, insertAttachmentRows, listAttachmentRows, type At
 export type { AttachmentOwner } from './attachments.repository.js';
 export type { AttachmentView } from './attachments.presenter.js';
 
-export const MAX_ATTACHMENT_LINKS = 20;
-const NAME_MAX = 500;
+export const MAX_ATTACHMENT_LINKS = LIMITS.attachments;
+const NAME_MAX = LIMITS.attachmentName;
 
 export interface AttachmentLink {
   url: string;

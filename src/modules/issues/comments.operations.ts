@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { created, defineOperation, noContent, ok, type Operation } from '../../operations/define.js';
+import { PathParam } from '../../operations/schema-helpers.js';
 import { CommentListResponse, CommentResponse, CreateCommentBody, commentFieldCodes } from './comments.schemas.js';
 import { addIssueComment, deleteIssueComment, listIssueComments } from './comments.service.js';
 import { IssueIdParams } from './issues.schemas.js';
@@ -23,7 +24,7 @@ export const commentOperations: Operation[] = [
   defineOperation({
     id: 'delete_comment', method: 'DELETE', path: '/api/external/issues/{issueId}/comments/{commentId}', tag, mcpAliases,
     summary: 'Delete a comment; only its author may. A comment with replies stays as a tombstone.',
-    params: Type.Object({ issueId: Type.String(), commentId: Type.String() }), successStatus: 204,
+    params: Type.Object({ issueId: PathParam('issueId or issueKey.'), commentId: PathParam() }), successStatus: 204,
     run: async (ctx, { params }) => {
       await deleteIssueComment(ctx, params.issueId, params.commentId);
       return noContent();

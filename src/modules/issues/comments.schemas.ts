@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../core/errors.js';
-import { Nullable } from '../../operations/schema-helpers.js';
+import { Nullable, Ref, Text } from '../../operations/schema-helpers.js';
 
 export const CommentSchema = Type.Object({
   commentId: Type.String(),
@@ -16,8 +16,8 @@ export const CommentSchema = Type.Object({
 });
 
 export const CreateCommentBody = Type.Partial(Type.Object({
-  body: Type.String({ description: 'Required, non-empty (COMMENT_BODY_REQUIRED).' }),
-  parentCommentId: Nullable(Type.String({ description: 'A comment of the same record, for a threaded reply.' })),
+  body: Text('Required, non-empty (COMMENT_BODY_REQUIRED); at most 65,536 characters.'),
+  parentCommentId: Nullable(Ref('A comment of the same record, for a threaded reply.')),
 }));
 export const commentFieldCodes: Record<string, ErrorCode> = { body: 'COMMENT_BODY_REQUIRED' };
 

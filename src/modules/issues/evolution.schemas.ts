@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../core/errors.js';
-import { Nullable } from '../../operations/schema-helpers.js';
+import { LIMITS } from '../../core/limits.js';
+import { Nullable, overLimitCode, Text, Title } from '../../operations/schema-helpers.js';
 import { IssueSchema } from './issues.schemas.js';
 
 export const EvolutionSchema = Type.Object({
@@ -9,8 +10,9 @@ export const EvolutionSchema = Type.Object({
 });
 
 export const EvolveBody = Type.Partial(Type.Object({
-  title: Type.String({ description: 'Required: the new title, 1–500 characters, different from the current one.' }),
-  reason: Nullable(Type.String({ description: 'Optional, at most 2,000 characters.' })),
+  // The spec gives these limits their own code (INVALID_ISSUE_EVOLUTION).
+  title: overLimitCode(Title('Required: the new title, 1–500 characters, different from the current one.'), 'INVALID_ISSUE_EVOLUTION'),
+  reason: Nullable(overLimitCode(Text('Optional, at most 2,000 characters.', LIMITS.evolutionReason), 'INVALID_ISSUE_EVOLUTION')),
 }));
 export const evolveFieldCodes: Record<string, ErrorCode> = { title: 'INVALID_ISSUE_EVOLUTION', reason: 'INVALID_ISSUE_EVOLUTION' };
 

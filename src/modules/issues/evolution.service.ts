@@ -1,6 +1,7 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/limits.js';
 import type { IssueEvolutionRow } from '../../db/tables/issues.js';
 import { TITLE_MAX } from './issue-rules.js';
 import { updateIssueRow } from './issues.repository.js';
@@ -9,7 +10,7 @@ import { requireVisibleIssue, type IssueRecord } from './issues.service.js';
 import { presentEvolution } from './evolution.presenter.js';
 import { insertEvolution, listEvolutionRows } from './evolution.repository.js';
 
-export const REASON_MAX = 2_000;
+export const REASON_MAX = LIMITS.evolutionReason;
 
 /** Records one title change (call in the write's transaction, with the title update). */
 export async function recordTitleChange(ctx: Ctx, issue: Pick<IssueRecord, 'id' | 'title'>, newTitle: string, reason: string | null): Promise<IssueEvolutionRow> {

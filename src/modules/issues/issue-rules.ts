@@ -1,5 +1,6 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
 import { nonBlank } from '../../core/values.js';
 import type { StatusRow } from '../../db/schema.js';
 import { workflowStatusIds, type ProjectWithTeam } from '../projects/projects.service.js';
@@ -14,7 +15,7 @@ import { findContainer, findStatusById, findStatusesByKey, findVisibleMilestone,
  * both answer the same codes for the same mistakes.
  */
 
-export const TITLE_MAX = 500;
+export const TITLE_MAX = LIMITS.title;
 
 export function parseIssueTitle(value: unknown): string {
   const title = nonBlank(value);

@@ -28,6 +28,15 @@ export const findVisibleIssueById = (ctx: Ctx, issueId: string): Promise<IssueRe
 export const findVisibleIssueByKey = (ctx: Ctx, issueKey: string): Promise<IssueRecord | undefined> =>
   selectIssues(ctx).where('i.issue_key', '=', issueKey.toUpperCase()).executeTakeFirst();
 
+/** Visible issues with one of these ids or (upper-case) keys, in one query: for lists of references. */
+export function findVisibleIssuesByIdsOrKeys(ctx: Ctx, ids: string[], keys: string[]): Promise<IssueRecord[]> {
+  if (ids.length === 0 && keys.length === 0) return Promise.resolve([]);
+  return selectIssues(ctx).where((eb) => eb.or([
+    ...(ids.length > 0 ? [eb('i.id', 'in', ids)] : []),
+    ...(keys.length > 0 ? [eb('i.issue_key', 'in', keys)] : []),
+  ])).execute();
+}
+
 export interface IssueListFilter {
   projectId?: string;
   teamId?: string;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../core/errors.js';
-import { DateString, LabelList, Nullable, PageInfoSchema, PaginationQuery, TagList } from '../../operations/schema-helpers.js';
+import { DateString, LabelList, Nullable, PageInfoSchema, PaginationQuery, PathParam, Ref, SearchText, TagList, Text, Title } from '../../operations/schema-helpers.js';
 import { ProjectScopeQueryFields } from '../projects/projects.schemas.js';
 import { LINK_TYPES } from './links.presenter.js';
 import { PRIORITIES, SOURCE_TYPES } from './issues.presenter.js';
@@ -27,25 +27,25 @@ export const IssueSchema = Type.Object({
 });
 
 const issueFields = {
-  title: Type.String({ description: 'Required on create, at most 500 characters (TITLE_REQUIRED).' }),
-  description: Nullable(Type.String()),
-  projectId: Type.String(),
-  projectKey: Type.String({ description: 'With teamKey or teamId when the key is used in several teams.' }),
-  teamId: Type.String(),
-  teamKey: Type.String(),
-  statusId: Type.String(),
-  statusKey: Type.String({ description: 'Default: the first unstarted status the project allows.' }),
-  assigneeId: Nullable(Type.String({ description: 'usr_… member of the project\'s team, or api-token:<name> with access to the project.' })),
-  reporterId: Nullable(Type.String({ description: 'usr_… workspace member; defaults to the caller when human.' })),
+  title: Title('Required on create, at most 500 characters (TITLE_REQUIRED).'),
+  description: Nullable(Text()),
+  projectId: Ref(),
+  projectKey: Ref('With teamKey or teamId when the key is used in several teams.'),
+  teamId: Ref(),
+  teamKey: Ref(),
+  statusId: Ref(),
+  statusKey: Ref('Default: the first unstarted status the project allows.'),
+  assigneeId: Nullable(Ref('usr_… member of the project\'s team, or api-token:<name> with access to the project.')),
+  reporterId: Nullable(Ref('usr_… workspace member; defaults to the caller when human.')),
   priority: Type.Union(PRIORITIES.map((p) => Type.Literal(p)), { description: 'Default none.' }),
   tags: TagList,
   labels: LabelList,
   startDate: Nullable(DateString()),
   dueDate: Nullable(DateString()),
   durationDays: Nullable(Type.Integer({ description: 'Days from startDate to dueDate; any two of the three give the third.' })),
-  epicId: Nullable(Type.String({ description: 'Alias of issueContainerId.' })),
-  issueContainerId: Nullable(Type.String()),
-  milestoneId: Nullable(Type.String({ description: 'A milestone of the issue\'s container.' })),
+  epicId: Nullable(Ref('Alias of issueContainerId.')),
+  issueContainerId: Nullable(Ref()),
+  milestoneId: Nullable(Ref('A milestone of the issue\'s container.')),
   subtasksEnabled: Type.Boolean(),
 };
 
@@ -62,17 +62,17 @@ export const issueFieldCodes: Record<string, ErrorCode> = {
 
 export const ListIssuesQuery = Type.Object({
   ...ProjectScopeQueryFields,
-  assignee: Type.Optional(Type.String({ description: 'Alias of assigneeId.' })),
-  assigneeId: Type.Optional(Type.String()),
+  assignee: Type.Optional(Ref('Alias of assigneeId.')),
+  assigneeId: Type.Optional(Ref()),
   assignedToMe: Type.Optional(Type.Boolean({ description: 'Issues assigned to the caller\'s identity; not with assignee.' })),
-  status: Type.Optional(Type.String({ description: 'statusId or statusKey.' })),
-  statusKey: Type.Optional(Type.String()),
-  q: Type.Optional(Type.String({ description: 'Case-insensitive text in title or description, or an exact issueKey.' })),
+  status: Type.Optional(Ref('statusId or statusKey.')),
+  statusKey: Type.Optional(Ref()),
+  q: SearchText('Case-insensitive text in title or description, or an exact issueKey.'),
   archived: Type.Optional(Type.Boolean({ description: 'true lists only archived issues; default only active ones.' })),
   ...PaginationQuery,
 });
 
-export const IssueIdParams = Type.Object({ issueId: Type.String({ description: 'issueId or issueKey.' }) });
-export const IssueKeyParams = Type.Object({ issueKey: Type.String() });
+export const IssueIdParams = Type.Object({ issueId: PathParam('issueId or issueKey.') });
+export const IssueKeyParams = Type.Object({ issueKey: PathParam() });
 export const IssueResponse = Type.Object({ issue: IssueSchema });
 export const IssueListResponse = Type.Object({ issues: Type.Array(IssueSchema), pageInfo: PageInfoSchema });

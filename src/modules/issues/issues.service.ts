@@ -13,7 +13,7 @@ import { recordIssueEvent } from './issue-events.js';
 import { sourceVisibility } from './issue-sources.js';
 import { presentIssue, type IssueSource, type IssueView, type Priority } from './issues.presenter.js';
 import {
-  findStatusById, findStatusesByKey, findVisibleIssueById, findVisibleIssueByKey, insertIssue, listVisibleIssues,
+  findStatusById, findStatusesByKey, findVisibleIssueById, findVisibleIssueByKey, findVisibleIssuesByIdsOrKeys, insertIssue, listVisibleIssues,
   takeIssueNumber, type IssueRecord,
 } from './issues.repository.js';
 import { listLinksOfIssues, type LinkWithTarget } from './links.repository.js';
@@ -45,12 +45,34 @@ export async function findVisibleIssue(ctx: Ctx, idOrKey: string): Promise<Issue
 }
 
 /**
+ * Many references at once (ids or keys, as findVisibleIssue takes one), in one query:
+ * each reference that names an issue the caller can see, mapped to it.
+ */
+export async function findVisibleIssues(ctx: Ctx, idsOrKeys: string[]): Promise<Map<string, IssueRecord>> {
+  const refs = [...new Set(idsOrKeys)];
+  const keys = [...new Set(refs.filter((ref) => ISSUE_KEY_RE.test(ref)).map((ref) => ref.toUpperCase()))];
+  const rows = await findVisibleIssuesByIdsOrKeys(ctx, refs, keys);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const byKey = new Map(rows.map((row) => [row.issue_key, row]));
+  const found = new Map<string, IssueRecord>();
+  for (const ref of refs) {
+    const issue = byId.get(ref) ?? (ISSUE_KEY_RE.test(ref) ? byKey.get(ref.toUpperCase()) : undefined);
+    if (issue) found.set(ref, issue);
+  }
+  return found;
+}
+
+/** ISSUE_NOT_FOUND naming the reference under the name it has (issueKey or issueId). */
+export const issueNotFound = (idOrKey: string, extra: Record<string, unknown> = {}): ApiError =>
+  new ApiError('ISSUE_NOT_FOUND', { ...extra, ...(ISSUE_KEY_RE.test(idOrKey) ? { issueKey: idOrKey } : { issueId: idOrKey }) });
+
+/**
  * An issue the caller can see, by id or by key (routes with `{issueId}` accept either);
  * ISSUE_NOT_FOUND when absent, in another workspace or in a project the caller cannot see.
  */
 export async function requireVisibleIssue(ctx: Ctx, idOrKey: string): Promise<IssueRecord> {
   const issue = await findVisibleIssue(ctx, idOrKey);
-  if (!issue) throw new ApiError('ISSUE_NOT_FOUND', ISSUE_KEY_RE.test(idOrKey) ? { issueKey: idOrKey } : { issueId: idOrKey });
+  if (!issue) throw issueNotFound(idOrKey);
   return issue;
 }
 

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { created, defineOperation, noContent, ok, type Operation } from '../../operations/define.js';
+import { Ref } from '../../operations/schema-helpers.js';
 import type { ErrorCode } from '../../core/errors.js';
 import { IssueIdParams, LinkSchema } from './issues.schemas.js';
 import { createIssueLink, deleteIssueLink } from './links.service.js';
@@ -8,14 +9,14 @@ const tag = 'Issues';
 const mcpAliases = { issueKey: 'issueId' };
 
 const CreateLinkBody = Type.Partial(Type.Object({
-  type: Type.String({ description: 'blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE).' }),
-  targetIssueId: Type.String({ description: 'The other issue; or send targetIssueKey.' }),
-  targetIssueKey: Type.String(),
+  type: Ref('blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE).'),
+  targetIssueId: Ref('The other issue; or send targetIssueKey.'),
+  targetIssueKey: Ref(),
 }));
 const linkFieldCodes: Record<string, ErrorCode> = {
   type: 'INVALID_ISSUE_LINK_TYPE', targetIssueId: 'TARGET_ISSUE_REQUIRED', targetIssueKey: 'TARGET_ISSUE_REQUIRED',
 };
-const DeleteLinkBody = Type.Partial(Type.Object({ linkId: Type.String({ description: 'Required (ISSUE_LINK_ID_REQUIRED).' }) }));
+const DeleteLinkBody = Type.Partial(Type.Object({ linkId: Ref('Required (ISSUE_LINK_ID_REQUIRED).') }));
 
 export const linkOperations: Operation[] = [
   defineOperation({

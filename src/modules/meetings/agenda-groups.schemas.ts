@@ -1,5 +1,6 @@
+import { LIMITS } from '../../core/limits.js';
 import { Type } from '@sinclair/typebox';
-import { Nullable } from '../../operations/schema-helpers.js';
+import { Description, Nullable, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
 
 export const AgendaGroupSchema = Type.Object({
   agendaGroupId: Type.String(), meetingId: Type.String(), name: Type.String(), description: Nullable(Type.String()),
@@ -7,15 +8,17 @@ export const AgendaGroupSchema = Type.Object({
 });
 
 export const AgendaGroupBody = Type.Object({
-  name: Type.Optional(Type.String({ description: 'Required on create (NAME_REQUIRED).' })),
-  description: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+  name: Type.Optional(Text('Required on create (NAME_REQUIRED).')),
+  description: Type.Optional(Nullable(Description())),
 });
 export const AgendaGroupOrderBody = Type.Object({
-  agendaGroupIds: Type.Optional(Type.Array(Type.String(), { description: 'Every group of the meeting, once each, in the new order.' })),
+  agendaGroupIds: Type.Optional(Type.Array(Ref(), {
+    maxItems: LIMITS.ordered, description: 'Every group of the meeting, once each, in the new order (a meeting has at most 1,000 groups).',
+  })),
 });
 export const agendaGroupFieldCodes = { name: 'NAME_REQUIRED' } as const;
 export const agendaGroupOrderFieldCodes = { agendaGroupIds: 'INVALID_AGENDA_GROUP_ORDER' } as const;
 
-export const AgendaGroupParams = Type.Object({ meetingId: Type.String(), agendaGroupId: Type.String() });
+export const AgendaGroupParams = Type.Object({ meetingId: PathParam(), agendaGroupId: PathParam() });
 export const AgendaGroupResponse = Type.Object({ agendaGroup: AgendaGroupSchema });
 export const AgendaGroupListResponse = Type.Object({ agendaGroups: Type.Array(AgendaGroupSchema) });

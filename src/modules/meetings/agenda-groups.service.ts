@@ -1,11 +1,12 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/limits.js';
 import { hasOwn, nonBlank } from '../../core/values.js';
 import type { AgendaGroupRow } from '../../db/tables/meetings.js';
 import { storeItemOrder } from './agenda-order.js';
 import { presentAgendaGroup, type AgendaGroupView } from './agenda-groups.presenter.js';
-import { deleteGroupRow, findGroupRow, insertGroupRow, listGroupRows, updateGroupRow } from './agenda-groups.repository.js';
+import { deleteGroupRow, findGroupRow, insertGroupRow, listGroupRows, updateGroupPositions, updateGroupRow } from './agenda-groups.repository.js';
 import { listItemsInGroup } from './agenda-items.repository.js';
 import { requireVisibleMeeting } from './meeting-access.js';
 
@@ -36,6 +37,8 @@ export async function createAgendaGroup(ctx: Ctx, meetingId: string, input: Agen
   const meeting = await requireVisibleMeeting(ctx, meetingId);
   const name = validName(input.name);
   const groups = await listGroupRows(ctx, meeting.id);
+  // A reorder must name every group, and reorder lists are bounded, so the groups are too.
+  if (groups.length >= LIMITS.ordered) throw new ApiError('AGENDA_GROUP_LIMIT_REACHED', { meetingId: meeting.id, max: LIMITS.ordered });
   const row: AgendaGroupRow = {
     id: newId('agp', ctx.nowMs), workspace_id: ctx.workspace.id, meeting_id: meeting.id, name, description: input.description ?? null,
     position: groups.length, created_at: ctx.now, updated_at: ctx.now,
@@ -67,14 +70,11 @@ export async function deleteAgendaGroup(ctx: Ctx, meetingId: string, groupId: st
   await storeGroupOrder(ctx, (await listGroupRows(ctx, meeting.id)));
 }
 
+/** Stores positions 0..n-1 in the given order, writing only the groups that moved, in batches. */
 async function storeGroupOrder(ctx: Ctx, ordered: AgendaGroupRow[]): Promise<AgendaGroupRow[]> {
-  const result: AgendaGroupRow[] = [];
-  for (const [position, group] of ordered.entries()) {
-    const changed = group.position !== position;
-    if (changed) await updateGroupRow(ctx, group.id, { position, updated_at: ctx.now });
-    result.push(changed ? { ...group, position, updated_at: ctx.now } : group);
-  }
-  return result;
+  const moves = ordered.flatMap((group, position) => (group.position === position ? [] : [{ id: group.id, position }]));
+  await updateGroupPositions(ctx, moves);
+  return ordered.map((group, position) => (group.position === position ? group : { ...group, position, updated_at: ctx.now }));
 }
 
 /** A new group order: the complete list of the meeting's groups, each once. Items keep their places inside groups. */

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { LabelList, Nullable, TagList } from '../../operations/schema-helpers.js';
+import { DateString, Description, LabelList, Nullable, PathParam, Ref, TagList, Text, Title } from '../../operations/schema-helpers.js';
 import { AttachmentSchema } from '../issues/attachments.schemas.js';
 import { OwnerSchema } from './owners.schemas.js';
 import { WorkLinkSchema } from './work-links.schemas.js';
@@ -14,15 +14,15 @@ export const AgendaItemSchema = Type.Object({
 });
 
 const itemFields = {
-  title: Type.String({ description: 'Non-empty (AGENDA_ITEM_TITLE_REQUIRED).' }),
-  description: Nullable(Type.String({ maxLength: 10_000 })),
-  notes: Nullable(Type.String({ maxLength: 100_000 })),
-  agendaGroupId: Nullable(Type.String({ description: 'A group of this meeting; null ungroups.' })),
-  statusId: Type.String({ description: 'An agenda status id; default "To discuss".' }),
+  title: Title('Non-empty (AGENDA_ITEM_TITLE_REQUIRED), at most 500 characters: it becomes the title of an issue made from the item.'),
+  description: Nullable(Description()),
+  notes: Nullable(Text()),
+  agendaGroupId: Nullable(Ref('A group of this meeting; null ungroups.')),
+  statusId: Ref('An agenda status id; default "To discuss".'),
   tags: TagList,
   labels: LabelList,
-  sourceProjectId: Nullable(Type.String({ description: 'Project the tags count for; omitted with tags = the meeting\'s project, null = agenda-only.' })),
-  checkInDate: Nullable(Type.String({ description: 'YYYY-MM-DD.' })),
+  sourceProjectId: Nullable(Ref('Project the tags count for; omitted with tags = the meeting\'s project, null = agenda-only.')),
+  checkInDate: Nullable(DateString()),
 };
 
 export const CreateAgendaItemBody = Type.Partial(Type.Object(itemFields));
@@ -34,7 +34,7 @@ export const agendaItemFieldCodes = {
   title: 'AGENDA_ITEM_TITLE_REQUIRED', checkInDate: 'INVALID_MEETING_TIME', statusId: 'AGENDA_STATUS_NOT_FOUND', agendaGroupId: 'AGENDA_GROUP_NOT_FOUND',
 } as const;
 
-export const AgendaItemParams = Type.Object({ meetingId: Type.String(), agendaItemId: Type.String() });
+export const AgendaItemParams = Type.Object({ meetingId: PathParam(), agendaItemId: PathParam() });
 export const AgendaItemResponse = Type.Object({ agendaItem: AgendaItemSchema });
 export const AgendaItemListResponse = Type.Object({ agendaItems: Type.Array(AgendaItemSchema) });
 

@@ -2,11 +2,12 @@ import type { Kysely } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/limits.js';
 import { hasOwn, nonBlank } from '../../core/values.js';
 import type { DB } from '../../db/schema.js';
 import type { AgendaStatusRow } from '../../db/tables/meetings.js';
 import { presentAgendaStatus, type AgendaStatusView } from './settings.presenter.js';
-import { deleteStatusRow, insertStatusesIfMissing, listStatusRows, statusIsUsed, updateStatusRow } from './settings.repository.js';
+import { deleteStatusRow, insertStatusesIfMissing, listStatusRows, statusIsUsed, updateStatusPositions, updateStatusRow } from './settings.repository.js';
 
 /** Present in every workspace, first in the order; new agenda items start in "To discuss". */
 const SYSTEM_AGENDA_STATUSES = ['To discuss', 'Done'] as const;
@@ -63,7 +64,9 @@ export async function defaultAgendaStatus(ctx: Ctx): Promise<AgendaStatusRow> {
 function validName(value: unknown, others: AgendaStatusRow[]): string {
   const name = nonBlank(value);
   if (!name) throw new ApiError('NAME_REQUIRED', { field: 'name' });
-  if (name.length > 100) throw new ApiError('VALIDATION_FAILED', { field: 'name' }, { message: 'name must be at most 100 characters.' });
+  if (name.length > LIMITS.agendaStatusName) {
+    throw new ApiError('VALIDATION_FAILED', { field: 'name', max: LIMITS.agendaStatusName }, { message: `name must be at most ${LIMITS.agendaStatusName} characters.` });
+  }
   if (others.some((s) => s.name_lower === name.toLowerCase())) {
     throw new ApiError('VALIDATION_FAILED', { field: 'name', name }, { message: 'An agenda status with this name already exists.' });
   }
@@ -72,6 +75,8 @@ function validName(value: unknown, others: AgendaStatusRow[]): string {
 
 export async function createAgendaStatus(ctx: Ctx, input: { name?: unknown }): Promise<AgendaStatusView> {
   const rows = await listAgendaStatusRows(ctx);
+  // A reorder must name every status, and reorder lists are bounded, so the statuses are too.
+  if (rows.length >= LIMITS.ordered) throw new ApiError('AGENDA_STATUS_LIMIT_REACHED', { max: LIMITS.ordered });
   const row = statusRow(ctx.workspace.id, validName(input.name, rows), false, rows.length, ctx.now);
   await insertStatusesIfMissing(ctx.db, [row]);
   return presentAgendaStatus(row);
@@ -88,15 +93,11 @@ export async function renameAgendaStatus(ctx: Ctx, statusId: string, input: { na
   return presentAgendaStatus({ ...status, ...changes });
 }
 
-/** Stores positions 0..n-1 in the given order, writing only the rows that moved. */
+/** Stores positions 0..n-1 in the given order, writing only the rows that moved, in batches. */
 async function storeOrder(ctx: Ctx, ordered: AgendaStatusRow[]): Promise<AgendaStatusRow[]> {
-  const result: AgendaStatusRow[] = [];
-  for (const [position, status] of ordered.entries()) {
-    const moved = status.position !== position;
-    if (moved) await updateStatusRow(ctx.db, ctx.workspace.id, status.id, { position, updated_at: ctx.now });
-    result.push(moved ? { ...status, position, updated_at: ctx.now } : status);
-  }
-  return result;
+  const moves = ordered.flatMap((status, position) => (status.position === position ? [] : [{ id: status.id, position }]));
+  await updateStatusPositions(ctx, moves);
+  return ordered.map((status, position) => (status.position === position ? status : { ...status, position, updated_at: ctx.now }));
 }
 
 export async function deleteAgendaStatus(ctx: Ctx, statusId: string): Promise<void> {

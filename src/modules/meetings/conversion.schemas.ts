@@ -1,25 +1,31 @@
 import { Type } from '@sinclair/typebox';
+import type { ErrorCode } from '../../core/errors.js';
+import { DateString, Nullable, Ref, Text, Title } from '../../operations/schema-helpers.js';
 import { CommentSchema } from '../issues/comments.schemas.js';
 import { IssueSchema } from '../issues/issues.schemas.js';
 import { AgendaItemSchema } from './agenda-items.schemas.js';
 
-/** Loosely typed where createIssue answers a field's own code (TITLE_REQUIRED, INVALID_SCHEDULE, ASSIGNEE_*). */
 export const IssueFromItemBody = Type.Object({
-  projectId: Type.Optional(Type.String({ description: 'Default: the item\'s sourceProjectId, else the meeting\'s project.' })),
-  projectKey: Type.Optional(Type.String({ description: 'With teamKey when ambiguous.' })),
-  teamId: Type.Optional(Type.String()),
-  teamKey: Type.Optional(Type.String()),
-  dueDate: Type.Optional(Type.Unknown({ description: 'YYYY-MM-DD; default: the item\'s checkInDate.' })),
-  assigneeId: Type.Optional(Type.Unknown({ description: 'usr_… or api-token:<name>.' })),
-  statusKey: Type.Optional(Type.String()),
-  title: Type.Optional(Type.Unknown({ description: 'Default: the item\'s title.' })),
+  projectId: Type.Optional(Ref('Default: the item\'s sourceProjectId, else the meeting\'s project.')),
+  projectKey: Type.Optional(Ref('With teamKey when ambiguous.')),
+  teamId: Type.Optional(Ref()),
+  teamKey: Type.Optional(Ref()),
+  dueDate: Type.Optional(Nullable(DateString('YYYY-MM-DD; default: the item\'s checkInDate; null: none.'))),
+  assigneeId: Type.Optional(Nullable(Ref('usr_… or api-token:<name>.'))),
+  statusKey: Type.Optional(Ref()),
+  title: Type.Optional(Title('Default: the item\'s title; at most 500 characters.')),
 });
+/** A wrong JSON type answers the code createIssue gives a bad value of the field. */
+export const issueFromItemFieldCodes: Record<string, ErrorCode> = {
+  title: 'TITLE_REQUIRED', dueDate: 'INVALID_SCHEDULE', assigneeId: 'ASSIGNEE_NOT_IN_WORKSPACE',
+};
 
 export const PublishNotesBody = Type.Object({
-  issueId: Type.Optional(Type.String()),
-  issueKey: Type.Optional(Type.String()),
-  body: Type.Optional(Type.Unknown({ description: 'Comment text; default: the item\'s notes.' })),
+  issueId: Type.Optional(Ref()),
+  issueKey: Type.Optional(Ref()),
+  body: Type.Optional(Text('Comment text; default: the item\'s notes.')),
 });
+export const publishFieldCodes: Record<string, ErrorCode> = { body: 'COMMENT_BODY_REQUIRED' };
 
 export const ConvertResponse = Type.Object({ issue: IssueSchema, agendaItem: AgendaItemSchema, created: Type.Boolean() });
 export const TasksResponse = Type.Object({ issue: IssueSchema, agendaItem: AgendaItemSchema });

@@ -1,5 +1,6 @@
+import { LIMITS } from '../../core/limits.js';
 import { Type } from '@sinclair/typebox';
-import { Nullable, PageInfoSchema, PaginationQuery } from '../../operations/schema-helpers.js';
+import { Description, Nullable, PageInfoSchema, PaginationQuery, PathParam, Ref, SearchText, Text, Title } from '../../operations/schema-helpers.js';
 import { WorkLinkSchema } from './work-links.schemas.js';
 
 const RecurrenceTypeSchema = Type.Union(['none', 'daily', 'weekly', 'biweekly', 'monthly'].map((v) => Type.Literal(v)));
@@ -12,16 +13,16 @@ export const MeetingSchema = Type.Object({
 });
 
 const meetingFields = {
-  title: Type.String({ description: 'Non-empty (MEETING_TITLE_REQUIRED).' }),
-  description: Nullable(Type.String({ maxLength: 10_000 })),
-  type: Type.String({ description: 'Free text, 1–50 characters; default "meeting".' }),
+  title: Title('Non-empty (MEETING_TITLE_REQUIRED), at most 500 characters.'),
+  description: Nullable(Description()),
+  type: Text('Free text, 1–50 characters; default "meeting".', LIMITS.meetingType),
   recurrenceType: RecurrenceTypeSchema,
   startsAt: Nullable(Type.String({ description: 'ISO 8601 datetime with offset; required when recurring.' })),
   endsAt: Nullable(Type.String({ description: 'ISO 8601 datetime with offset, after startsAt.' })),
-  teamId: Nullable(Type.String()),
-  teamKey: Nullable(Type.String()),
-  projectId: Nullable(Type.String({ description: 'The meeting takes the project\'s team.' })),
-  projectKey: Nullable(Type.String({ description: 'Needs teamKey when ambiguous.' })),
+  teamId: Nullable(Ref()),
+  teamKey: Nullable(Ref()),
+  projectId: Nullable(Ref('The meeting takes the project\'s team.')),
+  projectKey: Nullable(Ref('Needs teamKey when ambiguous.')),
   archived: Type.Boolean(),
 };
 
@@ -31,15 +32,15 @@ export const meetingFieldCodes = {
 } as const;
 
 export const ListMeetingsQuery = Type.Object({
-  teamId: Type.Optional(Type.String()), teamKey: Type.Optional(Type.String()),
-  projectId: Type.Optional(Type.String()), projectKey: Type.Optional(Type.String()),
-  type: Type.Optional(Type.String()), recurrenceType: Type.Optional(RecurrenceTypeSchema),
+  teamId: Type.Optional(Ref()), teamKey: Type.Optional(Ref()),
+  projectId: Type.Optional(Ref()), projectKey: Type.Optional(Ref()),
+  type: Type.Optional(Text('Exact meeting type.', LIMITS.meetingType)), recurrenceType: Type.Optional(RecurrenceTypeSchema),
   archived: Type.Optional(Type.Boolean({ description: 'true lists only archived meetings.' })),
   view: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('archived')], { description: 'archived: same as archived=true.' })),
-  q: Type.Optional(Type.String({ description: 'Case-insensitive match on title and description.' })),
+  q: SearchText('Case-insensitive match on title and description.'),
   ...PaginationQuery,
 });
 
-export const MeetingIdParams = Type.Object({ meetingId: Type.String() });
+export const MeetingIdParams = Type.Object({ meetingId: PathParam() });
 export const MeetingResponse = Type.Object({ meeting: MeetingSchema });
 export const MeetingListResponse = Type.Object({ meetings: Type.Array(MeetingSchema), pageInfo: PageInfoSchema });

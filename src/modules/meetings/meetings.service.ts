@@ -1,6 +1,7 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/limits.js';
 import { hasOwn, nonBlank, normaliseDatetime } from '../../core/values.js';
 import type { MeetingRow } from '../../db/tables/meetings.js';
 import { resolveProjectRef, type ProjectWithTeam } from '../projects/projects.service.js';
@@ -43,7 +44,7 @@ function validTitle(value: unknown): string {
 
 function validType(value: unknown): string {
   const type = nonBlank(value);
-  if (!type || type.length > 50) throw new ApiError('VALIDATION_FAILED', { field: 'type' }, { message: 'type must be a string of 1–50 characters.' });
+  if (!type || type.length > LIMITS.meetingType) throw new ApiError('VALIDATION_FAILED', { field: 'type' }, { message: 'type must be a string of 1–50 characters.' });
   return type;
 }
 

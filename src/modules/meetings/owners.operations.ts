@@ -1,6 +1,6 @@
 import { created, defineOperation, noContent, ok, type Operation } from '../../operations/define.js';
 import { AgendaItemParams } from './agenda-items.schemas.js';
-import { OwnerBody, OwnerListResponse, OwnerParams, OwnerResponse } from './owners.schemas.js';
+import { OwnerBody, OwnerListResponse, OwnerParams, OwnerResponse, ownerFieldCodes } from './owners.schemas.js';
 import { addAgendaItemOwner, listAgendaItemOwners, removeAgendaItemOwner } from './owners.service.js';
 
 const tag = 'Meetings';
@@ -15,7 +15,7 @@ export const ownerOperations: Operation[] = [
   defineOperation({
     id: 'add_agenda_item_owner', method: 'POST', path: '/api/external/meetings/{meetingId}/agenda-items/{agendaItemId}/owners', tag,
     summary: 'Add an owner: userId, presetId, or externalName/externalEmail; the same owner again answers the existing one (200).',
-    params: AgendaItemParams, body: OwnerBody, response: OwnerResponse, successStatus: 201,
+    params: AgendaItemParams, body: OwnerBody, fieldCodes: ownerFieldCodes, response: OwnerResponse, successStatus: 201,
     run: async (ctx, { params, body }) => {
       const { owner, created: isNew } = await addAgendaItemOwner(ctx, params.meetingId, params.agendaItemId, body);
       return isNew ? created({ owner }) : ok({ owner });

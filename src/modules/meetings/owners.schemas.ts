@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable } from '../../operations/schema-helpers.js';
+import type { ErrorCode } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
+import { Nullable, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
 
 export const OwnerSchema = Type.Object({
   ownerId: Type.String(), kind: Type.String({ description: 'internal | external' }), userId: Nullable(Type.String()),
@@ -7,14 +9,16 @@ export const OwnerSchema = Type.Object({
   createdAt: Type.String(), updatedAt: Type.String(),
 });
 
-/** Loosely typed so each bad value answers its own code (OWNER_NOT_IN_WORKSPACE, OWNER_NOT_FOUND, OWNER_REQUIRED). */
+/** One kind of owner per request; none at all is OWNER_REQUIRED (the service's check). */
 export const OwnerBody = Type.Object({
-  userId: Type.Optional(Type.Unknown({ description: 'usr_… or api-token:<name> (internal owner).' })),
-  presetId: Type.Optional(Type.Unknown({ description: 'An external owner preset; its values are copied.' })),
-  externalName: Type.Optional(Type.Unknown({ description: 'External owner\'s name.' })),
-  externalEmail: Type.Optional(Type.Unknown({ description: 'External owner\'s email.' })),
+  userId: Type.Optional(Nullable(Ref('usr_… or api-token:<name> (internal owner).'))),
+  presetId: Type.Optional(Nullable(Ref('An external owner preset; its values are copied.'))),
+  externalName: Type.Optional(Nullable(Text('External owner\'s name.'))),
+  externalEmail: Type.Optional(Nullable(Text('External owner\'s email.', LIMITS.email))),
 });
+/** A wrong JSON type answers the codes an unknown value would. */
+export const ownerFieldCodes: Record<string, ErrorCode> = { userId: 'OWNER_NOT_IN_WORKSPACE', presetId: 'OWNER_NOT_FOUND' };
 
-export const OwnerParams = Type.Object({ meetingId: Type.String(), agendaItemId: Type.String(), ownerId: Type.String() });
+export const OwnerParams = Type.Object({ meetingId: PathParam(), agendaItemId: PathParam(), ownerId: PathParam() });
 export const OwnerResponse = Type.Object({ owner: OwnerSchema });
 export const OwnerListResponse = Type.Object({ owners: Type.Array(OwnerSchema) });

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/limits.js';
 import { hasOwn, nonBlank } from '../../core/values.js';
 import type { DB } from '../../db/schema.js';
 import type { ExternalOwnerPresetRow } from '../../db/tables/meetings.js';
@@ -25,7 +26,7 @@ export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 export function validEmail(value: string | null | undefined, field = 'externalEmail'): string | null {
   const email = nonBlank(value);
   if (email === undefined) return null;
-  if (!EMAIL_PATTERN.test(email) || email.length > 320) throw new ApiError('VALIDATION_FAILED', { field }, { message: `${field} must be an email address.` });
+  if (!EMAIL_PATTERN.test(email) || email.length > LIMITS.email) throw new ApiError('VALIDATION_FAILED', { field }, { message: `${field} must be an email address.` });
   return email;
 }
 

@@ -1,5 +1,6 @@
+import { LIMITS } from '../../core/limits.js';
 import { Type } from '@sinclair/typebox';
-import { Nullable } from '../../operations/schema-helpers.js';
+import { Nullable, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
 
 export const AgendaStatusSchema = Type.Object({
   statusId: Type.String(), name: Type.String(), system: Type.Boolean(), position: Type.Integer(), createdAt: Type.String(), updatedAt: Type.String(),
@@ -13,21 +14,25 @@ export const SettingsResponse = Type.Object({
   settings: Type.Object({ agendaStatuses: Type.Array(AgendaStatusSchema), externalOwnerPresets: Type.Array(PresetSchema) }),
 });
 
-export const AgendaStatusBody = Type.Object({ name: Type.Optional(Type.String({ description: 'Unique case-insensitively (NAME_REQUIRED when empty).' })) });
+export const AgendaStatusBody = Type.Object({
+  name: Type.Optional(Text('Unique case-insensitively (NAME_REQUIRED when empty); at most 100 characters.', LIMITS.agendaStatusName)),
+});
 export const AgendaStatusOrderBody = Type.Object({
-  orderedStatusIds: Type.Optional(Type.Array(Type.String(), { description: 'Every agenda status id of the workspace (system ones too), once each.' })),
+  orderedStatusIds: Type.Optional(Type.Array(Ref(), {
+    maxItems: LIMITS.ordered, description: 'Every agenda status id of the workspace (system ones too), once each (a workspace has at most 1,000).',
+  })),
 });
 export const AgendaStatusResponse = Type.Object({ agendaStatus: AgendaStatusSchema });
 export const AgendaStatusListResponse = Type.Object({ agendaStatuses: Type.Array(AgendaStatusSchema) });
-export const StatusIdParams = Type.Object({ statusId: Type.String() });
+export const StatusIdParams = Type.Object({ statusId: PathParam() });
 
 export const PresetBody = Type.Object({
-  name: Type.Optional(Type.String({ description: 'Required on create (NAME_REQUIRED).' })),
-  externalName: Type.Optional(Nullable(Type.String())),
-  externalEmail: Type.Optional(Nullable(Type.String())),
+  name: Type.Optional(Text('Required on create (NAME_REQUIRED).')),
+  externalName: Type.Optional(Nullable(Text())),
+  externalEmail: Type.Optional(Nullable(Text(undefined, LIMITS.email))),
 });
 export const PresetResponse = Type.Object({ externalOwnerPreset: PresetSchema });
-export const PresetIdParams = Type.Object({ presetId: Type.String() });
+export const PresetIdParams = Type.Object({ presetId: PathParam() });
 
 export const agendaStatusFieldCodes = { name: 'NAME_REQUIRED' } as const;
 export const agendaStatusOrderFieldCodes = { orderedStatusIds: 'INVALID_AGENDA_STATUS_ORDER' } as const;

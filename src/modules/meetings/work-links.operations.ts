@@ -1,15 +1,16 @@
 import { Type } from '@sinclair/typebox';
+import { PathParam } from '../../operations/schema-helpers.js';
 import { created, defineOperation, noContent, ok, type Operation, type Result } from '../../operations/define.js';
 import { linkAgendaItem, linkMeeting, unlinkAgendaItem, unlinkMeeting } from './meeting-links.service.js';
-import { WorkLinkBody, WorkLinkResponse } from './work-links.schemas.js';
+import { WorkLinkBody, WorkLinkResponse, workLinkFieldCodes } from './work-links.schemas.js';
 import type { WorkLinkView } from './work-links.service.js';
 
 const tag = 'Meetings';
 
-const MeetingParams = Type.Object({ meetingId: Type.String() });
-const MeetingLinkParams = Type.Object({ meetingId: Type.String(), linkId: Type.String() });
-const ItemParams = Type.Object({ meetingId: Type.String(), agendaItemId: Type.String() });
-const ItemLinkParams = Type.Object({ meetingId: Type.String(), agendaItemId: Type.String(), linkId: Type.String() });
+const MeetingParams = Type.Object({ meetingId: PathParam() });
+const MeetingLinkParams = Type.Object({ meetingId: PathParam(), linkId: PathParam() });
+const ItemParams = Type.Object({ meetingId: PathParam(), agendaItemId: PathParam() });
+const ItemLinkParams = Type.Object({ meetingId: PathParam(), agendaItemId: PathParam(), linkId: PathParam() });
 
 /** 201 with a new link, 200 with the existing one when the target was already linked. */
 const linkResult = ({ link, created: isNew }: { link: WorkLinkView; created: boolean }): Result => (isNew ? created({ link }) : ok({ link }));
@@ -18,7 +19,7 @@ export const workLinkOperations: Operation[] = [
   defineOperation({
     id: 'link_meeting', method: 'POST', path: '/api/external/meetings/{meetingId}/links', tag,
     summary: 'Link an issue, project, discussion topic or agenda item to the meeting; a duplicate answers the existing link.',
-    params: MeetingParams, body: WorkLinkBody, response: WorkLinkResponse, successStatus: 201,
+    params: MeetingParams, body: WorkLinkBody, fieldCodes: workLinkFieldCodes, response: WorkLinkResponse, successStatus: 201,
     run: async (ctx, { params, body }) => linkResult(await linkMeeting(ctx, params.meetingId, body)),
   }),
   defineOperation({
@@ -33,7 +34,7 @@ export const workLinkOperations: Operation[] = [
   defineOperation({
     id: 'link_agenda_item', method: 'POST', path: '/api/external/meetings/{meetingId}/agenda-items/{agendaItemId}/links', tag,
     summary: 'Link an issue, project, discussion topic or agenda item to the agenda item; a duplicate answers the existing link.',
-    params: ItemParams, body: WorkLinkBody, response: WorkLinkResponse, successStatus: 201,
+    params: ItemParams, body: WorkLinkBody, fieldCodes: workLinkFieldCodes, response: WorkLinkResponse, successStatus: 201,
     run: async (ctx, { params, body }) => linkResult(await linkAgendaItem(ctx, params.meetingId, params.agendaItemId, body)),
   }),
   defineOperation({

@@ -1,5 +1,6 @@
 import type { Ctx } from '../../core/context.js';
 import { whereProjectVisible } from '../../db/access.js';
+import { batches } from '../../db/batches.js';
 import type { WorkLinkRow } from '../../db/tables/meetings.js';
 
 type OwnerType = WorkLinkRow['owner_type'];
@@ -31,8 +32,7 @@ export async function nextLinkPosition(ctx: Ctx, ownerType: OwnerType, ownerId: 
 }
 
 export async function insertLinkRows(ctx: Ctx, rows: WorkLinkRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await ctx.db.insertInto('work_links').values(rows).execute();
+  for (const batch of batches(rows, 8)) await ctx.db.insertInto('work_links').values(batch).execute();
 }
 
 export async function deleteLinkRows(ctx: Ctx, linkIds: string[]): Promise<void> {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable } from '../../operations/schema-helpers.js';
+import type { ErrorCode } from '../../core/errors.js';
+import { Nullable, Ref } from '../../operations/schema-helpers.js';
 
 export const WorkLinkSchema = Type.Object({
   linkId: Type.String(),
@@ -10,12 +11,15 @@ export const WorkLinkSchema = Type.Object({
   updatedAt: Type.String(),
 });
 
-/** Loosely typed so every bad value answers the field's own code (INVALID_TARGET_TYPE, TARGET_REQUIRED). */
+/** The service checks the target; a wrong JSON type answers the same codes (workLinkFieldCodes). */
 export const WorkLinkBody = Type.Object({
-  targetType: Type.Optional(Type.Unknown({ description: 'issue | project | discussion_topic | agenda_item' })),
-  targetId: Type.Optional(Type.Unknown({ description: 'Id of the target.' })),
-  targetKey: Type.Optional(Type.Unknown({ description: 'issueKey or projectKey (issue and project targets only).' })),
-  teamKey: Type.Optional(Type.String({ description: 'Disambiguates a project targetKey.' })),
+  targetType: Type.Optional(Ref('issue | project | discussion_topic | agenda_item')),
+  targetId: Type.Optional(Ref('Id of the target.')),
+  targetKey: Type.Optional(Ref('issueKey or projectKey (issue and project targets only).')),
+  teamKey: Type.Optional(Ref('Disambiguates a project targetKey.')),
 });
+export const workLinkFieldCodes: Record<string, ErrorCode> = {
+  targetType: 'INVALID_TARGET_TYPE', targetId: 'TARGET_REQUIRED', targetKey: 'TARGET_REQUIRED',
+};
 
 export const WorkLinkResponse = Type.Object({ link: WorkLinkSchema });

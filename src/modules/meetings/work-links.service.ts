@@ -3,10 +3,10 @@ import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { nonBlank } from '../../core/values.js';
 import type { WorkLinkRow } from '../../db/tables/meetings.js';
-import { requireVisibleTopic } from '../discussions/topics.service.js';
-import { requireVisibleIssue } from '../issues/issues.service.js';
-import { resolveProjectRef, type ProjectWithTeam } from '../projects/projects.service.js';
-import { findVisibleAgendaItem } from './agenda-items.repository.js';
+import { visibleTopicsById } from '../discussions/topics.service.js';
+import { findVisibleIssues, issueNotFound } from '../issues/issues.service.js';
+import { resolveProjectRefs, type ProjectWithTeam } from '../projects/projects.service.js';
+import { findVisibleAgendaItems } from './agenda-items.repository.js';
 import { visibilityOf } from '../visibility/visibility.service.js';
 import {
   deleteLinkRows, deleteLinksOf, deleteLinksTo, findLinkRow, findLinkToTarget, insertLinkRows, listLinkRows, nextLinkPosition,
@@ -45,44 +45,96 @@ export interface WorkLinkView {
 
 const KEYED_TARGETS: ReadonlySet<WorkTargetType> = new Set(['issue', 'project']);
 
-/**
- * Resolves a target the caller can see, or throws its type's not-found code. `field` is
- * the path of the link in the body (e.g. `links.2`) for details; empty for a top-level link.
- */
-export async function resolveWorkTarget(
-  ctx: Ctx, input: WorkTargetInput, allowedTypes: readonly WorkTargetType[] = WORK_TARGET_TYPES, field = '',
-): Promise<WorkTarget> {
+/** A link target whose form is checked, not yet looked up; `path` names it in details. */
+interface ParsedTarget {
+  targetType: WorkTargetType;
+  targetId?: string;
+  targetKey?: string;
+  teamKey?: string;
+  path: (name: string) => string;
+}
+
+/** The checks that need no database: type, a reference, and keys only where keys exist. */
+function parseTarget(input: WorkTargetInput, allowedTypes: readonly WorkTargetType[], field: string): ParsedTarget | ApiError {
   const path = (name: string) => (field ? `${field}.${name}` : name);
   const targetType = input.targetType as WorkTargetType;
   if (typeof input.targetType !== 'string' || !allowedTypes.includes(targetType)) {
-    throw new ApiError('INVALID_TARGET_TYPE', { field: path('targetType'), targetType: input.targetType ?? null, allowed: allowedTypes });
+    return new ApiError('INVALID_TARGET_TYPE', { field: path('targetType'), targetType: input.targetType ?? null, allowed: allowedTypes });
   }
   const targetId = nonBlank(input.targetId);
   const targetKey = nonBlank(input.targetKey);
-  if (!targetId && !targetKey) throw new ApiError('TARGET_REQUIRED', { field: path('targetId') });
+  if (!targetId && !targetKey) return new ApiError('TARGET_REQUIRED', { field: path('targetId') });
   if (targetKey && !KEYED_TARGETS.has(targetType)) {
-    throw new ApiError('VALIDATION_FAILED', { field: path('targetKey'), targetType }, { message: 'targetKey is accepted only for issue and project targets; send targetId.' });
+    return new ApiError('VALIDATION_FAILED', { field: path('targetKey'), targetType }, { message: 'targetKey is accepted only for issue and project targets; send targetId.' });
   }
-  switch (targetType) {
-    case 'issue': {
-      const issue = await requireVisibleIssue(ctx, (targetId ?? targetKey) as string);
-      if (targetId && targetKey && issue.issue_key !== targetKey.toUpperCase()) {
-        throw new ApiError('VALIDATION_FAILED', { field: path('targetKey'), targetId, targetKey }, { message: 'targetId and targetKey name different issues.' });
+  return { targetType, targetId, targetKey, teamKey: nonBlank(input.teamKey), path };
+}
+
+/** The same error, naming the link's field in details (a list says which entry failed). */
+const atField = (error: ApiError, field: string): ApiError =>
+  new ApiError(error.code, { ...error.details, field }, { message: error.message });
+
+/**
+ * Resolves link targets the caller can see, in their order, or throws the first entry's
+ * code (its type's not-found code for a missing or invisible target). However many links
+ * a list holds, each kind of target is looked up in one query. `fieldOf(i)` is the path
+ * of entry i in the body (`links.2`), empty for a top-level link.
+ */
+export async function resolveWorkTargets(
+  ctx: Ctx, inputs: WorkTargetInput[], allowedTypes: readonly WorkTargetType[] = WORK_TARGET_TYPES, fieldOf: (index: number) => string = () => '',
+): Promise<WorkTarget[]> {
+  const parsed = inputs.map((input, index) => parseTarget(input, allowedTypes, fieldOf(index)));
+  const ofType = (type: WorkTargetType) => parsed.filter((p): p is ParsedTarget => !(p instanceof ApiError) && p.targetType === type);
+  const issueRefs = ofType('issue');
+  const projectRefs = ofType('project');
+  const [issues, projects, topics, items] = await Promise.all([
+    findVisibleIssues(ctx, issueRefs.map((p) => (p.targetId ?? p.targetKey) as string)),
+    resolveProjectRefs(ctx, projectRefs.map((p) => ({ projectId: p.targetId, projectKey: p.targetKey, teamKey: p.teamKey }))),
+    visibleTopicsById(ctx, ofType('discussion_topic').map((p) => p.targetId as string)),
+    findVisibleAgendaItems(ctx, ofType('agenda_item').map((p) => p.targetId as string)).then((rows) => new Map(rows.map((row) => [row.id, row]))),
+  ]);
+  const projectOf = new Map(projectRefs.map((p, index) => [p, projects[index]]));
+  return parsed.map((p): WorkTarget => {
+    if (p instanceof ApiError) throw p;
+    const refField = p.path(p.targetId ? 'targetId' : 'targetKey');
+    switch (p.targetType) {
+      case 'issue': {
+        const ref = (p.targetId ?? p.targetKey) as string;
+        const issue = issues.get(ref);
+        if (!issue) throw issueNotFound(ref, { field: refField });
+        if (p.targetId && p.targetKey && issue.issue_key !== p.targetKey.toUpperCase()) {
+          throw new ApiError('VALIDATION_FAILED', { field: p.path('targetKey'), targetId: p.targetId, targetKey: p.targetKey }, { message: 'targetId and targetKey name different issues.' });
+        }
+        return { targetType: 'issue', targetId: issue.id };
       }
-      return { targetType, targetId: issue.id };
+      case 'project': {
+        const project = projectOf.get(p) as ProjectWithTeam | ApiError;
+        if (project instanceof ApiError) {
+          const field = project.code === 'TEAM_NOT_FOUND' ? 'teamKey' : project.code === 'VALIDATION_FAILED' ? 'targetKey' : undefined;
+          throw atField(project, field ? p.path(field) : refField);
+        }
+        return { targetType: 'project', targetId: project.id };
+      }
+      case 'discussion_topic': {
+        const topic = topics.get(p.targetId as string);
+        if (!topic) throw new ApiError('DISCUSSION_TOPIC_NOT_FOUND', { field: refField, topicId: p.targetId });
+        return { targetType: 'discussion_topic', targetId: topic.id };
+      }
+      case 'agenda_item': {
+        const item = items.get(p.targetId as string);
+        if (!item) throw new ApiError('AGENDA_ITEM_NOT_FOUND', { field: refField, agendaItemId: p.targetId });
+        return { targetType: 'agenda_item', targetId: item.id };
+      }
     }
-    case 'project': {
-      const project = await resolveProjectRef(ctx, { projectId: targetId, projectKey: targetKey, teamKey: nonBlank(input.teamKey) });
-      return { targetType, targetId: (project as ProjectWithTeam).id };
-    }
-    case 'discussion_topic':
-      return { targetType, targetId: (await requireVisibleTopic(ctx, targetId as string)).id };
-    case 'agenda_item': {
-      const item = await findVisibleAgendaItem(ctx, targetId as string);
-      if (!item) throw new ApiError('AGENDA_ITEM_NOT_FOUND', { agendaItemId: targetId });
-      return { targetType, targetId: item.id };
-    }
-  }
+  });
+}
+
+/** One target (see resolveWorkTargets); `field` is the path of the link in the body, empty at the top level. */
+export async function resolveWorkTarget(
+  ctx: Ctx, input: WorkTargetInput, allowedTypes: readonly WorkTargetType[] = WORK_TARGET_TYPES, field = '',
+): Promise<WorkTarget> {
+  const [target] = await resolveWorkTargets(ctx, [input], allowedTypes, () => field);
+  return target;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, PageInfoSchema, PaginationQuery } from '../../operations/schema-helpers.js';
+import { Nullable, PageInfoSchema, PaginationQuery, SearchText } from '../../operations/schema-helpers.js';
 import { ProjectScopeQueryFields } from '../projects/projects.schemas.js';
 
 export const IssueContainerSchema = Type.Object({
@@ -13,7 +13,7 @@ export const IssueContainerSchema = Type.Object({
 
 export const ListContainersQuery = Type.Object({
   ...ProjectScopeQueryFields,
-  q: Type.Optional(Type.String({ description: 'Case-insensitive text in the container name.' })),
+  q: SearchText('Case-insensitive text in the container name.'),
   archived: Type.Optional(Type.Boolean({ description: 'true lists only archived containers; default only active ones.' })),
   ...PaginationQuery,
 });

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateString, LabelList, Nullable, PageInfoSchema, PaginationQuery, TagList } from '../../operations/schema-helpers.js';
+import { DateString, LabelList, Nullable, PageInfoSchema, PaginationQuery, PathParam, Ref, SearchText, TagList, Title } from '../../operations/schema-helpers.js';
 import { ProjectScopeQueryFields } from '../projects/projects.schemas.js';
 
 export const MILESTONE_STATUSES = ['planned', 'at-risk', 'blocked', 'complete'] as const;
@@ -14,11 +14,15 @@ export const MilestoneSchema = Type.Object({
   labels: Type.Array(Type.String(), { description: 'Legacy name of tags (same value).' }), createdAt: Type.String(), updatedAt: Type.String(),
 });
 
+/** A tracked field's value: text (title, ids, status, dates), the integer order, or the tag list. */
+const ActivityValue = (description: string) =>
+  Type.Union([Type.String(), Type.Integer(), Type.Array(Type.String())], { description });
+
 export const MilestoneActivitySchema = Type.Object({
   action: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('commented')]),
   field: Nullable(Type.String({ description: 'The changed field of an `updated` entry, else null.' })),
-  from: Type.Unknown({ description: 'The value before an `updated` change, else null.' }),
-  to: Type.Unknown({ description: 'The value after an `updated` change; the commentId of a `commented` entry; else null.' }),
+  from: Nullable(ActivityValue('The value before an `updated` change, else null.')),
+  to: Nullable(ActivityValue('The value after an `updated` change; the commentId of a `commented` entry; else null.')),
   actorId: Type.String(),
   createdAt: Type.String(),
 });
@@ -26,10 +30,10 @@ export const MilestoneActivitySchema = Type.Object({
 export const MilestoneDetailSchema = Type.Composite([MilestoneSchema, Type.Object({ activity: Type.Array(MilestoneActivitySchema) })]);
 
 const milestoneFields = {
-  title: Type.String({ description: 'Required on create (TITLE_REQUIRED).' }),
-  issueContainerId: Nullable(Type.String({ description: 'The container (epic) the milestone belongs to; required on create.' })),
-  epicId: Nullable(Type.String({ description: 'Legacy name of issueContainerId; both must agree when both are sent.' })),
-  ownerId: Nullable(Type.String({ description: 'usr_… or api-token:<name>; null clears.' })),
+  title: Title('Required on create (TITLE_REQUIRED); at most 500 characters.'),
+  issueContainerId: Nullable(Ref('The container (epic) the milestone belongs to; required on create.')),
+  epicId: Nullable(Ref('Legacy name of issueContainerId; both must agree when both are sent.')),
+  ownerId: Nullable(Ref('usr_… or api-token:<name>; null clears.')),
   status: StatusSchema,
   startDate: Nullable(DateString()),
   dueDate: Nullable(DateString('YYYY-MM-DD, on or after startDate.')),
@@ -52,15 +56,15 @@ export const milestoneFieldCodes = {
 
 export const ListMilestonesQuery = Type.Object({
   ...ProjectScopeQueryFields,
-  issueContainerId: Type.Optional(Type.String()),
-  epicId: Type.Optional(Type.String()),
-  ownerId: Type.Optional(Type.String()),
+  issueContainerId: Type.Optional(Ref()),
+  epicId: Type.Optional(Ref()),
+  ownerId: Type.Optional(Ref()),
   status: Type.Optional(StatusSchema),
-  q: Type.Optional(Type.String({ description: 'Case-insensitive text in the title.' })),
+  q: SearchText('Case-insensitive text in the title.'),
   ...PaginationQuery,
 });
 
-export const MilestoneIdParams = Type.Object({ milestoneId: Type.String() });
+export const MilestoneIdParams = Type.Object({ milestoneId: PathParam() });
 export const MilestoneResponse = Type.Object({ milestone: MilestoneSchema });
 export const MilestoneDetailResponse = Type.Object({ milestone: MilestoneDetailSchema });
 export const MilestoneListResponse = Type.Object({ milestones: Type.Array(MilestoneSchema), pageInfo: PageInfoSchema });

@@ -1,6 +1,6 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
-import { nonBlank } from '../../core/values.js';
+import { nonBlank, ownValue } from '../../core/values.js';
 import { createIssue, getIssueView } from '../issues/issues.service.js';
 import { createIssueLink } from '../issues/links.service.js';
 import { workflowStatusIds, type ProjectWithTeam } from '../projects/projects.service.js';
@@ -22,7 +22,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  */
 async function mappedStatusId(ctx: Ctx, project: ProjectWithTeam, subtaskStatus: string, mapping: unknown): Promise<string> {
   const field = `statusMapping.${subtaskStatus}`;
-  const wanted = nonBlank(isPlainObject(mapping) ? mapping[subtaskStatus] : undefined);
+  const wanted = nonBlank(isPlainObject(mapping) ? ownValue(mapping, subtaskStatus) : undefined);
   if (!wanted) throw new ApiError('SUBTASK_STATUS_MAPPING_REQUIRED', { field, subtaskStatus });
   const [{ statuses }, allowed] = await Promise.all([listStatuses(ctx, { teamId: project.team_id }), workflowStatusIds(ctx, project)]);
   const status = statuses.find((s) => s.statusId === wanted || s.statusKey === wanted.toLowerCase());

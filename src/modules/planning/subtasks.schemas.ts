@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateString, Nullable } from '../../operations/schema-helpers.js';
+import { DateString, Nullable, PathParam, Ref, Title } from '../../operations/schema-helpers.js';
 
 export const SUBTASK_STATUSES = ['to-do', 'in-progress', 'done'] as const;
 export type SubtaskStatus = (typeof SUBTASK_STATUSES)[number];
@@ -27,9 +27,9 @@ export const SubtaskSchema = Type.Object({
 });
 
 const subtaskFields = {
-  title: Type.String({ description: 'Required on create (SUBTASK_TITLE_REQUIRED); at most 500 characters.' }),
+  title: Title('Required on create (SUBTASK_TITLE_REQUIRED); at most 500 characters.'),
   status: StatusSchema,
-  assigneeId: Nullable(Type.String({ description: 'A member of the project\'s team or an automation agent with access to the project; null unassigns.' })),
+  assigneeId: Nullable(Ref('A member of the project\'s team or an automation agent with access to the project; null unassigns.')),
   startDate: Nullable(DateString()),
   dueDate: Nullable(DateString()),
   durationDays: Nullable(Type.Integer({ description: 'Days from startDate to dueDate; any two of the three determine the third.' })),
@@ -47,22 +47,25 @@ export const subtaskFieldCodes = {
 /** MCP callers may name the parent issue by key. */
 export const issueKeyAlias = { issueKey: 'issueId' };
 
-export const IssueParams = Type.Object({ issueId: Type.String({ description: 'issueId or issueKey of the parent issue.' }) });
-export const SubtaskParams = Type.Object({ issueId: Type.String({ description: 'issueId or issueKey of the parent issue.' }), subtaskId: Type.String() });
+export const IssueParams = Type.Object({ issueId: PathParam('issueId or issueKey of the parent issue.') });
+export const SubtaskParams = Type.Object({ issueId: PathParam('issueId or issueKey of the parent issue.'), subtaskId: PathParam() });
 export const SubtaskResponse = Type.Object({ subtask: SubtaskSchema });
 export const SubtaskListResponse = Type.Object({ subtasks: Type.Array(SubtaskSchema) });
 
 export const CreateSubtaskLinkBody = Type.Partial(Type.Object({
-  type: Type.String({ description: 'blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE).' }),
-  targetSubtaskId: Type.String({ description: 'A sibling sub-task: same parent issue.' }),
+  type: Ref('blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE).'),
+  targetSubtaskId: Ref('A sibling sub-task: same parent issue.'),
 }));
 export const subtaskLinkFieldCodes = { type: 'INVALID_ISSUE_LINK_TYPE', targetSubtaskId: 'SUBTASK_LINK_TARGET_NOT_FOUND' } as const;
-export const DeleteSubtaskLinkBody = Type.Partial(Type.Object({ linkId: Type.String({ description: 'Required (ISSUE_LINK_ID_REQUIRED).' }) }));
+export const DeleteSubtaskLinkBody = Type.Partial(Type.Object({ linkId: Ref('Required (ISSUE_LINK_ID_REQUIRED).') }));
 export const deleteSubtaskLinkFieldCodes = { linkId: 'ISSUE_LINK_ID_REQUIRED' } as const;
 export const SubtaskLinkResponse = Type.Object({ link: SubtaskLinkSchema });
 
 export const PromoteSubtaskBody = Type.Partial(Type.Object({
-  statusMapping: Type.Record(Type.String(), Type.String(), {
+  // One entry per sub-task status: the mapping is bounded, and a misspelt status is refused
+  // as an unknown field rather than silently ignored.
+  statusMapping: Type.Object(Object.fromEntries(SUBTASK_STATUSES.map((s) => [s, Type.Optional(Ref())])), {
+    additionalProperties: false,
     description: 'Sub-task status → statusKey (or statusId) of the project; only the entry for the current status is needed.',
   }),
 }));

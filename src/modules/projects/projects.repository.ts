@@ -24,6 +24,15 @@ export const findVisibleProjectsByKey = (ctx: Ctx, projectKey: string, teamId?: 
   return query.execute();
 };
 
+/** Visible projects with one of these ids or (upper-case) keys, in any team, in one query. */
+export function findVisibleProjectsByIdsOrKeys(ctx: Ctx, ids: string[], keys: string[]): Promise<ProjectWithTeam[]> {
+  if (ids.length === 0 && keys.length === 0) return Promise.resolve([]);
+  return selectProjects(ctx).where((eb) => eb.or([
+    ...(ids.length > 0 ? [eb('projects.id', 'in', ids)] : []),
+    ...(keys.length > 0 ? [eb('projects.key', 'in', keys)] : []),
+  ])).execute();
+}
+
 export async function isKeyTaken(ctx: Ctx, teamId: string, key: string, exceptProjectId?: string): Promise<boolean> {
   let query = ctx.db.selectFrom('projects').select('id').where('team_id', '=', teamId).where('key', '=', key);
   if (exceptProjectId) query = query.where('id', '!=', exceptProjectId);

@@ -3,13 +3,13 @@ import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { hasOwn, isCalendarDate, nonBlank } from '../../core/values.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { ProjectRow } from '../../db/schema.js';
+import type { ProjectRow, TeamRow } from '../../db/schema.js';
 import { recordEvent } from '../../events/outbox.js';
-import { requireTeam, resolveTeamRef, type TeamRef } from '../teams/teams.service.js';
+import { requireTeam, resolveTeamRef, teamsByKey, type TeamRef } from '../teams/teams.service.js';
 import { ownerIdFrom } from '../users/users.service.js';
 import { presentProject, type ProjectView } from './projects.presenter.js';
 import {
-  clearWorkflow, findVisibleProject, findVisibleProjectsByKey, grantProjectToToken, insertProjectIfKeyFree, isKeyTaken,
+  clearWorkflow, findVisibleProject, findVisibleProjectsByIdsOrKeys, findVisibleProjectsByKey, grantProjectToToken, insertProjectIfKeyFree, isKeyTaken,
   listKeysWithPrefix, listVisibleProjects, listWorkflowStatusIds, projectHasIssues, updateProject, type ProjectWithTeam,
 } from './projects.repository.js';
 
@@ -34,8 +34,17 @@ export async function resolveProjectRef(ctx: Ctx, ref: ProjectRef): Promise<Proj
   // As for teams, null and absent mean "none"; an empty string is a reference that matches nothing.
   if (typeof ref.projectId !== 'string' && typeof ref.projectKey !== 'string') return undefined;
   const team = await resolveTeamRef(ctx, ref);
+  if (typeof ref.projectId === 'string') return chooseProject(ref, team, await findVisibleProject(ctx, ref.projectId), []);
+  return chooseProject(ref, team, undefined, await findVisibleProjectsByKey(ctx, ref.projectKey as string, team?.id));
+}
+
+/**
+ * The decision of resolveProjectRef once the candidates are loaded: `byId` is the visible
+ * project of `ref.projectId`, `byKey` the visible projects carrying `ref.projectKey`.
+ */
+function chooseProject(ref: ProjectRef, team: TeamRow | undefined, byId: ProjectWithTeam | undefined, byKey: ProjectWithTeam[]): ProjectWithTeam {
   if (typeof ref.projectId === 'string') {
-    const project = await findVisibleProject(ctx, ref.projectId);
+    const project = byId;
     if (!project) throw new ApiError('PROJECT_NOT_FOUND', { projectId: ref.projectId });
     if (typeof ref.projectKey === 'string' && project.key !== ref.projectKey.toUpperCase()) {
       throw new ApiError('VALIDATION_FAILED', { field: 'projectKey', projectId: ref.projectId, projectKey: ref.projectKey }, { message: 'projectId and projectKey name different projects.' });
@@ -43,10 +52,44 @@ export async function resolveProjectRef(ctx: Ctx, ref: ProjectRef): Promise<Proj
     if (team && project.team_id !== team.id) throw new ApiError('PROJECT_TEAM_MISMATCH', { projectId: project.id, teamKey: team.key });
     return project;
   }
-  const matches = await findVisibleProjectsByKey(ctx, ref.projectKey as string, team?.id);
+  const matches = team ? byKey.filter((project) => project.team_id === team.id) : byKey;
   if (matches.length === 0) throw new ApiError('PROJECT_NOT_FOUND', { projectKey: ref.projectKey, ...(team ? { teamKey: team.key } : {}) });
   if (matches.length > 1) throw new ApiError('PROJECT_KEY_AMBIGUOUS', { projectKey: ref.projectKey, teamKeys: matches.map((p) => p.team_key) });
   return matches[0];
+}
+
+/** A project reference by id or key, with an optional team key, as work links send one. */
+export interface ProjectKeyRef {
+  projectId?: string;
+  projectKey?: string;
+  teamKey?: string;
+}
+
+/**
+ * Resolves many references with the codes resolveProjectRef answers, in one team query and
+ * one project query whatever their number. Each entry is the project or the error it
+ * answers, in the given order, so the caller reports the first bad one.
+ */
+export async function resolveProjectRefs(ctx: Ctx, refs: ProjectKeyRef[]): Promise<Array<ProjectWithTeam | ApiError>> {
+  if (refs.length === 0) return [];
+  const ids = refs.flatMap((ref) => (typeof ref.projectId === 'string' ? [ref.projectId] : []));
+  const keys = refs.flatMap((ref) => (typeof ref.projectId !== 'string' && typeof ref.projectKey === 'string' ? [ref.projectKey.toUpperCase()] : []));
+  const [teams, projects] = await Promise.all([
+    teamsByKey(ctx, refs.flatMap((ref) => (typeof ref.teamKey === 'string' ? [ref.teamKey] : []))),
+    findVisibleProjectsByIdsOrKeys(ctx, [...new Set(ids)], [...new Set(keys)]),
+  ]);
+  const byId = new Map(projects.map((project) => [project.id, project]));
+  return refs.map((ref) => {
+    try {
+      const team = typeof ref.teamKey === 'string' ? teams.get(ref.teamKey.toUpperCase()) : undefined;
+      if (typeof ref.teamKey === 'string' && !team) throw new ApiError('TEAM_NOT_FOUND', { teamKey: ref.teamKey });
+      const key = typeof ref.projectKey === 'string' ? ref.projectKey.toUpperCase() : undefined;
+      return chooseProject(ref, team, typeof ref.projectId === 'string' ? byId.get(ref.projectId) : undefined, projects.filter((p) => p.key === key));
+    } catch (error) {
+      if (error instanceof ApiError) return error;
+      throw error;
+    }
+  });
 }
 
 export async function requireVisibleProject(ctx: Ctx, projectId: string): Promise<ProjectWithTeam> {

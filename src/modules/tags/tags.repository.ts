@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import type { TagUsageRow } from '../../db/schema.js';
 import { whereProjectVisible } from '../../db/access.js';
+import { batches } from '../../db/batches.js';
 
 export interface UsageCount {
   entity_type: TagUsageRow['entity_type'];
@@ -19,8 +20,7 @@ export async function deleteUsages(ctx: Ctx, entityType: TagUsageRow['entity_typ
 }
 
 export async function insertUsages(ctx: Ctx, rows: TagUsageRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await ctx.db.insertInto('tag_usages').values(rows).execute();
+  for (const batch of batches(rows, 6)) await ctx.db.insertInto('tag_usages').values(batch).execute();
 }
 
 /** Usage of tags on issues the caller can see, grouped by (tag, project). */

@@ -1,5 +1,6 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
 import type { TagUsageRow } from '../../db/schema.js';
 import { deleteUsages, insertUsages, listManagedTags, type UsageCount } from './tags.repository.js';
 import { tagUsageSources } from './tag-usage-sources.js';
@@ -16,7 +17,7 @@ export function normaliseTags(value: unknown, field = 'tags'): string[] {
   const out: string[] = [];
   value.forEach((raw, index) => {
     const tag = typeof raw === 'string' ? raw.trim() : '';
-    if (tag.length < 1 || tag.length > 50) {
+    if (tag.length < 1 || tag.length > LIMITS.tagLength) {
       throw new ApiError('VALIDATION_FAILED', { field: `${field}.${index}` }, { message: 'Each tag must be a string of 1–50 characters.' });
     }
     if (!seen.has(tag.toLowerCase())) {

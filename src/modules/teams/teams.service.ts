@@ -1,7 +1,7 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import type { TeamRow } from '../../db/schema.js';
-import { findDefaultTeam, findTeamById, findTeamByKey, isTeamMember, listStatusRows, listTeamRows } from './teams.repository.js';
+import { findDefaultTeam, findTeamById, findTeamByKey, findTeamsByKeys, isTeamMember, listStatusRows, listTeamRows } from './teams.repository.js';
 import { presentStatus, presentTeam } from './teams.presenter.js';
 
 export interface TeamRef {
@@ -36,6 +36,12 @@ export async function requireTeam(ctx: Ctx, ref: TeamRef): Promise<TeamRow> {
 }
 
 export const getTeamById = (ctx: Ctx, teamId: string) => findTeamById(ctx, teamId);
+
+/** Teams of many keys (any case), in one query, keyed by their upper-case key. */
+export async function teamsByKey(ctx: Ctx, teamKeys: string[]): Promise<Map<string, TeamRow>> {
+  const rows = await findTeamsByKeys(ctx, [...new Set(teamKeys.map((key) => key.toUpperCase()))]);
+  return new Map(rows.map((team) => [team.key, team]));
+}
 export const userIsTeamMember = isTeamMember;
 
 export async function listTeams(ctx: Ctx) {

@@ -17,6 +17,17 @@ export const findTokenByName = (ctx: Ctx, name: string) =>
   ctx.db.selectFrom('api_tokens').select(['id', 'name', 'active', 'all_projects']).where('workspace_id', '=', ctx.workspace.id)
     .where('name', '=', name).executeTakeFirst();
 
+/** Users of many ids, in one query. */
+export const findUsers = (ctx: Ctx, userIds: string[]) =>
+  userIds.length === 0 ? Promise.resolve([])
+    : ctx.db.selectFrom('users').selectAll().where('workspace_id', '=', ctx.workspace.id).where('id', 'in', userIds).execute();
+
+/** Tokens of many names, in one query. */
+export const findTokensByNames = (ctx: Ctx, names: string[]) =>
+  names.length === 0 ? Promise.resolve([])
+    : ctx.db.selectFrom('api_tokens').select(['id', 'name', 'active', 'all_projects']).where('workspace_id', '=', ctx.workspace.id)
+      .where('name', 'in', names).execute();
+
 export async function tokenHasProject(ctx: Ctx, tokenId: string, projectId: string): Promise<boolean> {
   const row = await ctx.db.selectFrom('token_project_grants').select('project_id').where('token_id', '=', tokenId)
     .where('project_id', '=', projectId).executeTakeFirst();

@@ -1,24 +1,45 @@
 import { ApiError } from '../../core/errors.js';
 import { TOKEN_IDENTITY_PREFIX, tokenIdentity, type Ctx } from '../../core/context.js';
-import { findTokenByName, findUser, listMemberships, listTokenRows, listUserRows, tokenHasProject } from './users.repository.js';
+import {
+  findTokenByName, findTokensByNames, findUser, findUsers, listMemberships, listTokenRows, listUserRows, tokenHasProject,
+} from './users.repository.js';
 
 /** A workspace identity as referenced by ownerId, assigneeId, reporterId, userId. */
 export type Identity =
   | { kind: 'human'; id: string; userId: string }
   | { kind: 'automation'; id: string; tokenId: string; tokenName: string; active: boolean; allProjects: boolean };
 
+type TokenIdentityRow = { id: string; name: string; active: number; all_projects: number };
+
+const agentOf = (token: TokenIdentityRow): Identity => ({
+  kind: 'automation', id: tokenIdentity(token.name), tokenId: token.id, tokenName: token.name,
+  active: token.active === 1, allProjects: token.all_projects === 1,
+});
+
 /** Resolves `usr_…` or `api-token:<name>` in the caller's workspace; undefined when unknown. */
 export async function resolveIdentity(ctx: Ctx, id: string): Promise<Identity | undefined> {
   if (typeof id !== 'string' || id.length === 0) return undefined;
   if (id.startsWith(TOKEN_IDENTITY_PREFIX)) {
     const token = await findTokenByName(ctx, id.slice(TOKEN_IDENTITY_PREFIX.length));
-    return token && {
-      kind: 'automation', id: tokenIdentity(token.name), tokenId: token.id, tokenName: token.name,
-      active: token.active === 1, allProjects: token.all_projects === 1,
-    };
+    return token && agentOf(token);
   }
   const user = await findUser(ctx, id);
   return user && { kind: 'human', id: user.id, userId: user.id };
+}
+
+/**
+ * Many identities at once, as resolveIdentity resolves one: one query for the members and
+ * one for the agents, whatever the list's length. Unknown ids are absent from the answer.
+ */
+export async function resolveIdentities(ctx: Ctx, ids: string[]): Promise<Map<string, Identity>> {
+  const wanted = [...new Set(ids.filter((id) => typeof id === 'string' && id.length > 0))];
+  const tokenNames = wanted.filter((id) => id.startsWith(TOKEN_IDENTITY_PREFIX)).map((id) => id.slice(TOKEN_IDENTITY_PREFIX.length));
+  const userIds = wanted.filter((id) => !id.startsWith(TOKEN_IDENTITY_PREFIX));
+  const [users, tokens] = await Promise.all([findUsers(ctx, userIds), findTokensByNames(ctx, tokenNames)]);
+  const found = new Map<string, Identity>();
+  for (const user of users) found.set(user.id, { kind: 'human', id: user.id, userId: user.id });
+  for (const token of tokens) found.set(tokenIdentity(token.name), agentOf(token));
+  return found;
 }
 
 /** An identity that may own or be assigned work: any member, or an active automation agent. */

@@ -1,12 +1,16 @@
+import { LIMITS } from '../../core/limits.js';
 import { Type } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../../events/outbox.js';
-import { Nullable, PageInfoSchema, PaginationQuery } from '../../operations/schema-helpers.js';
+import { List, Nullable, PageInfoSchema, PaginationQuery, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
 
-const eventsField = Type.Array(Type.String(), {
+const eventsField = List(Ref(), {
   minItems: 1,
   description: `Event types to receive, or ["*"] for all: ${EVENT_TYPES.join(', ')}.`,
 });
-const urlField = Type.String({ description: 'Absolute http(s) URL of the receiver on a public (global unicast) address; loopback, private, link-local and other special ranges are refused.' });
+const urlField = Text(
+  'Absolute http(s) URL of the receiver, at most 2,048 characters, on a public (global unicast) address; loopback, private, link-local and other special ranges are refused.',
+  LIMITS.url,
+);
 
 export const WebhookSchema = Type.Object({
   webhookId: Type.String(), url: Type.String(), events: Type.Array(Type.String()), active: Type.Boolean(),
@@ -32,7 +36,7 @@ export const CreateWebhookBody = Type.Object({
 export const UpdateWebhookBody = Type.Partial(CreateWebhookBody);
 export const webhookFieldCodes = { url: 'INVALID_WEBHOOK_URL' } as const;
 
-export const WebhookIdParams = Type.Object({ webhookId: Type.String() });
+export const WebhookIdParams = Type.Object({ webhookId: PathParam() });
 export const ListQuery = Type.Object({ ...PaginationQuery });
 
 export const WebhookResponse = Type.Object({ webhook: WebhookSchema });

@@ -1,0 +1,64 @@
+import type { KyselyPlugin } from 'kysely';
+import { loadConfig } from '../../src/config.js';
+import { buildApp } from '../../src/http/app.js';
+import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
+import { closeTestDatabase, openTestDatabase } from './database.js';
+import type { Harness, Reply } from './harness.js';
+
+/** One SQL statement the app sent: its text and how many bound variables it carried. */
+export interface Statement {
+  sql: string;
+  variables: number;
+}
+
+export interface CountingHarness extends Harness {
+  /** Runs one request and answers its reply with the statements it sent. */
+  measure: <T = any>(method: string, url: string, options?: Parameters<Harness['call']>[2]) => Promise<{ reply: Reply<T>; statements: Statement[] }>;
+}
+
+/**
+ * A harness (see harness.ts) whose app counts the SQL statements it sends, through a Kysely
+ * plugin on the database handle the app uses: statement counts and sizes are properties of
+ * the code, not of the machine, so tests may assert them.
+ */
+export async function startCountingHarness(files: Array<object | string> = []): Promise<CountingHarness> {
+  const database = await openTestDatabase();
+  for (const file of files) await applyWorkspaceFile(database.db, file);
+  let log: Statement[] = [];
+  const executor = database.db.getExecutor();
+  const counter: KyselyPlugin = {
+    transformQuery: (args) => {
+      const compiled = executor.compileQuery(args.node, args.queryId);
+      log.push({ sql: compiled.sql, variables: compiled.parameters.length });
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  };
+  const app = await buildApp({ database: { ...database, db: database.db.withPlugin(counter) }, config: { ...loadConfig({}), rateLimitPerMinute: 0 } });
+  const call = async (method: string, url: string, options: Parameters<Harness['call']>[2] = {}): Promise<Reply> => {
+    const response = await app.inject({
+      method: method as never,
+      url,
+      headers: { ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers },
+      ...(options.body !== undefined ? { payload: options.body as never } : {}),
+    });
+    return { status: response.statusCode, body: response.body ? JSON.parse(response.body) : undefined, headers: response.headers };
+  };
+  return {
+    app,
+    database,
+    apply: (file) => applyWorkspaceFile(database.db, file),
+    call,
+    measure: async (method, url, options) => {
+      log = [];
+      const reply = await call(method, url, options);
+      const statements = log;
+      log = [];
+      return { reply, statements };
+    },
+    close: async () => {
+      await app.close();
+      await closeTestDatabase(database);
+    },
+  };
+}
