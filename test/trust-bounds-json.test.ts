@@ -101,15 +101,15 @@ describe('keys that name prototype properties', () => {
     expect((await call('GET', `/issues/${issue.issueId}/subtasks/${sub.subtaskId}`)).body.subtask.migrated).toBe(false);
   });
 
-  it('refuses them as MCP tool arguments, or smuggles nothing where the protocol layer drops them', async () => {
+  it('refuses them as MCP tool arguments, __proto__ included', async () => {
     const result = await mcp('create_project', '{"name":"Ctor tool","constructor":{"description":"smuggled"}}');
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ code: 'VALIDATION_FAILED', details: { unknownFields: ['constructor'] } });
-    // The MCP SDK drops a `__proto__` argument while parsing the request; what is left
-    // must be an ordinary body, with no field read through a replaced prototype.
-    const dropped = await mcp('create_project', '{"name":"Proto tool","__proto__":{"description":"smuggled"}}');
-    expect(dropped.isError).toBeUndefined();
-    expect(dropped.structuredContent.project.description).toBeNull();
+    // The MCP SDK drops a `__proto__` argument while parsing; the route reads the arguments
+    // as sent, so it is refused like any other unknown argument and nothing is created.
+    const proto = await mcp('create_project', '{"name":"Proto tool","__proto__":{"description":"smuggled"}}');
+    expect(proto.isError).toBe(true);
+    expect(proto.structuredContent).toMatchObject({ code: 'VALIDATION_FAILED', details: { unknownFields: ['__proto__'] } });
     expect(({} as Record<string, unknown>).description).toBeUndefined();
   });
 
