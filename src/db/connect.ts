@@ -6,11 +6,16 @@ import { WsxSqliteDialect } from './sqlite-dialect.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
+/** How long a PostgreSQL checkout may wait for a connection before the request fails. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
 export interface Database {
   db: Kysely<DB>;
   dialect: DialectName;
   /** Human-readable location for logs (never a password). */
   describe: string;
+  /** The SQLite file, for storage checks; undefined in memory and on PostgreSQL. */
+  file?: string;
   close(): Promise<void>;
 }
 
@@ -42,26 +47,49 @@ async function openSqlite(path: string): Promise<Database> {
   // file that guess is always wrong (an `id in (…)` lookup then scans the whole workspace).
   // `optimize` gathers statistics where they are missing or stale, bounded by analysis_limit,
   // on open and hourly, as SQLite advises for long-lived connections.
+  // Statistics are an optimisation: a full disk or a lock held by another process must not
+  // stop the start (or, hourly, throw out of a timer and end the process).
+  const optimize = (argument: string) => {
+    try {
+      sqlite.pragma(argument);
+    } catch {
+      // retried at the next interval
+    }
+  };
   sqlite.pragma('analysis_limit = 400');
-  sqlite.pragma('optimize = 0x10002');
-  const optimizer = setInterval(() => sqlite.pragma('optimize'), 3_600_000);
+  optimize('optimize = 0x10002');
+  const optimizer = setInterval(() => optimize('optimize'), 3_600_000);
   optimizer.unref();
   const db = new Kysely<DB>({ dialect: new WsxSqliteDialect({ database: sqlite }) });
   const close = async () => {
     clearInterval(optimizer);
     await db.destroy();
   };
-  return { db, dialect: 'sqlite', describe: inMemory ? 'sqlite::memory:' : `sqlite:${path}`, close };
+  return { db, dialect: 'sqlite', describe: inMemory ? 'sqlite::memory:' : `sqlite:${path}`, file: inMemory ? undefined : resolve(path), close };
 }
 
 async function openPostgres(url: string): Promise<Database> {
   const pg = await import('pg');
   const Pool = pg.default.Pool;
-  const pool = new Pool({ connectionString: url, max: Number(process.env.WSX_PG_POOL_SIZE ?? 10) });
-  // An idle client whose server connection drops (restart, failover, admin kill) emits
-  // 'error' on the pool; unhandled, that would end the process. The pool discards the
-  // client and opens a new one on the next checkout, so there is nothing else to do.
-  pool.on('error', () => undefined);
+  const pool = new Pool({
+    connectionString: url,
+    max: Number(process.env.WSX_PG_POOL_SIZE ?? 10),
+    // An unreachable host, or a pool with every client busy, answers within this time
+    // (503 DATABASE_UNAVAILABLE) instead of holding the request open indefinitely.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // Notices a silently dropped connection (a failover, a NAT timeout) on idle clients.
+    keepAlive: true,
+  });
+  // A client whose server connection drops (restart, failover, admin kill) emits 'error'.
+  // The pool listens only while the client is idle; while it is checked out (running a
+  // query, holding a transaction, the dispatcher's), nothing does, and an unhandled
+  // 'error' event ends the process. So every client gets its own listener when it is
+  // made. The error itself reaches the caller through its failing query; the pool then
+  // discards the broken client (it is no longer queryable) and the next checkout opens a
+  // fresh connection, which is how the server reconnects by itself.
+  const ignore = () => undefined;
+  pool.on('error', ignore);
+  pool.on('connect', (client) => client.on('error', ignore));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const safe = new URL(url);
   safe.password = '';
