@@ -5,6 +5,7 @@ import * as planning from './0003_planning.js';
 import * as meetings from './0004_meetings.js';
 import * as discussions from './0005_discussions.js';
 import * as webhooks from './0006_webhooks.js';
+import * as idempotencyHolder from './0010_idempotency_holder.js';
 
 /** Every migration, by name; names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_meetings': meetings,
   '0005_discussions': discussions,
   '0006_webhooks': webhooks,
+  '0010_idempotency_holder': idempotencyHolder,
 };
