@@ -1,4 +1,5 @@
 import { ApiError } from '../core/errors.js';
+import { ioErrorOnFullDisk } from './storage.js';
 
 /**
  * Whether a driver error is a unique-constraint violation, on either store: PostgreSQL's
@@ -52,11 +53,12 @@ const UNAVAILABLE_MESSAGES = [
   /^The database connection is not open/,
 ];
 
-function faultOf(error: unknown): DatabaseFault | undefined {
+function faultOf(error: unknown, sqliteFiles?: Iterable<string>): DatabaseFault | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (FULL_ERRNO.has(code) || PG_FULL.has(code) || code === 'SQLITE_FULL') return 'full';
+    if (ioErrorOnFullDisk(code, sqliteFiles)) return 'full';
     if (UNAVAILABLE_ERRNO.has(code) || PG_UNAVAILABLE.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return 'unavailable';
     if (SQLITE_UNAVAILABLE.some((prefix) => code === prefix || code.startsWith(`${prefix}_`))) return 'unavailable';
   }
@@ -68,13 +70,15 @@ function faultOf(error: unknown): DatabaseFault | undefined {
 /**
  * Classifies an error thrown by a database call, looking through `cause` chains and the
  * `errors` of an AggregateError (a refused connection to a host with several addresses).
+ * An SQLite I/O error counts as a full disk when the disk of an open SQLite file (or of
+ * `sqliteFiles`, for a file that failed to open) has no room left.
  */
-export function databaseFault(error: unknown, depth = 0): DatabaseFault | undefined {
+export function databaseFault(error: unknown, sqliteFiles?: Iterable<string>, depth = 0): DatabaseFault | undefined {
   if (depth > 5 || typeof error !== 'object' || error === null) return undefined;
-  const own = faultOf(error);
+  const own = faultOf(error, sqliteFiles);
   if (own) return own;
   const { cause, errors } = error as { cause?: unknown; errors?: unknown };
-  const nested = [cause, ...(Array.isArray(errors) ? errors : [])].map((inner) => databaseFault(inner, depth + 1));
+  const nested = [cause, ...(Array.isArray(errors) ? errors : [])].map((inner) => databaseFault(inner, sqliteFiles, depth + 1));
   return nested.includes('full') ? 'full' : nested.find((fault) => fault !== undefined);
 }
 

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../../config.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openDatabase, type Database } from '../../db/connect.js';
+import { openDatabase, sqliteFileOf, type Database } from '../../db/connect.js';
 import { databaseFault, describeDatabaseError } from '../../db/errors.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { buildApp } from '../../http/app.js';
@@ -71,7 +71,8 @@ export async function openServedDatabase(ctx: CliContext, config: AppConfig, wai
       return database;
     } catch (error) {
       await database?.close().catch(() => undefined);
-      const fault = databaseFault(error);
+      const file = sqliteFileOf(config.databaseUrl);
+      const fault = databaseFault(error, file ? [file] : undefined);
       if (fault === 'full') throw storageFullError(error);
       if (fault !== 'unavailable') throw error;
       const delayMs = Math.min(FIRST_RETRY_MS * 2 ** (attempt - 1), MAX_RETRY_MS);
