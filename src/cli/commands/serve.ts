@@ -62,7 +62,7 @@ const storageFullError = (error: unknown) =>
  * A full disk ends the start with one clear line; any other failure is a bug and keeps
  * its stack.
  */
-export async function openServedDatabase(ctx: CliContext, config: AppConfig, wait: (ms: number) => Promise<unknown> = sleep): Promise<Database> {
+async function openServedDatabase(ctx: CliContext, config: AppConfig): Promise<Database> {
   for (let attempt = 1; ; attempt++) {
     let database: Database | undefined;
     try {
@@ -77,7 +77,7 @@ export async function openServedDatabase(ctx: CliContext, config: AppConfig, wai
       if (fault !== 'unavailable') throw error;
       const delayMs = Math.min(FIRST_RETRY_MS * 2 ** (attempt - 1), MAX_RETRY_MS);
       ctx.err(`database unavailable (${describeDatabaseError(error)}); retrying in ${delayMs / 1000} s (attempt ${attempt})`);
-      await wait(delayMs);
+      await sleep(delayMs);
     }
   }
 }
