@@ -3,14 +3,20 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { DB } from './schema.js';
 import { WsxSqliteDialect } from './sqlite-dialect.js';
+import { trackSqliteFile } from './storage.js';
 
 export type DialectName = 'sqlite' | 'postgres';
+
+/** How long a PostgreSQL checkout may wait for a connection before the request fails. */
+const CONNECT_TIMEOUT_MS = 5_000;
 
 export interface Database {
   db: Kysely<DB>;
   dialect: DialectName;
   /** Human-readable location for logs (never a password). */
   describe: string;
+  /** The SQLite file, for storage checks; undefined in memory and on PostgreSQL. */
+  file?: string;
   close(): Promise<void>;
 }
 
@@ -20,7 +26,7 @@ export interface Database {
  * never loads pg and vice versa.
  */
 export async function openDatabase(url: string | undefined): Promise<Database> {
-  const target = url && url.length > 0 ? url : 'sqlite:./data/wsx.sqlite';
+  const target = url && url.length > 0 ? url : DEFAULT_URL;
   if (target.startsWith('postgres://') || target.startsWith('postgresql://')) {
     return openPostgres(target);
   }
@@ -28,40 +34,81 @@ export async function openDatabase(url: string | undefined): Promise<Database> {
   throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got "${target.split(':')[0]}:")`);
 }
 
+const DEFAULT_URL = 'sqlite:./data/wsx.sqlite';
+
+/** The absolute path of the SQLite file a DATABASE_URL names, if it names one. */
+export function sqliteFileOf(url: string | undefined): string | undefined {
+  const target = url && url.length > 0 ? url : DEFAULT_URL;
+  if (!target.startsWith('sqlite:') || target === 'sqlite::memory:') return undefined;
+  return resolve(target.slice('sqlite:'.length));
+}
+
 async function openSqlite(path: string): Promise<Database> {
   const { default: BetterSqlite3 } = await import('better-sqlite3');
   const inMemory = path === ':memory:';
-  if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
-  const sqlite = new BetterSqlite3(inMemory ? ':memory:' : path);
-  // WAL lets the CLI and the server share one file; busy_timeout makes them wait, not fail.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('foreign_keys = OFF');
-  // SQLite plans without statistics assume ~10 rows per index prefix; with one workspace per
-  // file that guess is always wrong (an `id in (…)` lookup then scans the whole workspace).
-  // `optimize` gathers statistics where they are missing or stale, bounded by analysis_limit,
-  // on open and hourly, as SQLite advises for long-lived connections.
-  sqlite.pragma('analysis_limit = 400');
-  sqlite.pragma('optimize = 0x10002');
-  const optimizer = setInterval(() => sqlite.pragma('optimize'), 3_600_000);
+  const file = inMemory ? undefined : resolve(path);
+  if (file) mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new BetterSqlite3(file ?? ':memory:');
+  // Statistics are an optimisation: a full disk or a lock held by another process must not
+  // stop the start (or, hourly, throw out of a timer and end the process).
+  const optimize = (argument: string) => {
+    try {
+      sqlite.pragma(argument);
+    } catch {
+      // tried again at the next interval
+    }
+  };
+  try {
+    // WAL lets the CLI and the server share one file; busy_timeout makes them wait, not fail.
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = OFF');
+    // SQLite plans without statistics assume ~10 rows per index prefix; with one workspace per
+    // file that guess is always wrong (an `id in (…)` lookup then scans the whole workspace).
+    // `optimize` gathers statistics where they are missing or stale, bounded by analysis_limit,
+    // on open and hourly, as SQLite advises for long-lived connections.
+    sqlite.pragma('analysis_limit = 400');
+    optimize('optimize = 0x10002');
+  } catch (error) {
+    // A file that cannot be set up (a full disk, an I/O error) is not left open.
+    sqlite.close();
+    throw error;
+  }
+  const optimizer = setInterval(() => optimize('optimize'), 3_600_000);
   optimizer.unref();
   const db = new Kysely<DB>({ dialect: new WsxSqliteDialect({ database: sqlite }) });
+  const untrack = file ? trackSqliteFile(file) : () => undefined;
   const close = async () => {
     clearInterval(optimizer);
+    untrack();
     await db.destroy();
   };
-  return { db, dialect: 'sqlite', describe: inMemory ? 'sqlite::memory:' : `sqlite:${path}`, close };
+  return { db, dialect: 'sqlite', describe: inMemory ? 'sqlite::memory:' : `sqlite:${path}`, file, close };
 }
 
 async function openPostgres(url: string): Promise<Database> {
   const pg = await import('pg');
   const Pool = pg.default.Pool;
-  const pool = new Pool({ connectionString: url, max: Number(process.env.WSX_PG_POOL_SIZE ?? 10) });
-  // An idle client whose server connection drops (restart, failover, admin kill) emits
-  // 'error' on the pool; unhandled, that would end the process. The pool discards the
-  // client and opens a new one on the next checkout, so there is nothing else to do.
-  pool.on('error', () => undefined);
+  const pool = new Pool({
+    connectionString: url,
+    max: Number(process.env.WSX_PG_POOL_SIZE ?? 10),
+    // An unreachable host, or a pool with every client busy, answers within this time
+    // (503 DATABASE_UNAVAILABLE) instead of holding the request open indefinitely.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // Notices a silently dropped connection (a failover, a NAT timeout) on idle clients.
+    keepAlive: true,
+  });
+  // A client whose server connection drops (restart, failover, admin kill) emits 'error'.
+  // The pool listens only while the client is idle; while it is checked out (running a
+  // query, holding a transaction, the dispatcher's), nothing does, and an unhandled
+  // 'error' event ends the process. So every client gets its own listener when it is
+  // made. The error itself reaches the caller through its failing query; the pool then
+  // discards the broken client (it is no longer queryable) and the next checkout opens a
+  // fresh connection, which is how the server reconnects by itself.
+  const ignore = () => undefined;
+  pool.on('error', ignore);
+  pool.on('connect', (client) => client.on('error', ignore));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const safe = new URL(url);
   safe.password = '';

@@ -46,6 +46,12 @@ export interface TagUsageRow {
 export interface IdempotencyKeyRow {
   workspace_id: string; credential_id: string; key: string; request_hash: string; state: 'running' | 'done';
   response_status: number | null; response_body: string | null; created_at: string; expires_at: string;
+  /** The server instance running the request (see ServerInstanceRow); null on rows older than 0010. */
+  holder: string | null;
+  /** Unique per claim: a result is recorded only by the claim that still holds the key. */
+  claim_id: string | null;
+  /** Renewed every 10 s while the request runs; a running claim 30 s stale may be taken over. */
+  heartbeat_at: string | null;
 }
 export interface IssueContainerRow extends Timestamps {
   id: string; workspace_id: string; project_id: string; name: string; description: string | null;
@@ -90,6 +96,8 @@ import type { InstallationTables } from './tables/installation.js';
 import type { IssuesTables } from './tables/issues.js';
 import type { MeetingsTables } from './tables/meetings.js';
 import type { PlanningTables } from './tables/planning.js';
+import type { ReliabilityTables } from './tables/reliability.js';
 import type { WebhooksTables } from './tables/webhooks.js';
 
-export type DB = CoreTables & IssuesTables & PlanningTables & MeetingsTables & DiscussionsTables & WebhooksTables & InstallationTables;
+export type DB = CoreTables & IssuesTables & PlanningTables & MeetingsTables & DiscussionsTables & WebhooksTables &
+  InstallationTables & ReliabilityTables;

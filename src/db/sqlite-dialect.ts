@@ -1,4 +1,4 @@
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDatabase, type SqliteDialectConfig } from 'kysely';
 
 /**
  * SQLite transactions that take the write lock when they begin (`BEGIN IMMEDIATE`).
@@ -7,15 +7,32 @@ import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, ty
  * and busy_timeout cannot help. Taking the lock up front makes the second writer wait.
  */
 class ImmediateTransactionDriver extends SqliteDriver {
+  readonly #database: SqliteDatabase & { inTransaction?: boolean };
+
+  constructor(config: SqliteDialectConfig & { database: SqliteDatabase }) {
+    super(config);
+    this.#database = config.database;
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  /**
+   * After SQLITE_FULL, SQLITE_IOERR or SQLITE_BUSY, SQLite may already have rolled the
+   * transaction back itself; a second ROLLBACK would then fail ("no transaction is
+   * active") and that error would replace the one that says what happened.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.#database.inTransaction === false) return;
+    await super.rollbackTransaction(connection);
   }
 }
 
 export class WsxSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteDialectConfig;
+  readonly #config: SqliteDialectConfig & { database: SqliteDatabase };
 
-  constructor(config: SqliteDialectConfig) {
+  constructor(config: SqliteDialectConfig & { database: SqliteDatabase }) {
     super(config);
     this.#config = config;
   }

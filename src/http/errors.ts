@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
+import { databaseApiError, describeDatabaseError } from '../db/errors.js';
 
 /** Maps Fastify's own transport errors to catalog codes; anything unknown is INTERNAL_ERROR. */
 function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError | undefined {
@@ -31,6 +32,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);
     if (apiError) return sendError(reply, apiError);
+    // The store is down or full: 503 / 507 with Retry-After, logged as one line, not a bug.
+    const storeError = databaseApiError(error);
+    if (storeError) {
+      request.log.warn({ code: storeError.code, cause: describeDatabaseError(error) }, 'database fault');
+      return sendError(reply, storeError);
+    }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, new ApiError('INTERNAL_ERROR', {}));
   });

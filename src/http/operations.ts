@@ -7,7 +7,8 @@ import type { Database } from '../db/connect.js';
 import type { Operation, Result } from '../operations/define.js';
 import { executeOperation } from '../operations/execute.js';
 import { parseInput } from '../operations/validate.js';
-import { assertValidKey, claimKey, completeKey, releaseKey, requestFingerprint } from '../modules/idempotency/idempotency.service.js';
+import { holderFor } from '../modules/idempotency/holder.js';
+import { assertValidKey, claimKey, completeKey, keyFinished, releaseKey, requestFingerprint } from '../modules/idempotency/idempotency.service.js';
 import { pathOf, requireAuth } from './auth.js';
 
 const toFastifyPath = (template: string): string => template.replace(/\{(\w+)\}/g, ':$1');
@@ -41,6 +42,11 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
   // (`/meetings/{meetingId}`) for the methods it lacks; such a request names no resource,
   // so it is an unsupported method on a known path: ROUTE_NOT_FOUND.
   const fixedPaths = new Set(operations.filter((op) => !op.path.includes('{')).map((op) => op.path));
+  // This process holds idempotency claims while it serves: it registers (releasing what
+  // gone instances held) when the app is ready and deregisters when it closes.
+  const holder = holderFor(database);
+  app.addHook('onReady', async () => holder.attach(app.log));
+  app.addHook('onClose', async () => holder.detach());
   for (const op of operations) {
     app.route({
       method: op.method,
@@ -56,19 +62,21 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
         const key = Array.isArray(rawKey) ? '' : rawKey;
         assertValidKey(key);
         const scope = { workspace_id: ctx.workspace.id, credential_id: requireAuth(request).credentialId, key };
-        const claim = await claimKey(database.db, scope, requestFingerprint(op.method, canonicalPath(op.path, input.params), request.body), ctx.nowMs, config.idempotencyTtlHours);
-        if (claim.kind === 'replay') {
+        const outcome = await claimKey(database.db, holder, scope, requestFingerprint(op.method, canonicalPath(op.path, input.params), request.body), ctx.nowMs, config.idempotencyTtlHours);
+        if (outcome.kind === 'replay') {
           reply.header('Idempotent-Replayed', 'true');
-          return send(reply, { status: claim.status, body: claim.body });
+          return send(reply, { status: outcome.status, body: outcome.body });
         }
+        const { claim } = outcome;
         try {
           const result = await executeOperation(op, ctx, input, async (trx, r) => {
-            if (r.status >= 200 && r.status < 300) await completeKey(trx, scope, r.status, r.body);
+            if (r.status >= 200 && r.status < 300) await completeKey(trx, claim, r.status, r.body);
           });
-          if (result.status >= 300) await releaseKey(database.db, scope);
+          if (result.status >= 300) await releaseKey(database.db, claim);
+          else keyFinished(claim);
           return send(reply, result);
         } catch (error) {
-          await releaseKey(database.db, scope).catch(() => undefined);
+          await releaseKey(database.db, claim);
           throw error instanceof Error ? error : new ApiError('INTERNAL_ERROR');
         }
       },

@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Ctx } from '../core/context.js';
 import { ApiError, isApiError } from '../core/errors.js';
+import { databaseApiError } from '../db/errors.js';
 import { executeOperation } from '../operations/execute.js';
 import { parseInput } from '../operations/validate.js';
 import type { McpTool } from './tools.js';
@@ -30,6 +31,9 @@ export async function callTool(
     return toolResult((result.body ?? {}) as Record<string, unknown>, false);
   } catch (error) {
     if (isApiError(error)) return toolResult({ ...error.toBody() }, true);
+    // A store outage or a full disk: the same codes as over HTTP (no headers in MCP).
+    const storeError = databaseApiError(error);
+    if (storeError) return toolResult({ ...storeError.toBody() }, true);
     log.error({ err: error, tool: tool.definition.name }, 'unhandled error in MCP tool');
     return toolResult({ ...new ApiError('INTERNAL_ERROR', {}).toBody() }, true);
   }

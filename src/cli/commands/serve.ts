@@ -1,7 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../../config.js';
-import { openDatabase, type Database } from '../../db/connect.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openDatabase, sqliteFileOf, type Database } from '../../db/connect.js';
+import { databaseFault, describeDatabaseError } from '../../db/errors.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { buildApp } from '../../http/app.js';
 import { bootstrapNotice, bootstrapWorkspace } from '../../modules/workspace-file/bootstrap.js';
@@ -52,13 +54,66 @@ async function listen(app: FastifyInstance, config: AppConfig): Promise<void> {
   }
 }
 
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 10_000;
+
+/** A full store cannot be waited out: the operator must free space. One line, no stack. */
+const storageFullError = (error: unknown) =>
+  new CliError(`the database storage is full (${describeDatabaseError(error)}); free disk space, then start wsx again`);
+
+/**
+ * Opens and migrates the database. While it is unavailable (not started yet, restarting,
+ * unreachable), says so on one line and tries again with a doubling delay up to 10 s, so
+ * the order in which an orchestrator starts the database and the server does not matter.
+ * A full disk ends the start with one clear line; any other failure is a bug and keeps
+ * its stack.
+ */
+async function openServedDatabase(ctx: CliContext, config: AppConfig): Promise<Database> {
+  for (let attempt = 1; ; attempt++) {
+    let database: Database | undefined;
+    try {
+      database = await openDatabase(config.databaseUrl);
+      await migrateToLatest(database);
+      return database;
+    } catch (error) {
+      await database?.close().catch(() => undefined);
+      const file = sqliteFileOf(config.databaseUrl);
+      const fault = databaseFault(error, file ? [file] : undefined);
+      if (fault === 'full') throw storageFullError(error);
+      if (fault !== 'unavailable') throw error;
+      const delayMs = Math.min(FIRST_RETRY_MS * 2 ** (attempt - 1), MAX_RETRY_MS);
+      ctx.err(`database unavailable (${describeDatabaseError(error)}); retrying in ${delayMs / 1000} s (attempt ${attempt})`);
+      await sleep(delayMs);
+    }
+  }
+}
+
+/**
+ * Last line of defence: every database client has its own error handling, so a lost
+ * connection never surfaces here; if one still does (a connection error raised where
+ * nothing listens), it is logged and the server keeps serving, since the next query
+ * reconnects. Anything else is a bug: it is printed and ends the process, as by default.
+ */
+function surviveConnectionErrors(app: FastifyInstance): void {
+  const onFailure = (error: unknown) => {
+    if (databaseFault(error)) {
+      app.log.warn({ cause: describeDatabaseError(error) }, 'database fault outside a request');
+      return;
+    }
+    process.stderr.write(`fatal: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(1);
+  };
+  process.on('uncaughtException', onFailure);
+  process.on('unhandledRejection', onFailure);
+}
+
 /** `wsx serve`: migrate, listen, bootstrap an empty database, then serve until a signal arrives. */
 export async function serveCommand(ctx: CliContext, config: AppConfig): Promise<void> {
-  const database = await openDatabase(config.databaseUrl);
+  const database = await openServedDatabase(ctx, config);
   let app: FastifyInstance | undefined;
   try {
-    await migrateToLatest(database);
     app = await buildApp({ database, config, logger: true, workers: true });
+    surviveConnectionErrors(app);
     await listen(app, config);
     // Before anything is announced, so a signal sent on seeing the startup line is handled.
     stopOnSignals(ctx, app, database, config);
@@ -69,8 +124,10 @@ export async function serveCommand(ctx: CliContext, config: AppConfig): Promise<
     if (adminSecret) ctx.out(bootstrapNotice(adminSecret, url));
     ctx.out(`wsx is listening on ${url} (database ${database.describe}). API ${url}/api/external, reference ${url}/docs`);
   } catch (error) {
-    await app?.close();
-    await database.close();
+    await app?.close().catch(() => undefined);
+    await database.close().catch(() => undefined);
+    if (databaseFault(error) === 'full') throw storageFullError(error);
+    if (databaseFault(error) === 'unavailable') throw new CliError(`the database became unavailable while starting (${describeDatabaseError(error)}); start wsx again`);
     throw error;
   }
 }

@@ -8,6 +8,7 @@ import * as webhooks from './0006_webhooks.js';
 import * as webhookTrust from './0007_webhook_trust.js';
 import * as credentialExpiry from './0008_credential_expiry.js';
 import * as installationSecret from './0009_installation_secret.js';
+import * as idempotencyHolder from './0010_idempotency_holder.js';
 
 /** Every migration, by name; names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007_webhook_trust': webhookTrust,
   '0008_credential_expiry': credentialExpiry,
   '0009_installation_secret': installationSecret,
+  '0010_idempotency_holder': idempotencyHolder,
 };

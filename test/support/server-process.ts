@@ -1,0 +1,54 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A real `wsx serve` process, as an operator starts it. */
+export interface ServerProcess {
+  child: ChildProcessWithoutNullStreams;
+  /** Resolves with the base URL once the server prints that it listens. */
+  listening: Promise<string>;
+  /** Resolves with the exit code (or the signal's name) when the process ends. */
+  exited: Promise<number | string | null>;
+  output(): { stdout: string; stderr: string };
+  /** Resolves when a pattern shows in stdout or stderr. */
+  waitFor(pattern: RegExp): Promise<RegExpExecArray>;
+  /** SIGTERM, then wait for the exit. */
+  stop(): Promise<void>;
+}
+
+export function spawnServer(env: Record<string, string>): ServerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', WSX_BOOTSTRAP: 'off', ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | string | null>((resolve) => child.on('close', (code, signal) => resolve(code ?? signal)));
+  const waitFor = (pattern: RegExp) => new Promise<RegExpExecArray>((resolve, reject) => {
+    const check = () => {
+      const match = pattern.exec(stdout) ?? pattern.exec(stderr);
+      if (match) resolve(match);
+    };
+    child.stdout.on('data', check);
+    child.stderr.on('data', check);
+    check();
+    void exited.then((code) => reject(new Error(`server exited (${code}) before printing ${pattern}:\n${stdout}\n${stderr}`)));
+  });
+  const listening = waitFor(/wsx is listening on (http:\/\/\S+) /).then((match) => match[1]);
+  // A caller that never awaits `listening` must not see an unhandled rejection.
+  listening.catch(() => undefined);
+  return {
+    child,
+    listening,
+    exited,
+    output: () => ({ stdout, stderr }),
+    waitFor,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
