@@ -127,6 +127,23 @@ describe('expiry', () => {
     await expectAccepted(secret);
   });
 
+  it('treats an expired token as inactive in the user directory and as an assignee', async () => {
+    await h.apply({ workspace: ws, tokens: [{ name: 'lapsed-agent', secret: patFor('lapsed-agent'), projects: '*', expiresAt: FUTURE }] });
+    const agentOf = async () => (await h.call('GET', '/api/external/users', { token: patFor('admin') })).body.automationAgents
+      .find((a: { name: string }) => a.name === 'lapsed-agent');
+    expect(await agentOf()).toMatchObject({ userId: 'api-token:lapsed-agent', active: true });
+    const assign = () => h.call('POST', '/api/external/issues', {
+      token: patFor('admin'), body: { title: 'For the agent', projectId: acme.projects['ENG/API'], assigneeId: 'api-token:lapsed-agent' },
+    });
+    expect((await assign()).status).toBe(201);
+
+    await h.apply({ workspace: ws, tokens: [{ name: 'lapsed-agent', expiresAt: PAST }] });
+    expect(await agentOf()).toMatchObject({ active: false });
+    const refused = await assign();
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('ASSIGNEE_NOT_IN_WORKSPACE');
+  });
+
   it('refuses an OAuth token past its expiresAt, by secret or for all of a user\'s tokens', async () => {
     const secret = oatFor('dave-expiring');
     const files = (oauthTokens: object[]) => ({ workspace: ws, users: [...users, { handle: 'dave', name: 'Dave' }], oauthTokens });

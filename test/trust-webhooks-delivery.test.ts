@@ -57,6 +57,19 @@ describe('webhook delivery and the creator\'s visibility', () => {
     expect(receiver.received.filter((r) => r.path === '/idle')).toEqual([]);
   });
 
+  it('sends nothing to a subscription whose creating token has expired, as if it were revoked', async () => {
+    const lapsing = { name: 'lapsing', secret: patFor('lapsing'), projects: '*' };
+    await h.apply({ workspace: ACME.workspace, tokens: [lapsing] });
+    const lapsedHook = await subscribe('/lapsed', ['issue.created'], lapsing.secret);
+    const witness = await subscribe('/witness-lapsed', ['issue.created'], TOKENS.admin);
+    await h.apply({ workspace: ACME.workspace, tokens: [{ name: 'lapsing', expiresAt: '2020-01-01T00:00:00Z' }] });
+
+    await createIssue('ENG/API', 'After the creator expired');
+    await receiver.waitFor('/witness-lapsed', 1);
+    expect(await jobsOf(witness.webhookId)).toHaveLength(1);
+    expect(await jobsOf(lapsedHook.webhookId)).toEqual([]);
+  });
+
   it('builds each payload for the subscriber: links to hidden issues are left out, link events about them are not sent', async () => {
     const events = ['issue.created', 'issue.updated', 'issue.link.created'];
     const botHook = await subscribe('/bot-view', events, TOKENS.bot);

@@ -1,5 +1,6 @@
 import type { AppConfig } from '../config.js';
 import { nowIso } from '../core/clock.js';
+import { isTokenLive } from '../core/credential-expiry.js';
 import { newId } from '../core/ids.js';
 import type { Database } from '../db/connect.js';
 import type { WebhookDeliveryRow, WebhookJobRow } from '../db/tables/webhooks.js';
@@ -44,7 +45,8 @@ type Target = Awaited<ReturnType<typeof listSubscriptionTargets>>[number];
 function urlRefusal(target: Target): string | undefined {
   const setter = target.url_set_by_token_id;
   if (setter === null || setter === target.creator_token_id) return undefined;
-  return target.setter_active === 1 && target.setter_all_projects === 1 ? undefined : URL_SETTER_REFUSED;
+  const setterLive = target.setter_active !== null && isTokenLive({ active: target.setter_active, expires_at: target.setter_expires_at });
+  return setterLive && target.setter_all_projects === 1 ? undefined : URL_SETTER_REFUSED;
 }
 
 /**

@@ -41,7 +41,7 @@ export function listActiveSubscriptions(trx: Db, workspaceIds: string[]) {
 }
 
 export function listCreatorTokens(trx: Db, tokenIds: string[]) {
-  return trx.selectFrom('api_tokens').select(['id', 'active', 'all_projects']).where('id', 'in', tokenIds).execute();
+  return trx.selectFrom('api_tokens').select(['id', 'active', 'expires_at', 'all_projects']).where('id', 'in', tokenIds).execute();
 }
 
 export function listGrants(trx: Db, tokenIds: string[], projectIds: string[]) {
@@ -127,7 +127,7 @@ export async function insertDeliveries(trx: Db, rows: WebhookDeliveryRow[]): Pro
 export function listSubscriptionTargets(db: Db, webhookIds: string[]) {
   return db.selectFrom('webhooks as w')
     .leftJoin('api_tokens as setter', 'setter.id', 'w.url_set_by_token_id')
-    .select(['w.id', 'w.url', 'w.secret', 'w.creator_token_id', 'w.url_set_by_token_id', 'setter.active as setter_active', 'setter.all_projects as setter_all_projects'])
+    .select(['w.id', 'w.url', 'w.secret', 'w.creator_token_id', 'w.url_set_by_token_id', 'setter.active as setter_active', 'setter.expires_at as setter_expires_at', 'setter.all_projects as setter_all_projects'])
     .where('w.id', 'in', webhookIds).execute();
 }
 

@@ -1,3 +1,4 @@
+import { isTokenLive } from '../core/credential-expiry.js';
 import type { Database } from '../db/connect.js';
 import type { WebhookJobRow } from '../db/tables/webhooks.js';
 import { audienceProjects, parseAudience, payloadFor, type EventAudience } from './audience.js';
@@ -29,9 +30,9 @@ function wantsType(subscription: Subscription, type: string): boolean {
 /**
  * Project visibility of subscription creators. File-made and human-made subscriptions see
  * every project of the workspace (as OAuth users do); a token-made one sees what the token
- * sees now, and nothing once the token is inactive or gone.
+ * sees now, and nothing once the token is inactive, expired or gone.
  */
-async function loadAudience(trx: Database['db'], subscriptions: Subscription[], projectIds: string[]) {
+async function loadAudience(trx: Database['db'], subscriptions: Subscription[], projectIds: string[], nowMs: number) {
   const tokenIds = unique(subscriptions.map((s) => (s.creator_kind === 'api_token' ? s.creator_token_id : null)));
   const tokens = new Map((tokenIds.length ? await listCreatorTokens(trx, tokenIds) : []).map((t) => [t.id, t]));
   const grants = new Set(
@@ -40,7 +41,7 @@ async function loadAudience(trx: Database['db'], subscriptions: Subscription[], 
   return (subscription: Subscription) => (projectId: string | null): boolean => {
     if (subscription.creator_kind !== 'api_token') return true;
     const token = tokens.get(subscription.creator_token_id ?? '');
-    if (!token || token.active !== 1) return false;
+    if (!token || !isTokenLive(token, nowMs)) return false;
     return projectId === null || token.all_projects === 1 || grants.has(`${token.id}|${projectId}`);
   };
 }
@@ -53,7 +54,7 @@ export async function fanOutEvents(database: Database, batchSize: number, now: s
     const subscriptions = await listActiveSubscriptions(trx, unique(events.map((e) => e.workspace_id)));
     const audiences = new Map<string, EventAudience | null>(events.map((e) => [e.id, parseAudience(e.audience)]));
     const projectIds = unique([...events.map((e) => e.project_id), ...events.flatMap((e) => audienceProjects(audiences.get(e.id) ?? null))]);
-    const seesFor = await loadAudience(trx, subscriptions, projectIds);
+    const seesFor = await loadAudience(trx, subscriptions, projectIds, Date.parse(now));
     const payloads = await payloadLoader(trx, events);
     const jobs: WebhookJobRow[] = [];
     for (const event of events) {

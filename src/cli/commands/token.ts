@@ -1,7 +1,7 @@
 import {
   createToken, listOauthTokens, listTokens, revokeOauthTokens, revokeToken, type OauthTokenSummary, type TokenSummary,
 } from '../../modules/auth/tokens.service.js';
-import { isExpired } from '../../modules/auth/expiry.js';
+import { isExpired } from '../../core/credential-expiry.js';
 import { CliError } from '../errors.js';
 import type { CliContext } from '../context.js';
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { tokenIdentity, type Principal, type ProjectAccess, type WorkspaceRef } from '../../core/context.js';
 import type { DB } from '../../db/schema.js';
 import { findActiveApiToken, findActiveOauthToken, listGrantedProjectIds } from './credentials.repository.js';
-import { isExpired } from './expiry.js';
+import { isExpired } from '../../core/credential-expiry.js';
 import { hashSecret, looksLikeCredential } from './secrets.js';
 
 export interface Authenticated {

@@ -10,7 +10,3 @@ export const EXPIRY_FORMAT = 'an ISO 8601 datetime with an offset, e.g. 2026-12-
 
 /** The stored (UTC) form of an expiry, or undefined when the value is not one. */
 export const parseExpiry = (value: unknown): string | undefined => normaliseDatetime(value);
-
-/** Whether an expiry has come at `now` (epoch ms). Compared as instants, never as text. */
-export const isExpired = (expiresAt: string | null, now = Date.now()): boolean =>
-  expiresAt !== null && Date.parse(expiresAt) <= now;

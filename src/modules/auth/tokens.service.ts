@@ -3,7 +3,8 @@ import { nowIso } from '../../core/clock.js';
 import { tokenIdentity } from '../../core/context.js';
 import { newId } from '../../core/ids.js';
 import type { ApiTokenRow, DB, OauthTokenRow } from '../../db/schema.js';
-import { EXPIRY_FORMAT, isExpired, parseExpiry } from './expiry.js';
+import { isExpired } from '../../core/credential-expiry.js';
+import { EXPIRY_FORMAT, parseExpiry } from './expiry.js';
 import { generateSecret, hashSecret } from './secrets.js';
 import {
   findOauthTokenByHash, findOauthTokenById, findTokenByName, findTokenIdByHash, findUserByHandle, findUserById, findWorkspaceBySlug,

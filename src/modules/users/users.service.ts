@@ -1,4 +1,5 @@
 import { ApiError } from '../../core/errors.js';
+import { isTokenLive } from '../../core/credential-expiry.js';
 import { TOKEN_IDENTITY_PREFIX, tokenIdentity, type Ctx } from '../../core/context.js';
 import {
   findTokenByName, findTokensByNames, findUser, findUsers, listMemberships, listTokenRows, listUserRows, tokenHasProject,
@@ -9,11 +10,12 @@ export type Identity =
   | { kind: 'human'; id: string; userId: string }
   | { kind: 'automation'; id: string; tokenId: string; tokenName: string; active: boolean; allProjects: boolean };
 
-type TokenIdentityRow = { id: string; name: string; active: number; all_projects: number };
+type TokenIdentityRow = { id: string; name: string; active: number; expires_at: string | null; all_projects: number };
 
-const agentOf = (token: TokenIdentityRow): Identity => ({
+/** An expired token is as inactive as a revoked one: listed with `active: false`, never assignable. */
+const agentOf = (token: TokenIdentityRow, nowMs: number): Identity => ({
   kind: 'automation', id: tokenIdentity(token.name), tokenId: token.id, tokenName: token.name,
-  active: token.active === 1, allProjects: token.all_projects === 1,
+  active: isTokenLive(token, nowMs), allProjects: token.all_projects === 1,
 });
 
 /** Resolves `usr_…` or `api-token:<name>` in the caller's workspace; undefined when unknown. */
@@ -21,7 +23,7 @@ export async function resolveIdentity(ctx: Ctx, id: string): Promise<Identity | 
   if (typeof id !== 'string' || id.length === 0) return undefined;
   if (id.startsWith(TOKEN_IDENTITY_PREFIX)) {
     const token = await findTokenByName(ctx, id.slice(TOKEN_IDENTITY_PREFIX.length));
-    return token && agentOf(token);
+    return token && agentOf(token, ctx.nowMs);
   }
   const user = await findUser(ctx, id);
   return user && { kind: 'human', id: user.id, userId: user.id };
@@ -38,7 +40,7 @@ export async function resolveIdentities(ctx: Ctx, ids: string[]): Promise<Map<st
   const [users, tokens] = await Promise.all([findUsers(ctx, userIds), findTokensByNames(ctx, tokenNames)]);
   const found = new Map<string, Identity>();
   for (const user of users) found.set(user.id, { kind: 'human', id: user.id, userId: user.id });
-  for (const token of tokens) found.set(tokenIdentity(token.name), agentOf(token));
+  for (const token of tokens) found.set(tokenIdentity(token.name), agentOf(token, ctx.nowMs));
   return found;
 }
 
@@ -63,7 +65,7 @@ export async function listUsers(ctx: Ctx) {
       createdAt: u.created_at, updatedAt: u.updated_at,
     })),
     // An agent is the token's identity, not a record of its own: it carries exactly the contract's fields.
-    automationAgents: tokens.map((t) => ({ userId: tokenIdentity(t.name), name: t.name, kind: 'automation' as const, active: t.active === 1 })),
+    automationAgents: tokens.map((t) => ({ userId: tokenIdentity(t.name), name: t.name, kind: 'automation' as const, active: isTokenLive(t, ctx.nowMs) })),
   };
 }
 
