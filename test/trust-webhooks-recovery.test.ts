@@ -154,7 +154,7 @@ describe('taking over the jobs of a dead dispatcher', () => {
     await queueOne('/on-start');
     const dead: Holder = { ...newHolder(), pid: deadPid() };
     expect(await claim(dead, Date.now())).toHaveLength(1);
-    const dispatcher = new Dispatcher(h.database, config, { error: () => undefined });
+    const dispatcher = new Dispatcher(h.database, config, { error: () => undefined, warn: () => undefined, info: () => undefined });
     dispatcher.start();
     try {
       await receiver.waitFor('/on-start', 1);

@@ -5,6 +5,7 @@ import { claimAttempts, runAttempt } from './attempts.js';
 import { fanOutEvents } from './fan-out.js';
 import { newHolder, reclaimDeadHolders, renewLeases, type Holder } from './holder.js';
 import { onOutboxNotified } from './notifier.js';
+import { OutageLog, type WorkerLog } from './outage-log.js';
 import { RENEW_MS } from './scheduling.js';
 
 /**
@@ -24,10 +25,6 @@ const POLL_INTERVAL_MS = 250;
 const FAN_OUT_BATCH = 100;
 const MAX_IN_FLIGHT = 64;
 
-export interface WorkerLog {
-  error(details: object, message: string): void;
-}
-
 export interface DispatcherOptions {
   holder?: Holder;
   /** The clock claims and outcomes are stamped with (tests inject one). */
@@ -45,13 +42,15 @@ export class Dispatcher {
   private unsubscribe: (() => void) | undefined;
   readonly holder: Holder;
   private readonly clock: () => number;
+  private readonly faults: OutageLog;
 
   constructor(
     private readonly database: Database,
     private readonly config: AppConfig,
-    private readonly log: WorkerLog,
+    log: WorkerLog,
     options: DispatcherOptions = {},
   ) {
+    this.faults = new OutageLog(log, 'webhook dispatcher');
     this.holder = options.holder ?? newHolder();
     this.clock = options.clock ?? Date.now;
   }
@@ -100,7 +99,7 @@ export class Dispatcher {
   private renew(): void {
     if (this.inFlight.size === 0) return;
     renewLeases(this.database, this.holder, this.clock())
-      .catch((error: unknown) => this.log.error({ err: error }, 'webhook lease renewal failed'));
+      .catch((error: unknown) => this.faults.failed(error, 'webhook lease renewal failed'));
   }
 
   private async tick(): Promise<void> {
@@ -115,16 +114,17 @@ export class Dispatcher {
       const attempts = await claimAttempts(this.database, this.config, { limit: capacity, holder: this.holder, nowMs: this.clock() });
       for (const attempt of attempts) {
         const sending: Promise<void> = runAttempt(this.database, this.config, attempt, this.holder, this.clock)
-          .catch((error: unknown) => this.log.error({ err: error, jobId: attempt.job.id }, 'webhook attempt could not be recorded'))
+          .catch((error: unknown) => this.faults.failed(error, 'webhook attempt could not be recorded', { jobId: attempt.job.id }))
           .finally(() => {
             this.inFlight.delete(sending);
             this.nudge();
           });
         this.inFlight.add(sending);
       }
+      this.faults.succeeded();
     } catch (error) {
       // The next tick retries; the queue is in the database, so nothing is lost.
-      this.log.error({ err: error }, 'webhook dispatcher tick failed');
+      this.faults.failed(error, 'webhook dispatcher tick failed');
     }
   }
 }
