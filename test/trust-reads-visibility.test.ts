@@ -279,6 +279,19 @@ describe('issues, sub-tasks and containers', () => {
     expect((await api('GET', `/issues/${apiIssue.issueId}`)).body.issue.links.map((l: any) => l.targetIssueKey)).toEqual([infraIssue.issueKey]);
   });
 
+  it('derives earliestStartDate only from blockers the caller can see', async () => {
+    const blocked = await issueIn('API', 'Waits on infrastructure');
+    const blocker = await issueIn('INFRA', 'Hidden blocker with a due date');
+    hide(blocker.issueId, blocker.issueKey);
+    await created('PATCH', `/issues/${blocker.issueId}`, { dueDate: '2026-09-30' });
+    await created('POST', `/issues/${blocked.issueId}/links`, { type: 'blocked_by', targetIssueId: blocker.issueId });
+    expect((await api('GET', `/issues/${blocked.issueId}`)).body.issue.earliestStartDate).toBe('2026-10-01');
+    const read = await api('GET', `/issues/${blocked.issueId}`, undefined, TOKENS.bot);
+    expect(read.body.issue).toMatchObject({ links: [], earliestStartDate: null });
+    const listed = (await api('GET', '/issues?project=API&limit=200', undefined, TOKENS.bot)).body.issues;
+    expect(listed.find((issue: { issueId: string }) => issue.issueId === blocked.issueId).earliestStartDate).toBeNull();
+  });
+
   it('does not name a source record the caller cannot see', async () => {
     // An issue of a visible project made from an agenda item of a hidden project's meeting.
     const fromHiddenItem = (await created('POST', `/meetings/${infraMeeting}/agenda-items/${infraItem}/tasks`, { projectKey: 'API', teamKey: 'ENG' })).issue;

@@ -28,8 +28,8 @@ describe('webhook delivery and the creator\'s visibility', () => {
   };
   const jobsOf = (webhookId: string) =>
     h.database.db.selectFrom('webhook_jobs').select(['event_type', 'state']).where('webhook_id', '=', webhookId).execute();
-  const createIssue = async (ref: string, title: string, token = TOKENS.admin) => {
-    const res = await h.call('POST', '/api/external/issues', { token, body: { title, projectId: projects[ref] } });
+  const createIssue = async (ref: string, title: string, token = TOKENS.admin, extra: Record<string, unknown> = {}) => {
+    const res = await h.call('POST', '/api/external/issues', { token, body: { title, projectId: projects[ref], ...extra } });
     expect(res.status).toBe(201);
     return res.body.issue as { issueId: string; issueKey: string };
   };
@@ -70,14 +70,14 @@ describe('webhook delivery and the creator\'s visibility', () => {
     expect(await jobsOf(lapsedHook.webhookId)).toEqual([]);
   });
 
-  it('builds each payload for the subscriber: links to hidden issues are left out, link events about them are not sent', async () => {
+  it('builds each payload for the subscriber: links to hidden issues and their due dates are left out, link events about them are not sent', async () => {
     const events = ['issue.created', 'issue.updated', 'issue.link.created'];
     const botHook = await subscribe('/bot-view', events, TOKENS.bot);
     const adminHook = await subscribe('/admin-view', events, TOKENS.admin);
     const aliceHook = await subscribe('/alice-view', events, TOKENS.alice);
 
     const a = await createIssue('ENG/API', 'Visible to the bot');
-    const b = await createIssue('OPS/INFRA', 'Hidden from the bot');
+    const b = await createIssue('OPS/INFRA', 'Hidden from the bot', TOKENS.admin, { dueDate: '2026-03-10' });
     const c = await createIssue('ENG/API', 'Also visible to the bot');
     const link = (target: string, type: string) =>
       h.call('POST', `/api/external/issues/${a.issueId}/links`, { token: TOKENS.admin, body: { type, targetIssueId: target } });
@@ -95,6 +95,7 @@ describe('webhook delivery and the creator\'s visibility', () => {
     expect(alice.map((m) => m.body)).toEqual(admin.map((m) => m.body));
     for (const update of admin.slice(5)) {
       expect(update.json.data.issue.links.map((l: any) => l.targetIssueId)).toEqual([b.issueId, c.issueId]);
+      expect(update.json.data.issue.earliestStartDate).toBe('2026-03-11');
     }
 
     expect(bot.map((m) => m.json.type)).toEqual(['issue.created', 'issue.created', 'issue.link.created', 'issue.updated', 'issue.updated']);
@@ -103,9 +104,9 @@ describe('webhook delivery and the creator\'s visibility', () => {
     expect(JSON.stringify(bot.map((m) => m.json))).not.toContain(b.issueId);
     expect(JSON.stringify(bot.map((m) => m.json))).not.toContain(b.issueKey);
     for (const [index, update] of bot.slice(3).entries()) {
-      // Everything but the hidden link is what the all-seeing subscriber got.
+      // Everything but the hidden link, and the start date it implies, is what the all-seeing subscriber got.
       const full = admin[5 + index].json;
-      expect(update.json).toEqual({ ...full, data: { issue: { ...full.data.issue, links: [full.data.issue.links[1]] } } });
+      expect(update.json).toEqual({ ...full, data: { issue: { ...full.data.issue, links: [full.data.issue.links[1]], earliestStartDate: null } } });
       expect(new Webhook(botHook.secret).verify(update.body, update.headers)).toEqual(update.json);
       expect(update.headers['webhook-id']).toBe(full.id);
     }

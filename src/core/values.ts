@@ -62,3 +62,9 @@ export function isHttpUrl(value: unknown): value is string {
     return false;
   }
 }
+
+/** The day after the latest of these YYYY-MM-DD dates, or null when there is none. */
+export function dayAfterLatest(dates: string[]): string | null {
+  const latest = dates.reduce<string | null>((max, date) => (max === null || date > max ? date : max), null);
+  return latest === null ? null : addDays(latest, 1);
+}

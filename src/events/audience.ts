@@ -1,3 +1,5 @@
+import { dayAfterLatest } from '../core/values.js';
+
 /**
  * Which parts of an event depend on projects other than the event's own. An event is
  * recorded once, as a reader of every project would see it; this note, stored with it,
@@ -13,31 +15,51 @@ export interface EventAudience {
   requires?: string[];
   /** Parts of `data` to leave out for a subscriber who cannot see `projectId` (an issue's link to another project's issue). */
   hidden?: Array<{ path: DataPath; projectId: string }>;
+  /**
+   * A date derived from other projects' records (an issue's earliestStartDate, from its
+   * blockers' due dates): a subscriber who cannot see some of those projects gets it
+   * recomputed from the blockers it can see, so no hidden due date shows through.
+   */
+  schedule?: { path: DataPath; blockers: Array<{ projectId: string; dueDate: string }> };
 }
 
 /** The stored form: null when the event depends on its own project only. */
 export function serialiseAudience(audience: EventAudience | undefined): string | null {
   const requires = audience?.requires?.filter((id, index, all) => all.indexOf(id) === index) ?? [];
   const hidden = audience?.hidden ?? [];
-  if (requires.length === 0 && hidden.length === 0) return null;
-  return JSON.stringify({ ...(requires.length ? { requires } : {}), ...(hidden.length ? { hidden } : {}) });
+  const schedule = audience?.schedule;
+  if (requires.length === 0 && hidden.length === 0 && !schedule) return null;
+  return JSON.stringify({ ...(requires.length ? { requires } : {}), ...(hidden.length ? { hidden } : {}), ...(schedule ? { schedule } : {}) });
 }
 
 export const parseAudience = (stored: string | null): EventAudience | null => (stored === null ? null : (JSON.parse(stored) as EventAudience));
 
 /** Every project an audience names (so their grants can be loaded in one query). */
 export const audienceProjects = (audience: EventAudience | null): string[] =>
-  audience ? [...(audience.requires ?? []), ...(audience.hidden ?? []).map((part) => part.projectId)] : [];
+  audience
+    ? [...(audience.requires ?? []), ...(audience.hidden ?? []).map((part) => part.projectId), ...(audience.schedule?.blockers ?? []).map((b) => b.projectId)]
+    : [];
 
-function removeAt(data: unknown, path: DataPath): void {
+/** The object or array holding the last step of `path`, or undefined. */
+function parentOf(data: unknown, path: DataPath): Record<string | number, unknown> | undefined {
   let parent: unknown = data;
   for (const step of path.slice(0, -1)) {
-    if (parent === null || typeof parent !== 'object') return;
+    if (parent === null || typeof parent !== 'object') return undefined;
     parent = (parent as Record<string | number, unknown>)[step];
   }
+  return parent !== null && typeof parent === 'object' ? (parent as Record<string | number, unknown>) : undefined;
+}
+
+function removeAt(data: unknown, path: DataPath): void {
+  const parent = parentOf(data, path);
   const last = path[path.length - 1];
   if (Array.isArray(parent) && typeof last === 'number') parent.splice(last, 1);
-  else if (parent !== null && typeof parent === 'object') delete (parent as Record<string | number, unknown>)[last];
+  else if (parent) delete parent[last];
+}
+
+function setAt(data: unknown, path: DataPath, value: unknown): void {
+  const parent = parentOf(data, path);
+  if (parent) parent[path[path.length - 1]] = value;
 }
 
 export type SubscriberPayload = { send: false } | { send: true; body: string | null };
@@ -52,8 +74,13 @@ export function payloadFor(payload: string, audience: EventAudience | null, sees
   if (!audience) return { send: true, body: null };
   if ((audience.requires ?? []).some((projectId) => !sees(projectId))) return { send: false };
   const hidden = (audience.hidden ?? []).filter((part) => !sees(part.projectId));
-  if (hidden.length === 0) return { send: true, body: null };
+  const schedule = audience.schedule;
+  const reschedule = schedule && schedule.blockers.some((b) => !sees(b.projectId));
+  if (hidden.length === 0 && !reschedule) return { send: true, body: null };
   const event = JSON.parse(payload) as { data: unknown };
+  if (schedule && reschedule) {
+    setAt(event.data, schedule.path, dayAfterLatest(schedule.blockers.filter((b) => sees(b.projectId)).map((b) => b.dueDate)));
+  }
   // Later array entries first, so removing one does not shift the index of another.
   const indexOf = (path: DataPath) => {
     const last = path[path.length - 1];

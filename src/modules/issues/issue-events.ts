@@ -4,6 +4,7 @@ import { recordEvent, type EventType } from '../../events/outbox.js';
 import { presentIssue, type IssueView } from './issues.presenter.js';
 import { findVisibleIssueById } from './issues.repository.js';
 import { sourceVisibility } from './issue-sources.js';
+import { schedulingBlockers } from './links.presenter.js';
 import { listLinksOfIssues } from './links.repository.js';
 
 /**
@@ -29,8 +30,11 @@ export async function recordIssueEvent(ctx: Ctx, type: EventType | ((view: Issue
   const everything = presentIssue(issue, links, EVERY_PROJECT, sourceVisible);
   const hidden = links.flatMap((link, index) =>
     link.target_project_id === issue.project_id ? [] : [{ path: ['issue', 'links', index], projectId: link.target_project_id }]);
+  // earliestStartDate is recomputed per subscriber from the blockers it may see.
+  const blockers = schedulingBlockers(links);
+  const schedule = blockers.some((b) => b.projectId !== issue.project_id) ? { path: ['issue', 'earliestStartDate'], blockers } : undefined;
   const view = presentIssue(issue, links, ctx.access, sourceVisible);
-  await recordEvent(ctx, typeof type === 'function' ? type(view) : type, { issue: everything }, issue.project_id, { hidden });
+  await recordEvent(ctx, typeof type === 'function' ? type(view) : type, { issue: everything }, issue.project_id, { hidden, schedule });
   return view;
 }
 

@@ -12,13 +12,15 @@ export type IssueSource = { type: (typeof SOURCE_TYPES)[number]; id: string };
 /**
  * Issue row → public JSON. `links` are the issue's own link sides; a link whose target the
  * caller cannot see is left out (it would name an issue that does not exist for the
- * caller), while `earliestStartDate` counts every blocker because it is a fact of the
- * issue's schedule. `source` is null when `sourceVisible` says the caller cannot see it.
+ * caller), and `earliestStartDate` counts only the blockers the caller can see, so it never
+ * reveals a hidden issue's due date. `source` is null when `sourceVisible` says the caller
+ * cannot see it.
  */
 export function presentIssue(
   issue: IssueRecord, links: LinkWithTarget[], access: ProjectAccess, sourceVisible: (kind: IssueSource['type'], id: string) => boolean,
 ) {
   const tags = JSON.parse(issue.tags) as string[];
+  const visibleLinks = links.filter((link) => canSeeProject(access, link.target_project_id));
   return {
     issueId: issue.id,
     issueKey: issue.issue_key,
@@ -44,11 +46,11 @@ export function presentIssue(
     issueContainerId: issue.container_id,
     milestoneId: issue.milestone_id,
     subtasksEnabled: issue.subtasks_enabled === 1,
-    links: links.filter((link) => canSeeProject(access, link.target_project_id)).map((link) => presentLink(link, issue.status_category)),
+    links: visibleLinks.map((link) => presentLink(link, issue.status_category)),
     source: issue.source_type && issue.source_id && sourceVisible(issue.source_type as IssueSource['type'], issue.source_id)
       ? ({ type: issue.source_type, id: issue.source_id } as IssueSource) : null,
     createdBy: issue.created_by,
-    earliestStartDate: earliestStartDate(links),
+    earliestStartDate: earliestStartDate(visibleLinks),
     createdAt: issue.created_at,
     updatedAt: issue.updated_at,
   };

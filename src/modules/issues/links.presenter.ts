@@ -1,4 +1,4 @@
-import { addDays } from '../../core/values.js';
+import { dayAfterLatest } from '../../core/values.js';
 import type { LinkWithTarget } from './links.repository.js';
 
 export const LINK_TYPES = ['blocks', 'blocked_by', 'related'] as const;
@@ -28,12 +28,11 @@ export const presentLink = (link: LinkWithTarget, ownStatusCategory: string) => 
 
 export type LinkView = ReturnType<typeof presentLink>;
 
+/** The unsatisfied blockers that have a due date: what `earliestStartDate` is made of. */
+export const schedulingBlockers = (links: LinkWithTarget[]) =>
+  links.flatMap((link) => (link.type === 'blocked_by' && link.target_status_category !== COMPLETED && link.target_due_date
+    ? [{ projectId: link.target_project_id, dueDate: link.target_due_date }] : []));
+
 /** The day after the latest due date among unsatisfied blockers that have one, or null. */
-export function earliestStartDate(links: LinkWithTarget[]): string | null {
-  let latest: string | null = null;
-  for (const link of links) {
-    if (link.type !== 'blocked_by' || link.target_status_category === COMPLETED || !link.target_due_date) continue;
-    if (latest === null || link.target_due_date > latest) latest = link.target_due_date;
-  }
-  return latest === null ? null : addDays(latest, 1);
-}
+export const earliestStartDate = (links: LinkWithTarget[]): string | null =>
+  dayAfterLatest(schedulingBlockers(links).map((blocker) => blocker.dueDate));
