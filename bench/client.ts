@@ -6,7 +6,8 @@ export type ApiCall = (method: 'GET' | 'POST', url: string, body?: object) => Pr
 export function apiClient(app: FastifyInstance, token: string): ApiCall {
   return async (method, url, body) => {
     const response = await app.inject({ method, url, payload: body, headers: { authorization: `Bearer ${token}` } });
-    if (response.statusCode >= 300) throw new Error(`${method} ${url} answered ${response.statusCode}: ${response.body}`);
+    if (response.statusCode >= 300)
+      throw new Error(`${method} ${url} answered ${response.statusCode}: ${response.body}`);
     return response.body === '' ? undefined : response.json();
   };
 }

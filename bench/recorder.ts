@@ -1,4 +1,12 @@
-import type { CompiledQuery, Kysely, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryId, RootOperationNode } from 'kysely';
+import type {
+  CompiledQuery,
+  Kysely,
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryId,
+  RootOperationNode,
+} from 'kysely';
 import type { Database } from '../src/db/connect.js';
 
 /**

@@ -46,8 +46,11 @@ const team = { id: seeded.teams.ENG, key: 'ENG' };
 const projectId = seeded.projects['ENG/CORE'];
 const projectIds = await seedProjects(database.db, seeded.workspaceId, team.id, projectCount);
 await seedIssues(database.db, {
-  workspaceId: seeded.workspaceId, team, count: issueCount,
-  projectIds: [projectId, ...projectIds.slice(0, ISSUE_PROJECTS)], assigneeIds: Object.values(seeded.users),
+  workspaceId: seeded.workspaceId,
+  team,
+  count: issueCount,
+  projectIds: [projectId, ...projectIds.slice(0, ISSUE_PROJECTS)],
+  assigneeIds: Object.values(seeded.users),
 });
 const config = { ...loadConfig({}), rateLimitPerMinute: 0, logLevel: 'warn' };
 const recorder = new QueryRecorder();
@@ -56,7 +59,8 @@ const api = apiClient(inProcess, BENCH_TOKEN);
 const oldestIssueKeys = Array.from({ length: Math.min(issueCount, 50) }, (_, i) => `${team.key}-${i + 1}`);
 const agendaSeed = { projectId, ownerId: seeded.users.ada, issueKeys: oldestIssueKeys };
 const agendas: Array<{ items: number; meetingId: string }> = [];
-for (const items of [5, 50]) agendas.push({ items, meetingId: await seedAgenda(api, { ...agendaSeed, itemCount: items }) });
+for (const items of [5, 50])
+  agendas.push({ items, meetingId: await seedAgenda(api, { ...agendaSeed, itemCount: items }) });
 
 // Planner statistics after the bulk load, as production gets them: PostgreSQL's autovacuum
 // analyzes soon after; the server runs SQLite's `pragma optimize` on open and hourly.
@@ -66,12 +70,20 @@ const queryCounts = await countAgendaQueries(api, recorder, agendas);
 console.log('\nSQL statements per agenda read (authentication included):');
 for (const { items, queries } of queryCounts) console.log(`  ${items} items: ${queries} statements`);
 
-for (const url of [`/api/external/issues?assignedToMe=true&limit=50`, `/api/external/issues?project=${projectId}&limit=50`]) {
+for (const url of [
+  `/api/external/issues?assignedToMe=true&limit=50`,
+  `/api/external/issues?project=${projectId}&limit=50`,
+]) {
   console.log(`\nPlan of the page query of GET ${url}:`);
   for (const line of await explainIssueList(api, recorder, database, url)) console.log(`  ${line}`);
 }
 
-const context: BenchContext = { projectId, teamKey: team.key, issueCount, agendaMeetingId: agendas[agendas.length - 1].meetingId };
+const context: BenchContext = {
+  projectId,
+  teamKey: team.key,
+  issueCount,
+  agendaMeetingId: agendas[agendas.length - 1].meetingId,
+};
 const app = await buildApp({ database, config });
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 const headers = { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' };
@@ -80,13 +92,23 @@ console.log('');
 const rows: string[] = [];
 for (const scenario of scenarios) {
   if (process.env.BENCH_ONLY && !scenario.name.includes(process.env.BENCH_ONLY)) continue;
-  const result = await autocannon({ url: address, connections, duration, headers, requests: [scenario.request(context)] });
+  const result = await autocannon({
+    url: address,
+    connections,
+    duration,
+    headers,
+    requests: [scenario.request(context)],
+  });
   const failures = result.errors + result.non2xx + result.timeouts;
-  rows.push(`| ${scenario.name} | ${Math.round(result.requests.average)} | ${result.latency.p50} | ${result.latency.p99} | ${result.requests.total} | ${failures} |`);
+  rows.push(
+    `| ${scenario.name} | ${Math.round(result.requests.average)} | ${result.latency.p50} | ${result.latency.p99} | ${result.requests.total} | ${failures} |`,
+  );
   console.log(rows[rows.length - 1]);
 }
 
-console.log(`\nStore: ${database.dialect}; ${projectCount} projects; ${issueCount} issues; ${connections} connections; ${duration}s per scenario; Node ${process.version}.`);
+console.log(
+  `\nStore: ${database.dialect}; ${projectCount} projects; ${issueCount} issues; ${connections} connections; ${duration}s per scenario; Node ${process.version}.`,
+);
 console.log('| scenario | req/s | p50 ms | p99 ms | requests | non-2xx/errors |\n|---|---|---|---|---|---|');
 console.log(rows.join('\n'));
 

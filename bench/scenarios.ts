@@ -19,13 +19,26 @@ export const scenarios: Scenario[] = [
   { name: 'GET /projects?limit=50', request: () => ({ path: '/api/external/projects?limit=50' }) },
   {
     name: 'POST /issues (create, no Idempotency-Key)',
-    request: (c) => ({ method: 'POST', path: '/api/external/issues', body: JSON.stringify({ projectId: c.projectId, title: 'Created by the bench' }) }),
+    request: (c) => ({
+      method: 'POST',
+      path: '/api/external/issues',
+      body: JSON.stringify({ projectId: c.projectId, title: 'Created by the bench' }),
+    }),
   },
   {
     name: 'GET /issues/by-key/<middle key>',
     request: (c) => ({ path: `/api/external/issues/by-key/${c.teamKey}-${Math.ceil(c.issueCount / 2)}` }),
   },
-  { name: 'GET /issues?assignedToMe=true&limit=50', request: () => ({ path: '/api/external/issues?assignedToMe=true&limit=50' }) },
-  { name: 'GET /issues?project=<id>&limit=50', request: (c) => ({ path: `/api/external/issues?project=${c.projectId}&limit=50` }) },
-  { name: 'GET /meetings/{id}/agenda-items (50 items)', request: (c) => ({ path: `/api/external/meetings/${c.agendaMeetingId}/agenda-items` }) },
+  {
+    name: 'GET /issues?assignedToMe=true&limit=50',
+    request: () => ({ path: '/api/external/issues?assignedToMe=true&limit=50' }),
+  },
+  {
+    name: 'GET /issues?project=<id>&limit=50',
+    request: (c) => ({ path: `/api/external/issues?project=${c.projectId}&limit=50` }),
+  },
+  {
+    name: 'GET /meetings/{id}/agenda-items (50 items)',
+    request: (c) => ({ path: `/api/external/meetings/${c.agendaMeetingId}/agenda-items` }),
+  },
 ];

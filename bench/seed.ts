@@ -22,7 +22,12 @@ export async function seedWorkspace(db: Kysely<DB>) {
 }
 
 /** Inserts `count` projects directly (the API path is measured, not the seeding); answers their ids, oldest first. */
-export async function seedProjects(db: Kysely<DB>, workspaceId: string, teamId: string, count: number): Promise<string[]> {
+export async function seedProjects(
+  db: Kysely<DB>,
+  workspaceId: string,
+  teamId: string,
+  count: number,
+): Promise<string[]> {
   const now = Date.now();
   const ids: string[] = [];
   for (let start = 0; start < count; start += BATCH) {
@@ -30,9 +35,21 @@ export async function seedProjects(db: Kysely<DB>, workspaceId: string, teamId: 
       const at = now - (count - start - i) * 1000;
       const n = start + i;
       return {
-        id: newId('prj', at), workspace_id: workspaceId, team_id: teamId, key: `P${n}`, name: `Project ${n}`, description: null,
-        owner_id: null, start_date: null, end_date: null, subtasks_enabled: 1, issue_containers_enabled: 1, has_workflow: 0,
-        created_by: BENCH_AGENT, created_at: new Date(at).toISOString(), updated_at: new Date(at).toISOString(),
+        id: newId('prj', at),
+        workspace_id: workspaceId,
+        team_id: teamId,
+        key: `P${n}`,
+        name: `Project ${n}`,
+        description: null,
+        owner_id: null,
+        start_date: null,
+        end_date: null,
+        subtasks_enabled: 1,
+        issue_containers_enabled: 1,
+        has_workflow: 0,
+        created_by: BENCH_AGENT,
+        created_at: new Date(at).toISOString(),
+        updated_at: new Date(at).toISOString(),
       };
     });
     await db.insertInto('projects').values(rows).execute();
@@ -57,7 +74,12 @@ export interface IssueSeed {
  * the highest number, tag usage rows for tagged issues. One transaction, batched inserts.
  */
 export async function seedIssues(db: Kysely<DB>, seed: IssueSeed): Promise<void> {
-  const statuses = await db.selectFrom('statuses').select('id').where('team_id', '=', seed.team.id).orderBy('position').execute();
+  const statuses = await db
+    .selectFrom('statuses')
+    .select('id')
+    .where('team_id', '=', seed.team.id)
+    .orderBy('position')
+    .execute();
   const priorities = ['none', 'low', 'medium', 'high', 'urgent'];
   const now = Date.now();
   const issueAt = (n: number): IssueRow => {
@@ -65,13 +87,33 @@ export async function seedIssues(db: Kysely<DB>, seed: IssueSeed): Promise<void>
     const number = n + 1;
     const projectId = seed.projectIds[n % seed.projectIds.length];
     return {
-      id: newId('iss', at), workspace_id: seed.workspaceId, key_team_id: seed.team.id, number, issue_key: `${seed.team.key}-${number}`,
-      team_id: seed.team.id, project_id: projectId, status_id: statuses[n % statuses.length].id,
-      assignee_id: n % 100 === 0 ? BENCH_AGENT : seed.assigneeIds[n % seed.assigneeIds.length], reporter_id: null,
-      created_by: BENCH_AGENT, title: `Bench issue ${number}`, description: n % 2 === 0 ? `Seeded issue number ${number}.` : null,
-      priority: priorities[n % priorities.length], start_date: null, due_date: null, duration_days: null,
-      tags: n % 5 === 0 ? '["backend"]' : '[]', archived: 0, archived_at: null, container_id: null, milestone_id: null,
-      subtasks_enabled: 1, source_type: null, source_id: null, created_at: new Date(at).toISOString(), updated_at: new Date(at).toISOString(),
+      id: newId('iss', at),
+      workspace_id: seed.workspaceId,
+      key_team_id: seed.team.id,
+      number,
+      issue_key: `${seed.team.key}-${number}`,
+      team_id: seed.team.id,
+      project_id: projectId,
+      status_id: statuses[n % statuses.length].id,
+      assignee_id: n % 100 === 0 ? BENCH_AGENT : seed.assigneeIds[n % seed.assigneeIds.length],
+      reporter_id: null,
+      created_by: BENCH_AGENT,
+      title: `Bench issue ${number}`,
+      description: n % 2 === 0 ? `Seeded issue number ${number}.` : null,
+      priority: priorities[n % priorities.length],
+      start_date: null,
+      due_date: null,
+      duration_days: null,
+      tags: n % 5 === 0 ? '["backend"]' : '[]',
+      archived: 0,
+      archived_at: null,
+      container_id: null,
+      milestone_id: null,
+      subtasks_enabled: 1,
+      source_type: null,
+      source_id: null,
+      created_at: new Date(at).toISOString(),
+      updated_at: new Date(at).toISOString(),
     };
   };
   await db.transaction().execute(async (trx) => {
@@ -80,9 +122,19 @@ export async function seedIssues(db: Kysely<DB>, seed: IssueSeed): Promise<void>
       await trx.insertInto('issues').values(rows).execute();
       const tagged = rows.filter((row) => row.tags !== '[]');
       if (tagged.length > 0) {
-        await trx.insertInto('tag_usages').values(tagged.map((row) => ({
-          workspace_id: seed.workspaceId, entity_type: 'issue', entity_id: row.id, name: 'backend', name_lower: 'backend', project_id: row.project_id,
-        }))).execute();
+        await trx
+          .insertInto('tag_usages')
+          .values(
+            tagged.map((row) => ({
+              workspace_id: seed.workspaceId,
+              entity_type: 'issue',
+              entity_id: row.id,
+              name: 'backend',
+              name_lower: 'backend',
+              project_id: row.project_id,
+            })),
+          )
+          .execute();
       }
     }
     await trx.updateTable('teams').set({ issue_counter: seed.count }).where('id', '=', seed.team.id).execute();

@@ -36,7 +36,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const headersTimeoutMs = intFrom(env, 'WSX_HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 1);
   // Node refuses a headers timeout longer than the request timeout: say so at start-up.
   if (headersTimeoutMs > requestTimeoutMs) {
-    throw new Error(`WSX_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed WSX_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+    throw new Error(
+      `WSX_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed WSX_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
   }
   return {
     port: intFrom(env, 'PORT', 8080),

@@ -77,7 +77,12 @@ describe('revocation', () => {
   };
 
   it('refuses a workspace token from the next request after it is deactivated', async () => {
-    const token = await h.database.db.selectFrom('api_tokens').select('id').where('name', '=', 'idle').where('workspace_id', '=', acme.workspaceId).executeTakeFirstOrThrow();
+    const token = await h.database.db
+      .selectFrom('api_tokens')
+      .select('id')
+      .where('name', '=', 'idle')
+      .where('workspace_id', '=', acme.workspaceId)
+      .executeTakeFirstOrThrow();
     expect((await h.call('GET', '/api/external', { token: TOKENS.idle })).status).toBe(200);
     await setActive('api_tokens', token.id, 0);
     const refused = await h.call('GET', '/api/external', { token: TOKENS.idle });
@@ -87,7 +92,11 @@ describe('revocation', () => {
   });
 
   it('refuses a revoked OAuth token with the same 401', async () => {
-    const token = await h.database.db.selectFrom('oauth_tokens').select('id').where('user_id', '=', acme.users.alice).executeTakeFirstOrThrow();
+    const token = await h.database.db
+      .selectFrom('oauth_tokens')
+      .select('id')
+      .where('user_id', '=', acme.users.alice)
+      .executeTakeFirstOrThrow();
     await setActive('oauth_tokens', token.id, 0);
     const refused = await h.call('GET', '/api/external', { token: TOKENS.alice });
     await setActive('oauth_tokens', token.id, 1);
@@ -193,7 +202,10 @@ describe('workspace isolation', () => {
   });
 
   it('refuses GLOBEX writes to ACME projects as not found', async () => {
-    const reply = await h.call('PATCH', `/api/external/projects/${acme.projects['ENG/API']}`, { token: TOKENS.globex, body: { name: 'Taken over' } });
+    const reply = await h.call('PATCH', `/api/external/projects/${acme.projects['ENG/API']}`, {
+      token: TOKENS.globex,
+      body: { name: 'Taken over' },
+    });
     expect(reply.status).toBe(404);
     expect(reply.body.code).toBe('PROJECT_NOT_FOUND');
     const still = await h.call('GET', `/api/external/projects/${acme.projects['ENG/API']}`, { token: TOKENS.admin });
@@ -215,7 +227,9 @@ describe('workspace isolation', () => {
 describe('project grants', () => {
   const keysSeenBy = async (token: string) => {
     const reply = await h.call('GET', '/api/external/projects', { token });
-    return reply.body.projects.map((p: { teamKey: string; projectKey: string }) => `${p.teamKey}/${p.projectKey}`).sort();
+    return reply.body.projects
+      .map((p: { teamKey: string; projectKey: string }) => `${p.teamKey}/${p.projectKey}`)
+      .sort();
   };
 
   it('shows each token only its granted projects; "*" and OAuth see all', async () => {
@@ -229,7 +243,10 @@ describe('project grants', () => {
     const infra = acme.projects['OPS/INFRA'];
     const byId = await h.call('GET', `/api/external/projects/${infra}`, { token: TOKENS.bot });
     const byKey = await h.call('GET', '/api/external/projects/by-key/OPS/INFRA', { token: TOKENS.bot });
-    const patch = await h.call('PATCH', `/api/external/projects/${infra}`, { token: TOKENS.bot, body: { name: 'Mine now' } });
+    const patch = await h.call('PATCH', `/api/external/projects/${infra}`, {
+      token: TOKENS.bot,
+      body: { name: 'Mine now' },
+    });
     const idle = await h.call('GET', `/api/external/projects/${acme.projects['ENG/API']}`, { token: TOKENS.idle });
     for (const reply of [byId, byKey, patch, idle]) {
       expect(reply.status).toBe(404);
@@ -240,7 +257,9 @@ describe('project grants', () => {
   });
 
   it('hides ungranted projects from the users directory filter too', async () => {
-    const reply = await h.call('GET', `/api/external/users?projectId=${acme.projects['OPS/INFRA']}`, { token: TOKENS.bot });
+    const reply = await h.call('GET', `/api/external/users?projectId=${acme.projects['OPS/INFRA']}`, {
+      token: TOKENS.bot,
+    });
     expect(reply.status).toBe(404);
     expect(reply.body.code).toBe('PROJECT_NOT_FOUND');
   });

@@ -16,7 +16,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ACME = {
   workspace: { slug: 'acme', name: 'Acme' },
   teams: [{ key: 'ENG', name: 'Engineering' }],
-  projects: [{ team: 'ENG', key: 'API', name: 'API' }, { team: 'ENG', key: 'WEB', name: 'Web' }],
+  projects: [
+    { team: 'ENG', key: 'API', name: 'API' },
+    { team: 'ENG', key: 'WEB', name: 'Web' },
+  ],
 };
 
 let database: Database;
@@ -26,7 +29,11 @@ let dir: string;
 async function wsx(...args: string[]) {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const ctx: CliContext = { out: (text) => stdout.push(text), err: (text) => stderr.push(text), withDatabase: (fn) => fn(database, []) };
+  const ctx: CliContext = {
+    out: (text) => stdout.push(text),
+    err: (text) => stderr.push(text),
+    withDatabase: (fn) => fn(database, []),
+  };
   const code = await runCli(args, ctx);
   return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
 }
@@ -44,10 +51,26 @@ afterAll(async () => {
 
 describe('wsx token', () => {
   it('creates a token, prints its secret once, and the secret authenticates with its grants', async () => {
-    const created = await wsx('token', 'create', '--workspace', 'acme', '--name', 'bot', '--project', 'ENG/API', '--project', 'eng/web', '--json');
+    const created = await wsx(
+      'token',
+      'create',
+      '--workspace',
+      'acme',
+      '--name',
+      'bot',
+      '--project',
+      'ENG/API',
+      '--project',
+      'eng/web',
+      '--json',
+    );
     expect(created.code).toBe(0);
     const body = JSON.parse(created.stdout);
-    expect(body).toEqual({ name: 'bot', secret: expect.stringMatching(/^svc_pat_[0-9A-Za-z]{40}$/), assigneeId: 'api-token:bot' });
+    expect(body).toEqual({
+      name: 'bot',
+      secret: expect.stringMatching(/^svc_pat_[0-9A-Za-z]{40}$/),
+      assigneeId: 'api-token:bot',
+    });
 
     const auth = await authenticate(database.db, body.secret);
     expect(auth?.principal).toMatchObject({ kind: 'api_token', id: 'api-token:bot' });
@@ -84,7 +107,12 @@ describe('wsx token', () => {
     expect(listed.code).toBe(0);
     const { tokens } = JSON.parse(listed.stdout);
     expect(tokens.find((t: { name: string }) => t.name === 'bot')).toEqual({
-      name: 'bot', assigneeId: 'api-token:bot', active: true, allProjects: false, projects: ['ENG/API', 'ENG/WEB'], createdAt: expect.any(String),
+      name: 'bot',
+      assigneeId: 'api-token:bot',
+      active: true,
+      allProjects: false,
+      projects: ['ENG/API', 'ENG/WEB'],
+      createdAt: expect.any(String),
     });
     const table = await wsx('token', 'list', '--workspace', 'acme');
     expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+ACTIVE\s+PROJECTS\s+CREATED$/);
@@ -109,7 +137,10 @@ describe('wsx token', () => {
 describe('wsx apply', () => {
   it('applies a file and prints the result as JSON', async () => {
     const file = join(dir, 'more.yaml');
-    writeFileSync(file, 'workspace: { slug: acme, name: Acme }\nusers: [{ handle: zoe, name: Zoe }]\ntokens: [{ name: reader, projects: ["ENG/API"] }]\n');
+    writeFileSync(
+      file,
+      'workspace: { slug: acme, name: Acme }\nusers: [{ handle: zoe, name: Zoe }]\ntokens: [{ name: reader, projects: ["ENG/API"] }]\n',
+    );
     const result = await wsx('apply', '-f', file, '--json');
     expect(result.code).toBe(0);
     const body = JSON.parse(result.stdout);
@@ -118,13 +149,19 @@ describe('wsx apply', () => {
 
     const again = await wsx('apply', '-f', file);
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/^Applied .*more\.yaml to workspace ws_\w+ \(users 1, teams 0, projects 0, containers 0, tokens 1, oauthTokens 0\)\.$/);
+    expect(again.stdout).toMatch(
+      /^Applied .*more\.yaml to workspace ws_\w+ \(users 1, teams 0, projects 0, containers 0, tokens 1, oauthTokens 0\)\.$/,
+    );
   });
 
   it('reports an invalid file, naming the field, with exit code 1', async () => {
     const file = join(dir, 'bad.yaml');
     writeFileSync(file, 'workspace: { slug: acme, name: Acme }\nteams: [{ key: eng, name: Eng }]\n');
-    expect(await wsx('apply', '-f', file)).toEqual({ code: 1, stdout: '', stderr: 'error: teams[0].key: must match ^[A-Z][A-Z0-9]{0,9}$' });
+    expect(await wsx('apply', '-f', file)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: teams[0].key: must match ^[A-Z][A-Z0-9]{0,9}$',
+    });
     const missing = await wsx('apply', '-f', join(dir, 'missing.yaml'));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^error: cannot read .*missing\.yaml/);
@@ -133,7 +170,15 @@ describe('wsx apply', () => {
 
 describe('wsx usage', () => {
   it('prints help for each command with exit code 0', async () => {
-    for (const args of [['--help'], ['serve', '--help'], ['migrate', '--help'], ['apply', '--help'], ['token', 'create', '--help'], ['token', 'revoke', '--help'], ['token', 'list', '--help']]) {
+    for (const args of [
+      ['--help'],
+      ['serve', '--help'],
+      ['migrate', '--help'],
+      ['apply', '--help'],
+      ['token', 'create', '--help'],
+      ['token', 'revoke', '--help'],
+      ['token', 'list', '--help'],
+    ]) {
       const result = await wsx(...args);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('Usage: wsx');
@@ -149,7 +194,10 @@ describe('wsx usage', () => {
 
   it('migrates a database named by DATABASE_URL once', async () => {
     const lines: string[] = [];
-    const ctx: CliContext = { ...processContext({ DATABASE_URL: `sqlite:${join(dir, 'migrate.sqlite')}` }), out: (text) => lines.push(text) };
+    const ctx: CliContext = {
+      ...processContext({ DATABASE_URL: `sqlite:${join(dir, 'migrate.sqlite')}` }),
+      out: (text) => lines.push(text),
+    };
     expect(await runCli(['migrate'], ctx)).toBe(0);
     expect(await runCli(['migrate'], ctx)).toBe(0);
     expect(lines[0]).toMatch(/^Migrated sqlite:.*migrate\.sqlite: applied 0001_core/);
@@ -165,14 +213,15 @@ describe('the process entry', () => {
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const waitFor = (pattern: RegExp) => new Promise<RegExpExecArray>((resolve, reject) => {
-      const check = () => {
-        const match = pattern.exec(stdout);
-        if (match) resolve(match);
-      };
-      child.stdout.on('data', check);
-      void exited.then((code) => reject(new Error(`exited with ${code} before printing ${pattern}: ${stderr}`)));
-    });
+    const waitFor = (pattern: RegExp) =>
+      new Promise<RegExpExecArray>((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(stdout);
+          if (match) resolve(match);
+        };
+        child.stdout.on('data', check);
+        void exited.then((code) => reject(new Error(`exited with ${code} before printing ${pattern}: ${stderr}`)));
+      });
     return { exited, waitFor, output: () => ({ stdout, stderr }) };
   }
 
@@ -180,21 +229,40 @@ describe('the process entry', () => {
     const file = join(dir, 'acme.json');
     writeFileSync(file, JSON.stringify({ ...ACME, tokens: [{ name: 'bot', projects: ['ENG/API'] }] }));
     const child = spawn('npx', ['tsx', 'src/main.ts', 'apply', '-f', file, '--json'], {
-      cwd: ROOT, env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'apply.sqlite')}` },
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'apply.sqlite')}` },
     });
     const run = watch(child);
     expect(await run.exited).toBe(0);
     const body = JSON.parse(run.output().stdout);
     expect(Object.keys(body).sort()).toEqual([
-      'agendaStatuses', 'containers', 'discussionGroups', 'externalOwnerPresets', 'oauthTokens', 'projects', 'teams',
-      'tokens', 'users', 'webhooks', 'workspaceId',
+      'agendaStatuses',
+      'containers',
+      'discussionGroups',
+      'externalOwnerPresets',
+      'oauthTokens',
+      'projects',
+      'teams',
+      'tokens',
+      'users',
+      'webhooks',
+      'workspaceId',
     ]);
-    expect(body.projects).toEqual({ 'ENG/API': expect.stringMatching(/^prj_/), 'ENG/WEB': expect.stringMatching(/^prj_/) });
+    expect(body.projects).toEqual({
+      'ENG/API': expect.stringMatching(/^prj_/),
+      'ENG/WEB': expect.stringMatching(/^prj_/),
+    });
     expect(body.tokens.bot).toMatch(/^svc_pat_/);
   });
 
   it('serves, bootstraps an empty database only once, and stops cleanly on SIGTERM', async () => {
-    const env = { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'serve.sqlite')}`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+    const env = {
+      ...process.env,
+      DATABASE_URL: `sqlite:${join(dir, 'serve.sqlite')}`,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    };
     const start = () => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { cwd: ROOT, env });
       const watched = watch(child);
@@ -203,7 +271,9 @@ describe('the process entry', () => {
 
     const first = start();
     const url = (await first.found)[1];
-    const secret = /Authorization: Bearer (svc_pat_\w+)" http:\/\/127\.0\.0\.1:\d+\/api\/external/.exec(first.output().stdout)?.[1];
+    const secret = /Authorization: Bearer (svc_pat_\w+)" http:\/\/127\.0\.0\.1:\d+\/api\/external/.exec(
+      first.output().stdout,
+    )?.[1];
     expect(secret).toBeDefined();
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
     expect((await fetch(`${url}/api/external`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);

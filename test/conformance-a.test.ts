@@ -27,8 +27,15 @@ async function createIssue(body: Record<string, unknown>) {
 beforeAll(async () => {
   h = await startHarness([ACME, GLOBEX]);
   const teams = (await admin().get('/api/external/teams')).body.teams as Array<{ teamId: string; teamKey: string }>;
-  const projects = (await admin().get('/api/external/projects')).body.projects as Array<{ projectId: string; projectKey: string; teamKey: string }>;
-  const containers = (await admin().get('/api/external/issue-containers')).body.issueContainers as Array<{ issueContainerId: string; name: string }>;
+  const projects = (await admin().get('/api/external/projects')).body.projects as Array<{
+    projectId: string;
+    projectKey: string;
+    teamKey: string;
+  }>;
+  const containers = (await admin().get('/api/external/issue-containers')).body.issueContainers as Array<{
+    issueContainerId: string;
+    name: string;
+  }>;
   ids = {
     teams: Object.fromEntries(teams.map((t) => [t.teamKey, t.teamId])),
     projects: Object.fromEntries(projects.map((p) => [`${p.teamKey}/${p.projectKey}`, p.projectId])),
@@ -98,11 +105,16 @@ describe('issue list project and team filters under their explicit names', () =>
 
 describe('planning lists take both filter spellings', () => {
   it('milestone list filters by projectId and projectKey', async () => {
-    const created = await admin().post('/api/external/issue-container-milestones', { title: 'Scoped', issueContainerId: ids.containers.Launch });
+    const created = await admin().post('/api/external/issue-container-milestones', {
+      title: 'Scoped',
+      issueContainerId: ids.containers.Launch,
+    });
     expect(created.status).toBe(201);
     const byId = await admin().get(`/api/external/issue-container-milestones?projectId=${ids.projects['ENG/API']}`);
     expect(byId.status).toBe(200);
-    expect(byId.body.milestones.map((m: { milestoneId: string }) => m.milestoneId)).toContain(created.body.milestone.milestoneId);
+    expect(byId.body.milestones.map((m: { milestoneId: string }) => m.milestoneId)).toContain(
+      created.body.milestone.milestoneId,
+    );
     const other = await admin().get(`/api/external/issue-container-milestones?projectId=${ids.projects['ENG/WEB']}`);
     expect(other.body.milestones).toEqual([]);
     const unknown = await admin().get('/api/external/issue-container-milestones?projectKey=NOPE&teamKey=ENG');
@@ -150,20 +162,32 @@ describe('an empty reference is a reference, not an omission', () => {
 describe('small contract details', () => {
   it('reads a blank evolution reason back as null, like an omitted one', async () => {
     const issue = await createIssue({ title: 'Reasonless', projectKey: 'API' });
-    const res = await admin().post(`/api/external/issues/${issue.issueId}/evolve`, { title: 'Still reasonless', reason: '   ' });
+    const res = await admin().post(`/api/external/issues/${issue.issueId}/evolve`, {
+      title: 'Still reasonless',
+      reason: '   ',
+    });
     expect(res.status).toBe(201);
     expect(res.body.evolution).toMatchObject({ priorTitle: 'Reasonless', newTitle: 'Still reasonless', reason: null });
   });
 
-  it('returns and accepts labels as the legacy name of a milestone\'s tags', async () => {
-    const created = await admin().post('/api/external/issue-container-milestones', { title: 'Labelled', issueContainerId: ids.containers.Launch, labels: ['Beta'] });
+  it("returns and accepts labels as the legacy name of a milestone's tags", async () => {
+    const created = await admin().post('/api/external/issue-container-milestones', {
+      title: 'Labelled',
+      issueContainerId: ids.containers.Launch,
+      labels: ['Beta'],
+    });
     expect(created.status).toBe(201);
     expect(created.body.milestone).toMatchObject({ tags: ['Beta'], labels: ['Beta'] });
     const milestoneId = created.body.milestone.milestoneId;
-    const relabelled = await admin().patch(`/api/external/issue-container-milestones/${milestoneId}`, { labels: ['GA'] });
+    const relabelled = await admin().patch(`/api/external/issue-container-milestones/${milestoneId}`, {
+      labels: ['GA'],
+    });
     expect(relabelled.status).toBe(200);
     expect(relabelled.body.milestone).toMatchObject({ tags: ['GA'], labels: ['GA'] });
-    const conflict = await admin().patch(`/api/external/issue-container-milestones/${milestoneId}`, { tags: ['a'], labels: ['b'] });
+    const conflict = await admin().patch(`/api/external/issue-container-milestones/${milestoneId}`, {
+      tags: ['a'],
+      labels: ['b'],
+    });
     expect(conflict.status).toBe(400);
     expect(conflict.body).toMatchObject({ code: 'TAG_FIELD_CONFLICT', details: { field: 'labels' } });
     const read = await admin().get(`/api/external/issue-container-milestones/${milestoneId}`);
@@ -172,23 +196,35 @@ describe('small contract details', () => {
   });
 
   it('names the field of a milestone epicId / issueContainerId conflict', async () => {
-    const res = await admin().post('/api/external/issue-container-milestones', { title: 'Both', issueContainerId: ids.containers.Launch, epicId: 'ic_other' });
+    const res = await admin().post('/api/external/issue-container-milestones', {
+      title: 'Both',
+      issueContainerId: ids.containers.Launch,
+      epicId: 'ic_other',
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'ISSUE_CONTAINER_FIELD_CONFLICT', details: { field: 'epicId' } });
   });
 });
 
 describe('odd input answers 400, never 500 (PostgreSQL refuses U+0000 and out-of-range integers)', () => {
-  it('answers a field\'s own code, or VALIDATION_FAILED naming it, for text holding U+0000', async () => {
+  it("answers a field's own code, or VALIDATION_FAILED naming it, for text holding U+0000", async () => {
     const title = await admin().post('/api/external/issues', { title: 'Nul\u0000title', projectKey: 'API' });
     expect(title.status).toBe(400);
     expect(title.body).toMatchObject({ code: 'TITLE_REQUIRED', details: { field: 'title' } });
-    const description = await admin().post('/api/external/issues', { title: 'Fine', projectKey: 'API', description: 'a\u0000b' });
+    const description = await admin().post('/api/external/issues', {
+      title: 'Fine',
+      projectKey: 'API',
+      description: 'a\u0000b',
+    });
     expect(description.status).toBe(400);
     expect(description.body).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'description' } });
     const name = await admin().post('/api/external/projects', { name: '\u0000' });
     expect(name.body.code).toBe('NAME_REQUIRED');
-    const tag = await admin().post('/api/external/issues', { title: 'Fine', projectKey: 'API', tags: ['ok', 'b\u0000d'] });
+    const tag = await admin().post('/api/external/issues', {
+      title: 'Fine',
+      projectKey: 'API',
+      tags: ['ok', 'b\u0000d'],
+    });
     expect(tag.body).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'tags.1' } });
   });
 
@@ -202,19 +238,35 @@ describe('odd input answers 400, never 500 (PostgreSQL refuses U+0000 and out-of
   });
 
   it('answers INVALID_SCHEDULE for a duration that leaves the calendar, on create and update', async () => {
-    const created = await admin().post('/api/external/issues', { title: 'Long', projectKey: 'API', startDate: '2026-01-01', durationDays: 1e12 });
+    const created = await admin().post('/api/external/issues', {
+      title: 'Long',
+      projectKey: 'API',
+      startDate: '2026-01-01',
+      durationDays: 1e12,
+    });
     expect(created.status).toBe(400);
     expect(created.body).toMatchObject({ code: 'INVALID_SCHEDULE', details: { field: 'durationDays' } });
     const issue = await createIssue({ title: 'Late', projectKey: 'API', dueDate: '9999-12-01' });
-    const moved = await admin().patch(`/api/external/issues/${issue.issueId}`, { durationDays: 60, startDate: '9999-12-01' });
+    const moved = await admin().patch(`/api/external/issues/${issue.issueId}`, {
+      durationDays: 60,
+      startDate: '9999-12-01',
+    });
     expect(moved.status).toBe(400);
     expect(moved.body).toMatchObject({ code: 'INVALID_SCHEDULE', details: { field: 'dueDate' } });
-    const subtask = await admin().post(`/api/external/issues/${issue.issueId}/subtasks`, { title: 'Far', dueDate: '0100-01-10', durationDays: 3_000_000 });
+    const subtask = await admin().post(`/api/external/issues/${issue.issueId}/subtasks`, {
+      title: 'Far',
+      dueDate: '0100-01-10',
+      durationDays: 3_000_000,
+    });
     expect(subtask.body).toMatchObject({ code: 'INVALID_SCHEDULE', details: { field: 'startDate' } });
   });
 
   it('answers VALIDATION_FAILED for a milestone order outside 32 bits', async () => {
-    const res = await admin().post('/api/external/issue-container-milestones', { title: 'Far', issueContainerId: ids.containers.Launch, order: 2 ** 31 });
+    const res = await admin().post('/api/external/issue-container-milestones', {
+      title: 'Far',
+      issueContainerId: ids.containers.Launch,
+      order: 2 ** 31,
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'order' } });
   });
@@ -235,7 +287,9 @@ describe('createdAt and updatedAt on every record', () => {
 
   it('on attachments, from the POST and the list', async () => {
     const issue = await createIssue({ title: 'Attach', projectKey: 'API' });
-    const added = await admin().post(`/api/external/issues/${issue.issueId}/attachments`, { url: 'https://example.test/spec' });
+    const added = await admin().post(`/api/external/issues/${issue.issueId}/attachments`, {
+      url: 'https://example.test/spec',
+    });
     expect(added.status).toBe(201);
     expect(added.body.attachments[0]).toMatchObject(stamped);
     const list = await admin().get(`/api/external/issues/${issue.issueId}/attachments`);

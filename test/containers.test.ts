@@ -7,24 +7,42 @@ import { startHarness, type Harness } from './support/harness.js';
 const ACME_CONTAINERS = {
   workspace: ACME.workspace,
   projects: [
-    { team: 'ENG', key: 'API', name: 'Public API', containers: [{ name: 'Launch' }, { name: 'Hardening' }, { name: 'Old beta' }] },
-    { team: 'ENG', key: 'WEB', name: 'Website', containers: [{ name: 'Redesign', startDate: '2026-02-01', dueDate: '2026-04-30' }] },
+    {
+      team: 'ENG',
+      key: 'API',
+      name: 'Public API',
+      containers: [{ name: 'Launch' }, { name: 'Hardening' }, { name: 'Old beta' }],
+    },
+    {
+      team: 'ENG',
+      key: 'WEB',
+      name: 'Website',
+      containers: [{ name: 'Redesign', startDate: '2026-02-01', dueDate: '2026-04-30' }],
+    },
     { team: 'OPS', key: 'INFRA', name: 'Infrastructure', containers: [{ name: 'Migration' }] },
   ],
 };
-const GLOBEX_CONTAINERS = { workspace: GLOBEX.workspace, projects: [{ team: 'ENG', key: 'API', name: 'Globex API', containers: [{ name: 'Globex launch' }] }] };
+const GLOBEX_CONTAINERS = {
+  workspace: GLOBEX.workspace,
+  projects: [{ team: 'ENG', key: 'API', name: 'Globex API', containers: [{ name: 'Globex launch' }] }],
+};
 
 let h: Harness;
 let acme: ApplyResult;
 
-const list = (query: string, token = TOKENS.admin) => h.call('GET', `/api/external/issue-containers${query}`, { token });
+const list = (query: string, token = TOKENS.admin) =>
+  h.call('GET', `/api/external/issue-containers${query}`, { token });
 const names = (body: { issueContainers: Array<{ name: string }> }) => body.issueContainers.map((c) => c.name).sort();
 
 beforeAll(async () => {
   h = await startHarness([ACME, GLOBEX, ACME_CONTAINERS, GLOBEX_CONTAINERS]);
   const [base, extra] = [await h.apply(ACME), await h.apply(ACME_CONTAINERS)];
   acme = { ...base, containers: { ...base.containers, ...extra.containers } };
-  await h.database.db.updateTable('issue_containers').set({ archived: 1 }).where('id', '=', acme.containers['ENG/API/Old beta']).execute();
+  await h.database.db
+    .updateTable('issue_containers')
+    .set({ archived: 1 })
+    .where('id', '=', acme.containers['ENG/API/Old beta'])
+    .execute();
 });
 afterAll(() => h.close());
 
@@ -35,9 +53,18 @@ describe('GET /api/external/issue-containers', () => {
     expect(names(res.body)).toEqual(['Hardening', 'Launch', 'Migration', 'Redesign']);
     const redesign = res.body.issueContainers.find((c: { name: string }) => c.name === 'Redesign');
     expect(redesign).toEqual({
-      issueContainerId: acme.containers['ENG/WEB/Redesign'], epicId: acme.containers['ENG/WEB/Redesign'], name: 'Redesign',
-      projectId: acme.projects['ENG/WEB'], projectKey: 'WEB', startDate: '2026-02-01', dueDate: '2026-04-30',
-      issueCount: 0, openIssueCount: 0, archived: false, createdAt: expect.any(String), updatedAt: expect.any(String),
+      issueContainerId: acme.containers['ENG/WEB/Redesign'],
+      epicId: acme.containers['ENG/WEB/Redesign'],
+      name: 'Redesign',
+      projectId: acme.projects['ENG/WEB'],
+      projectKey: 'WEB',
+      startDate: '2026-02-01',
+      dueDate: '2026-04-30',
+      issueCount: 0,
+      openIssueCount: 0,
+      archived: false,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     expect(res.body.pageInfo).toEqual({ hasMore: false, nextCursor: null, limit: 50 });
   });
@@ -83,7 +110,9 @@ describe('GET /api/external/issue-containers', () => {
     const second = await list(`?teamKey=ENG&limit=2&cursor=${first.body.pageInfo.nextCursor}`);
     expect(second.body.issueContainers).toHaveLength(1);
     expect(second.body.pageInfo).toEqual({ hasMore: false, nextCursor: null, limit: 2 });
-    const seen = [...first.body.issueContainers, ...second.body.issueContainers].map((c: { name: string }) => c.name).sort();
+    const seen = [...first.body.issueContainers, ...second.body.issueContainers]
+      .map((c: { name: string }) => c.name)
+      .sort();
     expect(seen).toEqual(['Hardening', 'Launch', 'Redesign']);
     const reused = await list(`?teamKey=OPS&limit=2&cursor=${first.body.pageInfo.nextCursor}`);
     expect(reused.status).toBe(400);
@@ -96,7 +125,8 @@ describe('issue counts', () => {
     const launch = acme.containers['ENG/API/Launch'];
     const create = async (title: string, statusKey: string) => {
       const res = await h.call('POST', '/api/external/issues', {
-        token: TOKENS.admin, body: { title, projectId: acme.projects['ENG/API'], issueContainerId: launch, statusKey },
+        token: TOKENS.admin,
+        body: { title, projectId: acme.projects['ENG/API'], issueContainerId: launch, statusKey },
       });
       expect(res.status).toBe(201);
       return res.body.issue.issueId as string;
@@ -106,7 +136,10 @@ describe('issue counts', () => {
     await create('Finished one', 'done');
     await create('Dropped one', 'canceled');
     const archived = await create('Archived one', 'todo');
-    expect((await h.call('PATCH', `/api/external/issues/${archived}`, { token: TOKENS.admin, body: { archived: true } })).status).toBe(200);
+    expect(
+      (await h.call('PATCH', `/api/external/issues/${archived}`, { token: TOKENS.admin, body: { archived: true } }))
+        .status,
+    ).toBe(200);
 
     const res = await list(`?projectId=${acme.projects['ENG/API']}`);
     const byName = Object.fromEntries(res.body.issueContainers.map((c: { name: string }) => [c.name, c]));

@@ -15,18 +15,30 @@ describe('GET /api/external', () => {
   it('answers the caller, workspace, capabilities and endpoint map', async () => {
     const reply = await h.call('GET', '/api/external', { token: TOKENS.admin });
     expect(reply.status).toBe(200);
-    expect(Object.keys(reply.body).sort()).toEqual(['capabilities', 'endpoints', 'ok', 'principal', 'token', 'workspace']);
+    expect(Object.keys(reply.body).sort()).toEqual([
+      'capabilities',
+      'endpoints',
+      'ok',
+      'principal',
+      'token',
+      'workspace',
+    ]);
     expect(reply.body.ok).toBe(true);
     expect(reply.body.token).toEqual({ name: 'admin', assigneeId: 'api-token:admin' });
     expect(reply.body.principal).toEqual({ kind: 'api_token', id: 'api-token:admin' });
     expect(reply.body.workspace).toEqual({ id: acme.workspaceId, name: 'Acme', slug: 'acme', type: 'standard' });
     expect(reply.body.capabilities).toEqual({
-      humanCallerAuth: true, cursorPagination: true, idempotencyKeys: true, structuredErrors: true,
-      issueComments: true, meetings: true, discussionVisibilityScoped: true,
+      humanCallerAuth: true,
+      cursorPagination: true,
+      idempotencyKeys: true,
+      structuredErrors: true,
+      issueComments: true,
+      meetings: true,
+      discussionVisibilityScoped: true,
     });
   });
 
-  it('maps the spec\'s areas to path templates relative to the base URL', async () => {
+  it("maps the spec's areas to path templates relative to the base URL", async () => {
     const { endpoints } = (await h.call('GET', '/api/external', { token: TOKENS.bot })).body;
     expect(endpoints).toMatchObject({
       discovery: '/api/external',
@@ -41,7 +53,9 @@ describe('GET /api/external', () => {
   it('lists only templates of routes the OpenAPI document describes', async () => {
     const { endpoints } = (await h.call('GET', '/api/external', { token: TOKENS.admin })).body;
     const documented = new Set(Object.keys((await h.call('GET', '/api/external/openapi.json')).body.paths));
-    const routes = Object.values<string>(endpoints).filter((path) => path !== '/api/mcp' && path !== '/api/external/openapi.json');
+    const routes = Object.values<string>(endpoints).filter(
+      (path) => path !== '/api/mcp' && path !== '/api/external/openapi.json',
+    );
     const missing = routes.filter((path) => !documented.has(path));
     expect(missing).toEqual([]);
   });
@@ -53,10 +67,12 @@ describe('GET /api/external/teams', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.defaultTeamId).toBe(acme.teams.ENG);
     expect(reply.body.teams).toHaveLength(2);
-    expect(reply.body.teams).toEqual(expect.arrayContaining([
-      expect.objectContaining({ teamId: acme.teams.ENG, teamKey: 'ENG', name: 'Engineering', isDefault: true }),
-      expect.objectContaining({ teamId: acme.teams.OPS, teamKey: 'OPS', name: 'Operations', isDefault: false }),
-    ]));
+    expect(reply.body.teams).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ teamId: acme.teams.ENG, teamKey: 'ENG', name: 'Engineering', isDefault: true }),
+        expect.objectContaining({ teamId: acme.teams.OPS, teamKey: 'OPS', name: 'Operations', isDefault: false }),
+      ]),
+    );
   });
 });
 
@@ -66,7 +82,13 @@ describe('GET /api/external/users', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.externalOwners).toBeUndefined();
     const alice = reply.body.users.find((u: { name: string }) => u.name === 'Alice Archer');
-    expect(alice).toMatchObject({ userId: acme.users.alice, name: 'Alice Archer', email: 'alice@acme.test', kind: 'human', teamIds: [acme.teams.ENG] });
+    expect(alice).toMatchObject({
+      userId: acme.users.alice,
+      name: 'Alice Archer',
+      email: 'alice@acme.test',
+      kind: 'human',
+      teamIds: [acme.teams.ENG],
+    });
     const bob = reply.body.users.find((u: { name: string }) => u.name === 'Bob Builder');
     expect(bob.teamIds).toEqual([acme.teams.OPS]);
     expect(reply.body.users).toHaveLength(3);
@@ -78,7 +100,9 @@ describe('GET /api/external/users', () => {
   });
 
   it('adds externalOwners for a visible projectId', async () => {
-    const reply = await h.call('GET', `/api/external/users?projectId=${acme.projects['ENG/API']}`, { token: TOKENS.bot });
+    const reply = await h.call('GET', `/api/external/users?projectId=${acme.projects['ENG/API']}`, {
+      token: TOKENS.bot,
+    });
     expect(reply.status).toBe(200);
     expect(Array.isArray(reply.body.externalOwners)).toBe(true);
     expect(reply.body.users).toHaveLength(3);
@@ -102,7 +126,7 @@ describe('GET /api/external/users', () => {
 describe('GET /api/external/statuses', () => {
   const DEFAULT_KEYS = ['backlog', 'todo', 'in-progress', 'in-review', 'done', 'canceled'];
 
-  it('answers the default team\'s statuses ordered by position', async () => {
+  it("answers the default team's statuses ordered by position", async () => {
     const reply = await h.call('GET', '/api/external/statuses', { token: TOKENS.admin });
     expect(reply.status).toBe(200);
     expect(reply.body.teamId).toBe(acme.teams.ENG);
@@ -110,12 +134,25 @@ describe('GET /api/external/statuses', () => {
     expect(reply.body.statuses.map((s: { statusKey: string }) => s.statusKey)).toEqual(DEFAULT_KEYS);
     const positions = reply.body.statuses.map((s: { position: number }) => s.position);
     expect(positions).toEqual([...positions].sort((a: number, b: number) => a - b));
-    expect(reply.body.statuses[1]).toMatchObject({ statusKey: 'todo', name: 'Todo', category: 'unstarted', teamId: acme.teams.ENG, teamKey: 'ENG' });
+    expect(reply.body.statuses[1]).toMatchObject({
+      statusKey: 'todo',
+      name: 'Todo',
+      category: 'unstarted',
+      teamId: acme.teams.ENG,
+      teamKey: 'ENG',
+    });
     expect(reply.body.statuses[1].statusId).toEqual(expect.any(String));
-    expect(reply.body.statuses.map((s: { category: string }) => s.category)).toEqual(['backlog', 'unstarted', 'started', 'started', 'completed', 'canceled']);
+    expect(reply.body.statuses.map((s: { category: string }) => s.category)).toEqual([
+      'backlog',
+      'unstarted',
+      'started',
+      'started',
+      'completed',
+      'canceled',
+    ]);
   });
 
-  it('answers another team\'s statuses by teamKey or teamId', async () => {
+  it("answers another team's statuses by teamKey or teamId", async () => {
     const byKey = await h.call('GET', '/api/external/statuses?teamKey=OPS', { token: TOKENS.admin });
     const byId = await h.call('GET', `/api/external/statuses?teamId=${acme.teams.OPS}`, { token: TOKENS.admin });
     for (const reply of [byKey, byId]) {
@@ -144,10 +181,18 @@ describe('GET /api/external/tags', () => {
   it('lists managed tags with their scopes and zero counts when nothing uses them', async () => {
     const reply = await h.call('GET', '/api/external/tags', { token: TOKENS.admin });
     expect(reply.status).toBe(200);
-    expect(reply.body.tags).toEqual([{
-      name: 'bug', managed: true, managedScopes: ['issues', 'agenda', 'discussion'],
-      issueCount: 0, agendaItemCount: 0, discussionTopicCount: 0, usageCount: 0, projectIds: [],
-    }]);
+    expect(reply.body.tags).toEqual([
+      {
+        name: 'bug',
+        managed: true,
+        managedScopes: ['issues', 'agenda', 'discussion'],
+        issueCount: 0,
+        agendaItemCount: 0,
+        discussionTopicCount: 0,
+        usageCount: 0,
+        projectIds: [],
+      },
+    ]);
   });
 
   it('shows another workspace none of these tags', async () => {

@@ -29,16 +29,31 @@ afterAll(() => h.close());
 
 describe('POST /api/external/discussion/topics/{topicId}/convert', () => {
   it('creates the issue from the topic once, then answers it with created: false', async () => {
-    const topicId = await createTopic({ title: 'Offline mode', description: 'Customers ask for it', status: 'in-progress', tags: ['mobile', 'bug'] });
+    const topicId = await createTopic({
+      title: 'Offline mode',
+      description: 'Customers ask for it',
+      status: 'in-progress',
+      tags: ['mobile', 'bug'],
+    });
     const res = await convert(topicId, { projectKey: 'API', teamKey: 'ENG' });
     expect(res.status).toBe(201);
     expect(res.body.created).toBe(true);
     expect(res.body.issue).toMatchObject({
-      issueId: expect.stringMatching(/^iss_/), issueKey: expect.stringMatching(/^ENG-\d+$/), title: 'Offline mode',
-      description: 'Customers ask for it', projectId: acme.projects['ENG/API'], tags: ['mobile', 'bug'],
-      source: { type: 'discussion_topic', id: topicId }, createdBy: 'api-token:admin',
+      issueId: expect.stringMatching(/^iss_/),
+      issueKey: expect.stringMatching(/^ENG-\d+$/),
+      title: 'Offline mode',
+      description: 'Customers ask for it',
+      projectId: acme.projects['ENG/API'],
+      tags: ['mobile', 'bug'],
+      source: { type: 'discussion_topic', id: topicId },
+      createdBy: 'api-token:admin',
     });
-    expect(res.body.topic).toMatchObject({ topicId, status: 'in-progress', converted: true, convertedIssueId: res.body.issue.issueId });
+    expect(res.body.topic).toMatchObject({
+      topicId,
+      status: 'in-progress',
+      converted: true,
+      convertedIssueId: res.body.issue.issueId,
+    });
 
     const issue = await h.call('GET', `/api/external/issues/${res.body.issue.issueId}`, { token: TOKENS.admin });
     expect(issue.status).toBe(200);
@@ -47,7 +62,11 @@ describe('POST /api/external/discussion/topics/{topicId}/convert', () => {
     const again = await convert(topicId, { projectKey: 'WEB', teamKey: 'ENG', title: 'Ignored' }, TOKENS.alice);
     expect(again.status).toBe(200);
     expect(again.body.created).toBe(false);
-    expect(again.body.issue).toMatchObject({ issueId: res.body.issue.issueId, projectId: acme.projects['ENG/API'], title: 'Offline mode' });
+    expect(again.body.issue).toMatchObject({
+      issueId: res.body.issue.issueId,
+      projectId: acme.projects['ENG/API'],
+      title: 'Offline mode',
+    });
     expect(again.body.topic).toEqual(res.body.topic);
     const issues = await h.call('GET', '/api/external/issues?q=Offline%20mode', { token: TOKENS.admin });
     expect(issues.body.issues).toHaveLength(1);
@@ -56,23 +75,37 @@ describe('POST /api/external/discussion/topics/{topicId}/convert', () => {
   it('takes the body title, dueDate, assignee and status', async () => {
     const topicId = await createTopic({ title: 'Rename me' });
     const res = await convert(topicId, {
-      projectId: acme.projects['ENG/WEB'], title: 'Ship the rename', dueDate: '2026-06-30', assigneeId: acme.users.alice, statusKey: 'in-progress',
+      projectId: acme.projects['ENG/WEB'],
+      title: 'Ship the rename',
+      dueDate: '2026-06-30',
+      assigneeId: acme.users.alice,
+      statusKey: 'in-progress',
     });
     expect(res.status).toBe(201);
     expect(res.body.issue).toMatchObject({
-      title: 'Ship the rename', projectId: acme.projects['ENG/WEB'], dueDate: '2026-06-30', assigneeId: acme.users.alice, statusKey: 'in-progress',
+      title: 'Ship the rename',
+      projectId: acme.projects['ENG/WEB'],
+      dueDate: '2026-06-30',
+      assigneeId: acme.users.alice,
+      statusKey: 'in-progress',
     });
     expect(res.body.topic.title).toBe('Rename me');
   });
 
   it('defaults the project to sourceProjectId, else the first linked project, else answers PROJECT_REQUIRED', async () => {
     const sourced = await createTopic({
-      title: 'Sourced', sourceProjectId: acme.projects['OPS/INFRA'], links: [{ targetType: 'project', targetKey: 'WEB', teamKey: 'ENG' }],
+      title: 'Sourced',
+      sourceProjectId: acme.projects['OPS/INFRA'],
+      links: [{ targetType: 'project', targetKey: 'WEB', teamKey: 'ENG' }],
     });
     expect((await convert(sourced)).body.issue.projectId).toBe(acme.projects['OPS/INFRA']);
 
     const linked = await createTopic({
-      title: 'Linked', links: [{ targetType: 'project', targetKey: 'WEB', teamKey: 'ENG' }, { targetType: 'project', targetKey: 'API', teamKey: 'ENG' }],
+      title: 'Linked',
+      links: [
+        { targetType: 'project', targetKey: 'WEB', teamKey: 'ENG' },
+        { targetType: 'project', targetKey: 'API', teamKey: 'ENG' },
+      ],
     });
     expect((await convert(linked)).body.issue.projectId).toBe(acme.projects['ENG/WEB']);
 
@@ -93,27 +126,38 @@ describe('POST /api/external/discussion/topics/{topicId}/convert', () => {
     expect(JSON.stringify(hidden.body)).not.toContain(acme.projects['OPS/INFRA']);
 
     const linked = await createTopic({
-      title: 'Mixed links', links: [{ targetType: 'project', targetKey: 'INFRA' }, { targetType: 'project', targetKey: 'API', teamKey: 'ENG' }],
+      title: 'Mixed links',
+      links: [
+        { targetType: 'project', targetKey: 'INFRA' },
+        { targetType: 'project', targetKey: 'API', teamKey: 'ENG' },
+      ],
     });
     const res = await convert(linked, {}, TOKENS.bot);
     expect(res.status).toBe(201);
     expect(res.body.issue.projectId).toBe(acme.projects['ENG/API']);
 
-    const onlyHidden = await createTopic({ title: 'Only hidden links', links: [{ targetType: 'project', targetKey: 'INFRA' }] });
+    const onlyHidden = await createTopic({
+      title: 'Only hidden links',
+      links: [{ targetType: 'project', targetKey: 'INFRA' }],
+    });
     expect((await convert(onlyHidden, {}, TOKENS.bot)).body.code).toBe('PROJECT_REQUIRED');
     const bodyProject = await convert(onlyHidden, { projectKey: 'INFRA' }, TOKENS.bot);
     expect(bodyProject.status).toBe(404);
     expect(bodyProject.body.code).toBe('PROJECT_NOT_FOUND');
   });
 
-  it('answers a repeat with issue null when the converted issue is outside the caller\'s projects', async () => {
+  it("answers a repeat with issue null when the converted issue is outside the caller's projects", async () => {
     const topicId = await createTopic({ title: 'Infra rollout' });
     const first = await convert(topicId, { projectKey: 'INFRA' });
     expect(first.status).toBe(201);
     const repeat = await convert(topicId, {}, TOKENS.idle);
     expect(repeat.status).toBe(200);
     // The issue is in a project this caller cannot see: neither it nor its id is shown.
-    expect(repeat.body).toEqual({ issue: null, topic: { ...first.body.topic, convertedIssueId: null }, created: false });
+    expect(repeat.body).toEqual({
+      issue: null,
+      topic: { ...first.body.topic, convertedIssueId: null },
+      created: false,
+    });
   });
 
   it('answers the issue codes for bad conversion fields, converting nothing', async () => {
@@ -152,7 +196,10 @@ describe('POST /api/external/discussion/topics/{topicId}/convert', () => {
 
   it('answers DISCUSSION_TOPIC_NOT_FOUND for unknown and foreign topics', async () => {
     const topicId = await createTopic({ title: 'Acme only' });
-    for (const [id, token] of [['top_unknown', TOKENS.admin], [topicId, TOKENS.globex]]) {
+    for (const [id, token] of [
+      ['top_unknown', TOKENS.admin],
+      [topicId, TOKENS.globex],
+    ]) {
       const res = await convert(id, { projectKey: 'API' }, token);
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ code: 'DISCUSSION_TOPIC_NOT_FOUND', details: { topicId: id } });

@@ -7,13 +7,29 @@ import { startHarness, type Harness } from './support/harness.js';
 const ACME_GROUPS = {
   workspace: ACME.workspace,
   discussionGroups: [
-    { name: 'Advisory board', owner: 'alice', members: ['api-token:bot'], visibility: 'members', apiVisibility: 'visible', description: 'Quarterly advice' },
+    {
+      name: 'Advisory board',
+      owner: 'alice',
+      members: ['api-token:bot'],
+      visibility: 'members',
+      apiVisibility: 'visible',
+      description: 'Quarterly advice',
+    },
     { name: 'Town hall', owner: 'bob', visibility: 'workspace' },
-    { name: 'Board secrets', owner: 'alice', members: ['api-token:admin', 'api-token:bot'], visibility: 'workspace', apiVisibility: 'private' },
+    {
+      name: 'Board secrets',
+      owner: 'alice',
+      members: ['api-token:admin', 'api-token:bot'],
+      visibility: 'workspace',
+      apiVisibility: 'private',
+    },
     { name: 'Ops circle', owner: 'bob', members: ['carol'] },
   ],
 };
-const GLOBEX_GROUPS = { workspace: GLOBEX.workspace, discussionGroups: [{ name: 'Globex board', owner: 'gina', visibility: 'workspace' }] };
+const GLOBEX_GROUPS = {
+  workspace: GLOBEX.workspace,
+  discussionGroups: [{ name: 'Globex board', owner: 'gina', visibility: 'workspace' }],
+};
 
 let h: Harness;
 let acme: ApplyResult;
@@ -24,7 +40,8 @@ const listNames = async (token: string): Promise<string[]> => {
   expect(res.status).toBe(200);
   return res.body.groups.map((g: { name: string }) => g.name).sort();
 };
-const createGroup = (body: unknown, token = TOKENS.admin) => h.call('POST', '/api/external/discussion', { token, body });
+const createGroup = (body: unknown, token = TOKENS.admin) =>
+  h.call('POST', '/api/external/discussion', { token, body });
 const patchGroup = (groupId: string, body: unknown, token = TOKENS.admin) =>
   h.call('PATCH', `/api/external/discussion/groups/${groupId}`, { token, body });
 
@@ -37,7 +54,12 @@ afterAll(() => h.close());
 
 describe('workspace file discussionGroups', () => {
   it('answers the group ids by name and converges without creating twice', async () => {
-    expect(Object.keys(acme.discussionGroups).sort()).toEqual(['Advisory board', 'Board secrets', 'Ops circle', 'Town hall']);
+    expect(Object.keys(acme.discussionGroups).sort()).toEqual([
+      'Advisory board',
+      'Board secrets',
+      'Ops circle',
+      'Town hall',
+    ]);
     const again = await h.apply(ACME_GROUPS);
     expect(again.discussionGroups).toEqual(acme.discussionGroups);
   });
@@ -49,22 +71,39 @@ describe('workspace file discussionGroups', () => {
     };
     const first = await h.apply(file);
     const groupId = first.discussionGroups['File steered'];
-    await h.apply({ workspace: ACME.workspace, discussionGroups: [{ ...file.discussionGroups[0], members: ['bob'], description: 'v2', owner: 'carol' }] });
-    const row = await h.database.db.selectFrom('discussion_groups').selectAll().where('id', '=', groupId).executeTakeFirstOrThrow();
+    await h.apply({
+      workspace: ACME.workspace,
+      discussionGroups: [{ ...file.discussionGroups[0], members: ['bob'], description: 'v2', owner: 'carol' }],
+    });
+    const row = await h.database.db
+      .selectFrom('discussion_groups')
+      .selectAll()
+      .where('id', '=', groupId)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ description: 'v2', owner_id: acme.users.carol, visibility: 'members' });
-    const members = await h.database.db.selectFrom('discussion_group_members').select('member_id').where('group_id', '=', groupId).execute();
+    const members = await h.database.db
+      .selectFrom('discussion_group_members')
+      .select('member_id')
+      .where('group_id', '=', groupId)
+      .execute();
     expect(members.map((m) => m.member_id).sort()).toEqual([acme.users.bob, acme.users.carol].sort());
     // No API caller of the fixture is owner or member any more.
     expect(await listNames(TOKENS.alice)).not.toContain('File steered');
   });
 
   it('refuses an unknown owner or member, naming the path', async () => {
-    await expect(h.apply({ workspace: ACME.workspace, discussionGroups: [{ name: 'X', owner: 'nobody' }] }))
-      .rejects.toThrow(/discussionGroups\[0\]\.owner: unknown user "nobody"/);
-    await expect(h.apply({ workspace: ACME.workspace, discussionGroups: [{ name: 'X', owner: 'alice', members: ['api-token:ghost'] }] }))
-      .rejects.toThrow(/discussionGroups\[0\]\.members\[0\]: unknown token "api-token:ghost"/);
-    await expect(h.apply({ workspace: ACME.workspace, discussionGroups: [{ name: 'X', owner: 'alice', visibility: 'everyone' }] }))
-      .rejects.toThrow(/discussionGroups\[0\]\.visibility/);
+    await expect(
+      h.apply({ workspace: ACME.workspace, discussionGroups: [{ name: 'X', owner: 'nobody' }] }),
+    ).rejects.toThrow(/discussionGroups\[0\]\.owner: unknown user "nobody"/);
+    await expect(
+      h.apply({
+        workspace: ACME.workspace,
+        discussionGroups: [{ name: 'X', owner: 'alice', members: ['api-token:ghost'] }],
+      }),
+    ).rejects.toThrow(/discussionGroups\[0\]\.members\[0\]: unknown token "api-token:ghost"/);
+    await expect(
+      h.apply({ workspace: ACME.workspace, discussionGroups: [{ name: 'X', owner: 'alice', visibility: 'everyone' }] }),
+    ).rejects.toThrow(/discussionGroups\[0\]\.visibility/);
   });
 });
 
@@ -81,9 +120,15 @@ describe('GET /api/external/discussion', () => {
     const res = await h.call('GET', '/api/external/discussion', { token: TOKENS.alice });
     const advisory = res.body.groups.find((g: { name: string }) => g.name === 'Advisory board');
     expect(advisory).toEqual({
-      groupId: acme.discussionGroups['Advisory board'], name: 'Advisory board', description: 'Quarterly advice',
-      ownerId: acme.users.alice, memberIds: ['api-token:bot'], visibility: 'members', apiVisibility: 'visible',
-      createdAt: expect.any(String), updatedAt: expect.any(String),
+      groupId: acme.discussionGroups['Advisory board'],
+      name: 'Advisory board',
+      description: 'Quarterly advice',
+      ownerId: acme.users.alice,
+      memberIds: ['api-token:bot'],
+      visibility: 'members',
+      apiVisibility: 'visible',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     expect(res.body.pageInfo).toEqual({ hasMore: false, nextCursor: null, limit: 50 });
   });
@@ -100,19 +145,36 @@ describe('POST /api/external/discussion', () => {
     const res = await createGroup({ name: '  Release council ' });
     expect(res.status).toBe(201);
     expect(res.body.group).toEqual({
-      groupId: expect.stringMatching(/^dgr_/), name: 'Release council', description: null, ownerId: 'api-token:admin', memberIds: [],
-      visibility: 'members', apiVisibility: 'visible', createdAt: expect.any(String), updatedAt: expect.any(String),
+      groupId: expect.stringMatching(/^dgr_/),
+      name: 'Release council',
+      description: null,
+      ownerId: 'api-token:admin',
+      memberIds: [],
+      visibility: 'members',
+      apiVisibility: 'visible',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     expect(await listNames(TOKENS.admin)).toContain('Release council');
     expect(await listNames(TOKENS.bot)).not.toContain('Release council');
   });
 
   it('creates a group owned by the OAuth user, with members that then see it', async () => {
-    const res = await createGroup({
-      name: 'Design review', description: 'UX', visibility: 'members', memberIds: ['api-token:idle', acme.users.carol, 'api-token:idle'],
-    }, TOKENS.alice);
+    const res = await createGroup(
+      {
+        name: 'Design review',
+        description: 'UX',
+        visibility: 'members',
+        memberIds: ['api-token:idle', acme.users.carol, 'api-token:idle'],
+      },
+      TOKENS.alice,
+    );
     expect(res.status).toBe(201);
-    expect(res.body.group).toMatchObject({ ownerId: acme.users.alice, description: 'UX', memberIds: ['api-token:idle', acme.users.carol].sort() });
+    expect(res.body.group).toMatchObject({
+      ownerId: acme.users.alice,
+      description: 'UX',
+      memberIds: ['api-token:idle', acme.users.carol].sort(),
+    });
     expect(await listNames(TOKENS.idle)).toContain('Design review');
     expect(await listNames(TOKENS.admin)).not.toContain('Design review');
   });
@@ -174,7 +236,11 @@ describe('GET /api/external/discussion pagination', () => {
     for (const n of [1, 2, 3]) expect((await createGroup({ name: `Page ${n}` }, TOKENS.bot)).status).toBe(201);
     let cursor: string | null = null;
     do {
-      const res: { status: number; body: any } = await h.call('GET', `/api/external/discussion?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: TOKENS.bot });
+      const res: { status: number; body: any } = await h.call(
+        'GET',
+        `/api/external/discussion?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { token: TOKENS.bot },
+      );
       expect(res.status).toBe(200);
       expect(res.body.groups.length).toBeLessThanOrEqual(2);
       names.push(...res.body.groups.map((g: { name: string }) => g.name));
@@ -198,9 +264,19 @@ describe('PATCH /api/external/discussion/groups/{groupId}', () => {
   it('lets the owner rename, describe, re-scope and replace members', async () => {
     const { body } = await createGroup({ name: 'Steering', memberIds: [acme.users.bob] }, TOKENS.alice);
     const groupId = body.group.groupId;
-    const res = await patchGroup(groupId, { name: 'Steering committee', description: 'Monthly', memberIds: ['api-token:bot'], visibility: 'members' }, TOKENS.alice);
+    const res = await patchGroup(
+      groupId,
+      { name: 'Steering committee', description: 'Monthly', memberIds: ['api-token:bot'], visibility: 'members' },
+      TOKENS.alice,
+    );
     expect(res.status).toBe(200);
-    expect(res.body.group).toMatchObject({ groupId, name: 'Steering committee', description: 'Monthly', memberIds: ['api-token:bot'], ownerId: acme.users.alice });
+    expect(res.body.group).toMatchObject({
+      groupId,
+      name: 'Steering committee',
+      description: 'Monthly',
+      memberIds: ['api-token:bot'],
+      ownerId: acme.users.alice,
+    });
     expect(await listNames(TOKENS.bot)).toContain('Steering committee');
     const cleared = await patchGroup(groupId, { description: null, memberIds: [] }, TOKENS.alice);
     expect(cleared.body.group).toMatchObject({ description: null, memberIds: [] });
@@ -218,7 +294,10 @@ describe('PATCH /api/external/discussion/groups/{groupId}', () => {
     for (const token of [TOKENS.admin, TOKENS.alice]) {
       const res = await patchGroup(acme.discussionGroups['Town hall'], { name: 'Mine now' }, token);
       expect(res.status).toBe(403);
-      expect(res.body).toMatchObject({ code: 'DISCUSSION_GROUP_NOT_OWNED', details: { groupId: acme.discussionGroups['Town hall'] } });
+      expect(res.body).toMatchObject({
+        code: 'DISCUSSION_GROUP_NOT_OWNED',
+        details: { groupId: acme.discussionGroups['Town hall'] },
+      });
     }
     const member = await patchGroup(acme.discussionGroups['Advisory board'], { name: 'Bot board' }, TOKENS.bot);
     expect(member.status).toBe(403);

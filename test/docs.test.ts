@@ -35,16 +35,25 @@ describe('GET /api/external/openapi.json', () => {
     const { paths } = (await h.call('GET', '/api/external/openapi.json')).body;
     const createProject = paths['/api/external/projects'].post;
     expect(createProject.requestBody.content['application/json'].schema.properties.name).toBeDefined();
-    expect(createProject.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]));
+    expect(createProject.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]),
+    );
     expect(createProject.responses['201']).toBeDefined();
-    expect(createProject.responses.default.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(createProject.responses.default.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Error',
+    });
 
     const byKey = paths['/api/external/projects/by-key/{teamKey}/{projectKey}'].get;
-    expect(byKey.parameters.map((p: { name: string; in: string; required: boolean }) => [p.name, p.in, p.required])).toEqual([
-      ['teamKey', 'path', true], ['projectKey', 'path', true],
+    expect(
+      byKey.parameters.map((p: { name: string; in: string; required: boolean }) => [p.name, p.in, p.required]),
+    ).toEqual([
+      ['teamKey', 'path', true],
+      ['projectKey', 'path', true],
     ]);
     const list = paths['/api/external/projects'].get;
-    expect(list.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'limit', in: 'query', required: false })]));
+    expect(list.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'limit', in: 'query', required: false })]),
+    );
     expect(list.responses['200'].content['application/json'].schema.properties.pageInfo).toBeDefined();
   });
 });

@@ -21,7 +21,10 @@ const post = (body: string, contentType: string | undefined, token: string | nul
   h.app.inject({
     method: 'POST',
     url: '/api/external/projects',
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(contentType ? { 'content-type': contentType } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(contentType ? { 'content-type': contentType } : {}),
+    },
     payload: body,
   });
 
@@ -35,7 +38,9 @@ describe('request bodies', () => {
 
   it('refuses a body that does not match its Content-Length with 400', async () => {
     const reply = await h.app.inject({
-      method: 'POST', url: '/api/external/projects', payload: '{"name":"Truncated"}',
+      method: 'POST',
+      url: '/api/external/projects',
+      payload: '{"name":"Truncated"}',
       headers: { authorization: `Bearer ${TOKENS.admin}`, 'content-type': 'application/json', 'content-length': '3' },
     });
     expect(reply.statusCode).toBe(400);
@@ -73,7 +78,10 @@ describe('request bodies', () => {
   });
 
   it('refuses a JSON body that is not an object with VALIDATION_FAILED', async () => {
-    const reply = await h.call('POST', '/api/external/projects', { token: TOKENS.admin, body: [{ name: 'In an array' }] });
+    const reply = await h.call('POST', '/api/external/projects', {
+      token: TOKENS.admin,
+      body: [{ name: 'In an array' }],
+    });
     expect(reply.status).toBe(400);
     expect(reply.body.code).toBe('VALIDATION_FAILED');
     expect(reply.body.details).toEqual({ field: 'body' });
@@ -89,9 +97,15 @@ describe('order of checks', () => {
   });
 
   it('checks the route before the content type, size and JSON', async () => {
-    for (const [contentType, payload] of [['text/plain', 'x'], ['application/json', '{'], ['application/json', `"${'x'.repeat(1_100_000)}"`]]) {
+    for (const [contentType, payload] of [
+      ['text/plain', 'x'],
+      ['application/json', '{'],
+      ['application/json', `"${'x'.repeat(1_100_000)}"`],
+    ]) {
       const reply = await h.app.inject({
-        method: 'POST', url: '/api/external/no-such-route', payload,
+        method: 'POST',
+        url: '/api/external/no-such-route',
+        payload,
         headers: { authorization: `Bearer ${TOKENS.admin}`, 'content-type': contentType },
       });
       expect(reply.statusCode).toBe(404);
@@ -99,9 +113,12 @@ describe('order of checks', () => {
     }
   });
 
-  it('answers ROUTE_NOT_FOUND for a method a fixed path lacks, not its parametric sibling\'s not-found code', async () => {
+  it("answers ROUTE_NOT_FOUND for a method a fixed path lacks, not its parametric sibling's not-found code", async () => {
     for (const method of ['PATCH', 'DELETE'] as const) {
-      const reply = await h.call(method, '/api/external/meetings/settings', { token: TOKENS.admin, ...(method === 'PATCH' ? { body: { title: 'x' } } : {}) });
+      const reply = await h.call(method, '/api/external/meetings/settings', {
+        token: TOKENS.admin,
+        ...(method === 'PATCH' ? { body: { title: 'x' } } : {}),
+      });
       expect(reply.status).toBe(404);
       expect(reply.body.code).toBe('ROUTE_NOT_FOUND');
     }
@@ -110,7 +127,9 @@ describe('order of checks', () => {
 
   it('checks the JSON before the operation', async () => {
     const reply = await h.app.inject({
-      method: 'PATCH', url: '/api/external/projects/prj_unknown', payload: '{',
+      method: 'PATCH',
+      url: '/api/external/projects/prj_unknown',
+      payload: '{',
       headers: { authorization: `Bearer ${TOKENS.admin}`, 'content-type': 'application/json' },
     });
     expect(reply.statusCode).toBe(400);
@@ -120,7 +139,10 @@ describe('order of checks', () => {
 
 describe('body validation', () => {
   it('refuses unknown body fields with VALIDATION_FAILED and details.unknownFields', async () => {
-    const reply = await h.call('POST', '/api/external/projects', { token: TOKENS.admin, body: { name: 'Colourful', color: 'red', size: 3 } });
+    const reply = await h.call('POST', '/api/external/projects', {
+      token: TOKENS.admin,
+      body: { name: 'Colourful', color: 'red', size: 3 },
+    });
     expect(reply.status).toBe(400);
     expect(reply.body.code).toBe('VALIDATION_FAILED');
     expect(reply.body.details).toEqual({ unknownFields: ['color', 'size'] });
@@ -128,7 +150,10 @@ describe('body validation', () => {
 
   it('refuses unknown fields on PATCH too', async () => {
     const list = await h.call('GET', '/api/external/projects', { token: TOKENS.admin });
-    const reply = await h.call('PATCH', `/api/external/projects/${list.body.projects[0].projectId}`, { token: TOKENS.admin, body: { archived: true } });
+    const reply = await h.call('PATCH', `/api/external/projects/${list.body.projects[0].projectId}`, {
+      token: TOKENS.admin,
+      body: { archived: true },
+    });
     expect(reply.status).toBe(400);
     expect(reply.body.code).toBe('VALIDATION_FAILED');
     expect(reply.body.details.unknownFields).toEqual(['archived']);
@@ -183,7 +208,11 @@ describe('error bodies', () => {
   });
 
   it('answers an unexpected failure with INTERNAL_ERROR and no stack or SQL', async () => {
-    const reply = await h.app.inject({ method: 'GET', url: '/api/external/failing-for-test', headers: { authorization: `Bearer ${TOKENS.admin}` } });
+    const reply = await h.app.inject({
+      method: 'GET',
+      url: '/api/external/failing-for-test',
+      headers: { authorization: `Bearer ${TOKENS.admin}` },
+    });
     expect(reply.statusCode).toBe(500);
     const body = reply.json();
     expect(body.code).toBe('INTERNAL_ERROR');
@@ -197,7 +226,11 @@ describe('error bodies', () => {
 
 describe('routing', () => {
   it('answers a path that is not a valid URL with VALIDATION_FAILED on path', async () => {
-    for (const url of ['/api/external/projects/%E0%A4%A', '/api/external/projects/by-key/%zz/API', `/api/external/projects/${'p'.repeat(5000)}`]) {
+    for (const url of [
+      '/api/external/projects/%E0%A4%A',
+      '/api/external/projects/by-key/%zz/API',
+      `/api/external/projects/${'p'.repeat(5000)}`,
+    ]) {
       const reply = await h.call('GET', url, { token: TOKENS.admin });
       expect(reply.status, url.slice(0, 60)).toBe(400);
       expect(reply.body).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'path' } });

@@ -13,13 +13,22 @@ const TTL_HOURS = 2;
 beforeAll(async () => {
   h = await startHarness([ACME, GLOBEX], { idempotencyTtlHours: TTL_HOURS });
   // A second POST route, so a key can be tried on another path; added before the app is ready.
-  registerOperations(h.app, [
-    defineOperation({
-      id: 'echo_for_test', method: 'POST', path: '/api/external/echo-for-test', tag: 'Test', summary: 'Echoes its body.',
-      body: Type.Object({ name: Type.Optional(Type.String()) }),
-      run: async (_ctx, { body }) => created({ echo: body }),
-    }),
-  ], h.database, { ...loadConfig({}), idempotencyTtlHours: TTL_HOURS });
+  registerOperations(
+    h.app,
+    [
+      defineOperation({
+        id: 'echo_for_test',
+        method: 'POST',
+        path: '/api/external/echo-for-test',
+        tag: 'Test',
+        summary: 'Echoes its body.',
+        body: Type.Object({ name: Type.Optional(Type.String()) }),
+        run: async (_ctx, { body }) => created({ echo: body }),
+      }),
+    ],
+    h.database,
+    { ...loadConfig({}), idempotencyTtlHours: TTL_HOURS },
+  );
 });
 afterAll(() => h.close());
 
@@ -28,7 +37,9 @@ const createProject = (key: string, body: unknown, token = TOKENS.admin) =>
 
 async function projectsNamed(name: string): Promise<string[]> {
   const reply = await h.call('GET', '/api/external/projects?limit=200', { token: TOKENS.admin });
-  return reply.body.projects.filter((p: { name: string }) => p.name === name).map((p: { projectId: string }) => p.projectId);
+  return reply.body.projects
+    .filter((p: { name: string }) => p.name === name)
+    .map((p: { projectId: string }) => p.projectId);
 }
 
 const expectError = (reply: Reply, status: number, code: string) => {
@@ -47,18 +58,34 @@ describe('replay', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(await projectsNamed('Replayed')).toEqual([first.body.project.projectId]);
-    const events = await h.database.db.selectFrom('outbox_events').select('type').where('project_id', '=', first.body.project.projectId).execute();
+    const events = await h.database.db
+      .selectFrom('outbox_events')
+      .select('type')
+      .where('project_id', '=', first.body.project.projectId)
+      .execute();
     expect(events).toEqual([{ type: 'project.created' }]);
   });
 
   it('treats the same JSON value as the same body, whatever its key order and white space', async () => {
     const first = await h.app.inject({
-      method: 'POST', url: '/api/external/projects', payload: '{"name":"Canonical","teamKey":"ENG","startDate":"2026-01-01"}',
-      headers: { authorization: `Bearer ${TOKENS.admin}`, 'content-type': 'application/json', 'idempotency-key': 'canonical' },
+      method: 'POST',
+      url: '/api/external/projects',
+      payload: '{"name":"Canonical","teamKey":"ENG","startDate":"2026-01-01"}',
+      headers: {
+        authorization: `Bearer ${TOKENS.admin}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'canonical',
+      },
     });
     const reordered = await h.app.inject({
-      method: 'POST', url: '/api/external/projects', payload: '{\n  "startDate" : "2026-01-01",\n  "teamKey": "ENG",   "name": "Canonical"\n}',
-      headers: { authorization: `Bearer ${TOKENS.admin}`, 'content-type': 'application/json', 'idempotency-key': 'canonical' },
+      method: 'POST',
+      url: '/api/external/projects',
+      payload: '{\n  "startDate" : "2026-01-01",\n  "teamKey": "ENG",   "name": "Canonical"\n}',
+      headers: {
+        authorization: `Bearer ${TOKENS.admin}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'canonical',
+      },
     });
     expect(first.statusCode).toBe(201);
     expect(reordered.statusCode).toBe(201);
@@ -69,7 +96,11 @@ describe('replay', () => {
 
   it('treats a trailing slash as the same path', async () => {
     const first = await createProject('slash', { name: 'Slashed' });
-    const again = await h.call('POST', '/api/external/projects/', { token: TOKENS.admin, body: { name: 'Slashed' }, headers: { 'idempotency-key': 'slash' } });
+    const again = await h.call('POST', '/api/external/projects/', {
+      token: TOKENS.admin,
+      body: { name: 'Slashed' },
+      headers: { 'idempotency-key': 'slash' },
+    });
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
@@ -94,7 +125,11 @@ describe('reuse of a key for another request', () => {
 
   it('refuses the same key on a different path: 422 IDEMPOTENCY_KEY_REUSED', async () => {
     expect((await createProject('reuse-path', { name: 'Pathed' })).status).toBe(201);
-    const reply = await h.call('POST', '/api/external/echo-for-test', { token: TOKENS.admin, body: { name: 'Pathed' }, headers: { 'idempotency-key': 'reuse-path' } });
+    const reply = await h.call('POST', '/api/external/echo-for-test', {
+      token: TOKENS.admin,
+      body: { name: 'Pathed' },
+      headers: { 'idempotency-key': 'reuse-path' },
+    });
     expectError(reply, 422, 'IDEMPOTENCY_KEY_REUSED');
   });
 });
@@ -109,7 +144,11 @@ describe('failures are not kept', () => {
   });
 
   it('lets a corrected retry run after a failure inside the operation', async () => {
-    expectError(await createProject('conflicted', { name: 'Clash', teamKey: 'ENG', projectKey: 'API' }), 409, 'PROJECT_KEY_CONFLICT');
+    expectError(
+      await createProject('conflicted', { name: 'Clash', teamKey: 'ENG', projectKey: 'API' }),
+      409,
+      'PROJECT_KEY_CONFLICT',
+    );
     const retry = await createProject('conflicted', { name: 'Clash', teamKey: 'ENG', projectKey: 'CLASH' });
     expect(retry.status).toBe(201);
     expect(retry.body.project.projectKey).toBe('CLASH');
@@ -126,18 +165,31 @@ describe('scope', () => {
       expect(reply.headers['idempotent-replayed']).toBeUndefined();
     }
     expect(byAlice.body.project.projectId).not.toBe(byAdmin.body.project.projectId);
-    expect((await projectsNamed('Per credential')).sort()).toEqual([byAdmin.body.project.projectId, byAlice.body.project.projectId].sort());
+    expect((await projectsNamed('Per credential')).sort()).toEqual(
+      [byAdmin.body.project.projectId, byAlice.body.project.projectId].sort(),
+    );
   });
 });
 
 describe('key format', () => {
-  const invalidKeys = { empty: '', 'too long': 'k'.repeat(256), 'with a space': 'has space', 'with a tab': 'tab\there', 'not ASCII': 'clé' };
+  const invalidKeys = {
+    empty: '',
+    'too long': 'k'.repeat(256),
+    'with a space': 'has space',
+    'with a tab': 'tab\there',
+    'not ASCII': 'clé',
+  };
 
   for (const [label, key] of Object.entries(invalidKeys)) {
     it(`refuses a key that is ${label} with VALIDATION_FAILED on Idempotency-Key`, async () => {
       const reply = await h.app.inject({
-        method: 'POST', url: '/api/external/projects', payload: { name: `Bad key ${label}` },
-        headers: { authorization: `Bearer ${TOKENS.admin}`, 'idempotency-key': Buffer.from(key, 'utf8').toString('latin1') },
+        method: 'POST',
+        url: '/api/external/projects',
+        payload: { name: `Bad key ${label}` },
+        headers: {
+          authorization: `Bearer ${TOKENS.admin}`,
+          'idempotency-key': Buffer.from(key, 'utf8').toString('latin1'),
+        },
       });
       expect(reply.statusCode).toBe(400);
       expect(reply.json().code).toBe('VALIDATION_FAILED');
@@ -180,7 +232,11 @@ describe('retention', () => {
   it('does not replay an expired record: the request runs again', async () => {
     const first = await createProject('expiring', { name: 'Expiring' });
     expect(first.status).toBe(201);
-    await h.database.db.updateTable('idempotency_keys').set({ expires_at: '2000-01-01T00:00:00.000Z' }).where('key', '=', 'expiring').execute();
+    await h.database.db
+      .updateTable('idempotency_keys')
+      .set({ expires_at: '2000-01-01T00:00:00.000Z' })
+      .where('key', '=', 'expiring')
+      .execute();
     const again = await createProject('expiring', { name: 'Expiring' });
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
@@ -190,7 +246,11 @@ describe('retention', () => {
 
   it('keeps a record for WSX_IDEMPOTENCY_TTL_HOURS', async () => {
     await createProject('ttl-check', { name: 'TTL' });
-    const row = await h.database.db.selectFrom('idempotency_keys').select(['created_at', 'expires_at', 'state']).where('key', '=', 'ttl-check').executeTakeFirstOrThrow();
+    const row = await h.database.db
+      .selectFrom('idempotency_keys')
+      .select(['created_at', 'expires_at', 'state'])
+      .where('key', '=', 'ttl-check')
+      .executeTakeFirstOrThrow();
     expect(row.state).toBe('done');
     expect(Date.parse(row.expires_at) - Date.parse(row.created_at)).toBe(TTL_HOURS * 3_600_000);
   });

@@ -25,19 +25,38 @@ describe('GET /issues', () => {
     listed = await startHarness([ACME, GLOBEX]);
     const acme = await listed.apply(ACME);
     const extra = await listed.apply(EXTRA);
-    listIds = { users: acme.users, teams: { ...acme.teams, ...extra.teams }, projects: { ...acme.projects, ...extra.projects } };
+    listIds = {
+      users: acme.users,
+      teams: { ...acme.teams, ...extra.teams },
+      projects: { ...acme.projects, ...extra.projects },
+    };
     const make = async (body: Record<string, unknown>, token = TOKENS.admin) => {
       const reply = await listed.call('POST', '/api/external/issues', { token, body });
       expect(reply.status, JSON.stringify(reply.body)).toBe(201);
       return reply.body.issue;
     };
-    await make({ title: 'api one', projectKey: 'API', teamKey: 'ENG', assigneeId: 'api-token:bot', description: 'Needle in the body' });
-    await make({ title: 'api two', projectKey: 'API', teamKey: 'ENG', statusKey: 'in-progress', assigneeId: listIds.users.alice });
+    await make({
+      title: 'api one',
+      projectKey: 'API',
+      teamKey: 'ENG',
+      assigneeId: 'api-token:bot',
+      description: 'Needle in the body',
+    });
+    await make({
+      title: 'api two',
+      projectKey: 'API',
+      teamKey: 'ENG',
+      statusKey: 'in-progress',
+      assigneeId: listIds.users.alice,
+    });
     await make({ title: 'web one 100%', projectKey: 'WEB', assigneeId: listIds.users.alice });
     await make({ title: 'infra one', projectKey: 'INFRA', assigneeId: 'api-token:ops-bot' });
     await make({ title: 'qa api', projectKey: 'API', teamKey: 'QA' });
     const archived = await make({ title: 'api archived', projectKey: 'API', teamKey: 'ENG' });
-    await listed.call('PATCH', `/api/external/issues/${archived.issueId}`, { token: TOKENS.admin, body: { archived: true } });
+    await listed.call('PATCH', `/api/external/issues/${archived.issueId}`, {
+      token: TOKENS.admin,
+      body: { archived: true },
+    });
     await make({ title: 'globex', projectKey: 'API' }, TOKENS.globex);
   });
   afterAll(async () => listed?.close());
@@ -45,7 +64,13 @@ describe('GET /issues', () => {
   it('lists active issues newest first with links and pageInfo', async () => {
     const reply = await list('');
     expect(reply.body.pageInfo).toEqual({ hasMore: false, nextCursor: null, limit: 50 });
-    expect(reply.body.issues.map((i: { title: string }) => i.title)).toEqual(['qa api', 'infra one', 'web one 100%', 'api two', 'api one']);
+    expect(reply.body.issues.map((i: { title: string }) => i.title)).toEqual([
+      'qa api',
+      'infra one',
+      'web one 100%',
+      'api two',
+      'api one',
+    ]);
     expect(reply.body.issues[0].links).toEqual([]);
     expect(await keys('?archived=true')).toEqual(['api archived']);
   });
@@ -65,7 +90,7 @@ describe('GET /issues', () => {
     expect(await keys('?q=qa-1')).toEqual(['qa api']);
   });
 
-  it('answers assignedToMe with the caller\'s identity', async () => {
+  it("answers assignedToMe with the caller's identity", async () => {
     expect(await keys('?assignedToMe=true', TOKENS.bot)).toEqual(['api one']);
     expect(await keys('?assignedToMe=true', TOKENS.alice)).toEqual(['web one 100%', 'api two']);
     const conflict = await list('?assignedToMe=true&assigneeId=api-token:bot', TOKENS.bot);
@@ -80,8 +105,14 @@ describe('GET /issues', () => {
     expect((await list('?team=NOPE')).body.code).toBe('TEAM_NOT_FOUND');
     expect((await list('?status=nope')).body.code).toBe('STATUS_NOT_FOUND');
     expect((await list('?archived=maybe')).body.code).toBe('VALIDATION_FAILED');
-    expect((await list('?assignee=api-token:bot&assigneeId=api-token:admin')).body).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'assigneeId' } });
-    expect((await list('?status=todo&statusKey=done')).body).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'statusKey' } });
+    expect((await list('?assignee=api-token:bot&assigneeId=api-token:admin')).body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'assigneeId' },
+    });
+    expect((await list('?status=todo&statusKey=done')).body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'statusKey' },
+    });
   });
 
   it('shows only what the credential may see', async () => {
@@ -96,7 +127,9 @@ describe('GET /issues', () => {
     expect(first.body.pageInfo).toMatchObject({ hasMore: true, limit: 2 });
     const second = await list(`?limit=2&cursor=${first.body.pageInfo.nextCursor}`);
     const third = await list(`?limit=2&cursor=${second.body.pageInfo.nextCursor}`);
-    const titles = [...first.body.issues, ...second.body.issues, ...third.body.issues].map((i: { title: string }) => i.title);
+    const titles = [...first.body.issues, ...second.body.issues, ...third.body.issues].map(
+      (i: { title: string }) => i.title,
+    );
     expect(titles).toEqual(['qa api', 'infra one', 'web one 100%', 'api two', 'api one']);
     expect(third.body.pageInfo).toEqual({ hasMore: false, nextCursor: null, limit: 2 });
     const reused = await list(`?limit=2&team=ENG&cursor=${first.body.pageInfo.nextCursor}`);

@@ -6,7 +6,8 @@ import { startHarness, type Harness } from './support/harness.js';
 let h: Harness;
 let alice: string;
 
-const call = (method: string, path: string, body?: unknown, token = TOKENS.admin) => h.call(method, `/api/external/issues${path}`, { token, body });
+const call = (method: string, path: string, body?: unknown, token = TOKENS.admin) =>
+  h.call(method, `/api/external/issues${path}`, { token, body });
 const create = async (body: Record<string, unknown> = {}, token = TOKENS.admin) => {
   const reply = await call('POST', '', { title: 'An issue', projectKey: 'API', ...body }, token);
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
@@ -28,11 +29,22 @@ describe('title evolution', () => {
     const issue = await create({ title: 'Draft' });
     const first = await call('POST', `/${issue.issueId}/evolve`, { title: 'Better', reason: 'Clearer' });
     expect(first.status).toBe(201);
-    expect(first.body.evolution).toMatchObject({ issueId: issue.issueId, priorTitle: 'Draft', newTitle: 'Better', reason: 'Clearer', actorId: 'api-token:admin' });
+    expect(first.body.evolution).toMatchObject({
+      issueId: issue.issueId,
+      priorTitle: 'Draft',
+      newTitle: 'Better',
+      reason: 'Clearer',
+      actorId: 'api-token:admin',
+    });
     expect(first.body.evolution.evolutionId).toMatch(/^evo_/);
     expect(first.body.issue.title).toBe('Better');
     const second = await call('POST', `/${issue.issueKey}/evolve`, { title: 'Best' }, TOKENS.alice);
-    expect(second.body.evolution).toMatchObject({ priorTitle: 'Better', newTitle: 'Best', reason: null, actorId: alice });
+    expect(second.body.evolution).toMatchObject({
+      priorTitle: 'Better',
+      newTitle: 'Best',
+      reason: null,
+      actorId: alice,
+    });
     const list = await call('GET', `/${issue.issueId}/evolve`);
     expect(list.status).toBe(200);
     expect(list.body.evolutions.map((e: { newTitle: string }) => e.newTitle)).toEqual(['Better', 'Best']);
@@ -41,12 +53,23 @@ describe('title evolution', () => {
 
   it('answers INVALID_ISSUE_EVOLUTION for a bad title or reason', async () => {
     const issue = await create({ title: 'Same' });
-    for (const body of [{}, { title: '' }, { title: '   ' }, { title: 7 }, { title: 'Same' }, { title: 'x'.repeat(501) }, { title: 'New', reason: 'r'.repeat(2001) }, { title: 'New', reason: 5 }]) {
+    for (const body of [
+      {},
+      { title: '' },
+      { title: '   ' },
+      { title: 7 },
+      { title: 'Same' },
+      { title: 'x'.repeat(501) },
+      { title: 'New', reason: 'r'.repeat(2001) },
+      { title: 'New', reason: 5 },
+    ]) {
       const reply = await call('POST', `/${issue.issueId}/evolve`, body);
       expect(reply.status, JSON.stringify(body)).toBe(400);
       expect(reply.body.code).toBe('INVALID_ISSUE_EVOLUTION');
     }
-    expect((await call('POST', `/${issue.issueId}/evolve`, { title: 'x'.repeat(500), reason: 'r'.repeat(2000) })).status).toBe(201);
+    expect(
+      (await call('POST', `/${issue.issueId}/evolve`, { title: 'x'.repeat(500), reason: 'r'.repeat(2000) })).status,
+    ).toBe(201);
     expect((await call('GET', `/${issue.issueId}/evolve`)).body.evolutions).toHaveLength(1);
   });
 
@@ -63,15 +86,32 @@ describe('comments', () => {
     const root = await call('POST', `/${issue.issueId}/comments`, { body: 'Root' }, TOKENS.bot);
     expect(root.status).toBe(201);
     expect(root.body.comment).toMatchObject({
-      issueId: issue.issueId, parentCommentId: null, body: 'Root', authorId: 'api-token:bot', authorApiTokenName: 'bot', deleted: false,
+      issueId: issue.issueId,
+      parentCommentId: null,
+      body: 'Root',
+      authorId: 'api-token:bot',
+      authorApiTokenName: 'bot',
+      deleted: false,
     });
     expect(root.body.comment.commentId).toMatch(/^cmt_/);
-    const reply = await call('POST', `/${issue.issueKey}/comments`, { body: 'Reply', parentCommentId: root.body.comment.commentId }, TOKENS.alice);
-    expect(reply.body.comment).toMatchObject({ parentCommentId: root.body.comment.commentId, authorId: alice, authorApiTokenName: null });
+    const reply = await call(
+      'POST',
+      `/${issue.issueKey}/comments`,
+      { body: 'Reply', parentCommentId: root.body.comment.commentId },
+      TOKENS.alice,
+    );
+    expect(reply.body.comment).toMatchObject({
+      parentCommentId: root.body.comment.commentId,
+      authorId: alice,
+      authorApiTokenName: null,
+    });
     const list = await call('GET', `/${issue.issueId}/comments`);
     expect(list.body.comments.map((c: { body: string }) => c.body)).toEqual(['Root', 'Reply']);
     const created = (await eventsOf('issue.comment.created')).filter((e) => e.data.issue.issueId === issue.issueId);
-    expect(created[0].data).toMatchObject({ comment: { body: 'Root' }, issue: { issueId: issue.issueId, issueKey: issue.issueKey } });
+    expect(created[0].data).toMatchObject({
+      comment: { body: 'Root' },
+      issue: { issueId: issue.issueId, issueKey: issue.issueKey },
+    });
   });
 
   it('answers COMMENT_BODY_REQUIRED and COMMENT_PARENT_NOT_FOUND', async () => {
@@ -91,27 +131,44 @@ describe('comments', () => {
   it('lets only the author delete; a comment with replies stays as a tombstone', async () => {
     const issue = await create();
     const root = (await call('POST', `/${issue.issueId}/comments`, { body: 'Root' }, TOKENS.bot)).body.comment;
-    const child = (await call('POST', `/${issue.issueId}/comments`, { body: 'Child', parentCommentId: root.commentId }, TOKENS.bot)).body.comment;
+    const child = (
+      await call('POST', `/${issue.issueId}/comments`, { body: 'Child', parentCommentId: root.commentId }, TOKENS.bot)
+    ).body.comment;
     const forbidden = await call('DELETE', `/${issue.issueId}/comments/${root.commentId}`);
     expect([forbidden.status, forbidden.body.code]).toEqual([403, 'COMMENT_DELETE_FORBIDDEN']);
-    expect((await call('DELETE', `/${issue.issueId}/comments/${root.commentId}`, undefined, TOKENS.alice)).body.code).toBe('COMMENT_DELETE_FORBIDDEN');
+    expect(
+      (await call('DELETE', `/${issue.issueId}/comments/${root.commentId}`, undefined, TOKENS.alice)).body.code,
+    ).toBe('COMMENT_DELETE_FORBIDDEN');
     const removed = await call('DELETE', `/${issue.issueId}/comments/${root.commentId}`, undefined, TOKENS.bot);
     expect([removed.status, removed.body]).toEqual([204, undefined]);
     const afterTombstone = (await call('GET', `/${issue.issueId}/comments`)).body.comments;
-    expect(afterTombstone).toMatchObject([{ commentId: root.commentId, deleted: true, body: null }, { commentId: child.commentId, deleted: false, body: 'Child' }]);
-    expect((await call('DELETE', `/${issue.issueId}/comments/${child.commentId}`, undefined, TOKENS.bot)).status).toBe(204);
-    expect((await call('GET', `/${issue.issueId}/comments`)).body.comments.map((c: { commentId: string }) => c.commentId)).toEqual([root.commentId]);
+    expect(afterTombstone).toMatchObject([
+      { commentId: root.commentId, deleted: true, body: null },
+      { commentId: child.commentId, deleted: false, body: 'Child' },
+    ]);
+    expect((await call('DELETE', `/${issue.issueId}/comments/${child.commentId}`, undefined, TOKENS.bot)).status).toBe(
+      204,
+    );
+    expect(
+      (await call('GET', `/${issue.issueId}/comments`)).body.comments.map((c: { commentId: string }) => c.commentId),
+    ).toEqual([root.commentId]);
     const again = await call('DELETE', `/${issue.issueId}/comments/${child.commentId}`, undefined, TOKENS.bot);
     expect([again.status, again.body.code]).toEqual([404, 'COMMENT_NOT_FOUND']);
-    expect((await call('DELETE', `/${issue.issueId}/comments/${root.commentId}`, undefined, TOKENS.bot)).body.code).toBe('COMMENT_NOT_FOUND');
-    expect((await eventsOf('issue.comment.deleted')).filter((e) => e.data.issue.issueId === issue.issueId)).toHaveLength(2);
+    expect(
+      (await call('DELETE', `/${issue.issueId}/comments/${root.commentId}`, undefined, TOKENS.bot)).body.code,
+    ).toBe('COMMENT_NOT_FOUND');
+    expect(
+      (await eventsOf('issue.comment.deleted')).filter((e) => e.data.issue.issueId === issue.issueId),
+    ).toHaveLength(2);
   });
 
   it('finds comments only through their own, visible issue', async () => {
     const issue = await create();
     const other = await create();
     const comment = (await call('POST', `/${issue.issueId}/comments`, { body: 'Mine' })).body.comment;
-    expect((await call('DELETE', `/${other.issueId}/comments/${comment.commentId}`)).body.code).toBe('COMMENT_NOT_FOUND');
+    expect((await call('DELETE', `/${other.issueId}/comments/${comment.commentId}`)).body.code).toBe(
+      'COMMENT_NOT_FOUND',
+    );
     const infra = await create({ projectKey: 'INFRA' });
     expect((await call('GET', `/${infra.issueId}/comments`, undefined, TOKENS.bot)).body.code).toBe('ISSUE_NOT_FOUND');
     expect((await call('POST', `/${infra.issueId}/comments`, { body: 'x' }, TOKENS.bot)).status).toBe(404);
@@ -125,9 +182,17 @@ describe('links', () => {
     const late = await create({ title: 'Late blocker', dueDate: '2026-06-20' });
     const undated = await create({ title: 'Undated blocker' });
     const blocked = await create({ title: 'Blocked' });
-    const first = await call('POST', `/${blocked.issueId}/links`, { type: 'blocked_by', targetIssueId: blocker.issueId });
+    const first = await call('POST', `/${blocked.issueId}/links`, {
+      type: 'blocked_by',
+      targetIssueId: blocker.issueId,
+    });
     expect(first.status).toBe(201);
-    expect(first.body.link).toMatchObject({ type: 'blocked_by', targetIssueId: blocker.issueId, targetIssueKey: blocker.issueKey, isSatisfied: false });
+    expect(first.body.link).toMatchObject({
+      type: 'blocked_by',
+      targetIssueId: blocker.issueId,
+      targetIssueKey: blocker.issueKey,
+      isSatisfied: false,
+    });
     expect(first.body.link.linkId).toMatch(/^lnk_/);
     await call('POST', `/${late.issueKey}/links`, { type: 'blocks', targetIssueKey: blocked.issueKey });
     await call('POST', `/${blocked.issueId}/links`, { type: 'blocked_by', targetIssueKey: undated.issueKey });
@@ -136,7 +201,11 @@ describe('links', () => {
     expect(inverse).toMatchObject([{ type: 'blocks', targetIssueId: blocked.issueId, isSatisfied: false }]);
     expect(inverse[0].linkId).not.toBe(first.body.link.linkId);
     let view = (await call('GET', `/${blocked.issueId}`)).body.issue;
-    expect(view.links.map((l: { targetIssueKey: string }) => l.targetIssueKey)).toEqual([blocker.issueKey, late.issueKey, undated.issueKey]);
+    expect(view.links.map((l: { targetIssueKey: string }) => l.targetIssueKey)).toEqual([
+      blocker.issueKey,
+      late.issueKey,
+      undated.issueKey,
+    ]);
     expect(view.earliestStartDate).toBe('2026-06-21');
 
     const done = await call('PATCH', `/${late.issueId}`, { statusKey: 'done' });
@@ -179,11 +248,20 @@ describe('links', () => {
     expect(await code({ type: 'blocks', targetIssueId: '' })).toEqual([400, 'TARGET_ISSUE_REQUIRED']);
     expect(await code({ type: 'blocks', targetIssueId: 'iss_unknown' })).toEqual([404, 'TARGET_ISSUE_NOT_FOUND']);
     expect(await code({ type: 'blocks', targetIssueKey: 'ENG-9999' })).toEqual([404, 'TARGET_ISSUE_NOT_FOUND']);
-    expect(await code({ type: 'blocks', targetIssueId: infra.issueId }, TOKENS.bot)).toEqual([404, 'TARGET_ISSUE_NOT_FOUND']);
-    expect(await code({ type: 'blocks', targetIssueId: b.issueId, targetIssueKey: infra.issueKey })).toEqual([400, 'VALIDATION_FAILED']);
+    expect(await code({ type: 'blocks', targetIssueId: infra.issueId }, TOKENS.bot)).toEqual([
+      404,
+      'TARGET_ISSUE_NOT_FOUND',
+    ]);
+    expect(await code({ type: 'blocks', targetIssueId: b.issueId, targetIssueKey: infra.issueKey })).toEqual([
+      400,
+      'VALIDATION_FAILED',
+    ]);
     expect(await code({ type: 'blocks', targetIssueId: a.issueId })).toEqual([400, 'ISSUE_LINK_SELF_REFERENCE']);
     expect(await code({ type: 'blocks', targetIssueKey: a.issueKey })).toEqual([400, 'ISSUE_LINK_SELF_REFERENCE']);
-    expect((await call('POST', `/${infra.issueId}/links`, { type: 'blocks', targetIssueId: a.issueId }, TOKENS.globex)).body.code).toBe('ISSUE_NOT_FOUND');
+    expect(
+      (await call('POST', `/${infra.issueId}/links`, { type: 'blocks', targetIssueId: a.issueId }, TOKENS.globex)).body
+        .code,
+    ).toBe('ISSUE_NOT_FOUND');
   });
 
   it('deletes both sides from either one', async () => {
@@ -199,7 +277,9 @@ describe('links', () => {
     expect(removed.status).toBe(204);
     expect((await call('GET', `/${a.issueId}`)).body.issue.links).toEqual([]);
     expect((await call('GET', `/${b.issueId}`)).body.issue.links).toEqual([]);
-    expect((await call('DELETE', `/${a.issueId}/links`, { linkId: link.linkId })).body.code).toBe('ISSUE_LINK_NOT_FOUND');
+    expect((await call('DELETE', `/${a.issueId}/links`, { linkId: link.linkId })).body.code).toBe(
+      'ISSUE_LINK_NOT_FOUND',
+    );
     expect((await eventsOf('issue.link.deleted')).filter((e) => e.data.issue.issueId === b.issueId)).toHaveLength(1);
   });
 
@@ -215,17 +295,28 @@ describe('links', () => {
 describe('attachments', () => {
   it('attaches a batch or a single link and lists them oldest first', async () => {
     const issue = await create();
-    const batch = await call('POST', `/${issue.issueId}/attachments`, { links: [{ url: 'https://example.com/spec', name: 'Spec' }, { url: 'http://example.com/a' }] });
+    const batch = await call('POST', `/${issue.issueId}/attachments`, {
+      links: [{ url: 'https://example.com/spec', name: 'Spec' }, { url: 'http://example.com/a' }],
+    });
     expect(batch.status).toBe(201);
     expect(batch.body.attachments).toMatchObject([
       { url: 'https://example.com/spec', name: 'Spec', createdBy: 'api-token:admin' },
       { url: 'http://example.com/a', name: null },
     ]);
     expect(batch.body.attachments[0].attachmentId).toMatch(/^att_/);
-    const single = await call('POST', `/${issue.issueKey}/attachments`, { url: 'https://example.com/one' }, TOKENS.alice);
+    const single = await call(
+      'POST',
+      `/${issue.issueKey}/attachments`,
+      { url: 'https://example.com/one' },
+      TOKENS.alice,
+    );
     expect(single.body.attachments).toMatchObject([{ url: 'https://example.com/one', name: null, createdBy: alice }]);
     const list = await call('GET', `/${issue.issueId}/attachments`);
-    expect(list.body.attachments.map((a: { url: string }) => a.url)).toEqual(['https://example.com/spec', 'http://example.com/a', 'https://example.com/one']);
+    expect(list.body.attachments.map((a: { url: string }) => a.url)).toEqual([
+      'https://example.com/spec',
+      'http://example.com/a',
+      'https://example.com/one',
+    ]);
   });
 
   it('refuses the whole batch for one bad link, and more than 20 links', async () => {
@@ -255,7 +346,11 @@ describe('attachments', () => {
 
   it('hides attachments of invisible issues', async () => {
     const infra = await create({ projectKey: 'INFRA' });
-    expect((await call('GET', `/${infra.issueId}/attachments`, undefined, TOKENS.bot)).body.code).toBe('ISSUE_NOT_FOUND');
-    expect((await call('POST', `/${infra.issueId}/attachments`, { url: 'https://example.com' }, TOKENS.globex)).status).toBe(404);
+    expect((await call('GET', `/${infra.issueId}/attachments`, undefined, TOKENS.bot)).body.code).toBe(
+      'ISSUE_NOT_FOUND',
+    );
+    expect(
+      (await call('POST', `/${infra.issueId}/attachments`, { url: 'https://example.com' }, TOKENS.globex)).status,
+    ).toBe(404);
   });
 });

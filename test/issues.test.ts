@@ -11,16 +11,20 @@ import { patFor, startHarness, type Harness } from './support/harness.js';
 const EXTRA = {
   workspace: { slug: 'acme', name: 'Acme' },
   users: ACME.users,
-  teams: [{
-    key: 'QA', name: 'Quality', members: ['carol'],
-    statuses: [
-      { key: 'backlog', name: 'Backlog', category: 'backlog' },
-      { key: 'todo', name: 'Todo', category: 'unstarted' },
-      { key: 'doing', name: 'Doing', category: 'started' },
-      { key: 'done', name: 'Done', category: 'completed' },
-    ],
-    transitions: { todo: ['doing'], doing: ['done', 'todo'] },
-  }],
+  teams: [
+    {
+      key: 'QA',
+      name: 'Quality',
+      members: ['carol'],
+      statuses: [
+        { key: 'backlog', name: 'Backlog', category: 'backlog' },
+        { key: 'todo', name: 'Todo', category: 'unstarted' },
+        { key: 'doing', name: 'Doing', category: 'started' },
+        { key: 'done', name: 'Done', category: 'completed' },
+      ],
+      transitions: { todo: ['doing'], doing: ['done', 'todo'] },
+    },
+  ],
   projects: [
     { team: 'QA', key: 'TEST', name: 'Testing' },
     { team: 'QA', key: 'API', name: 'QA API' },
@@ -30,10 +34,16 @@ const EXTRA = {
 };
 
 let h: Harness;
-let ids: { users: Record<string, string>; projects: Record<string, string>; containers: Record<string, string>; teams: Record<string, string> };
+let ids: {
+  users: Record<string, string>;
+  projects: Record<string, string>;
+  containers: Record<string, string>;
+  teams: Record<string, string>;
+};
 
 const post = (body: unknown, token = TOKENS.admin) => h.call('POST', '/api/external/issues', { token, body });
-const patch = (issueId: string, body: unknown, token = TOKENS.admin) => h.call('PATCH', `/api/external/issues/${issueId}`, { token, body });
+const patch = (issueId: string, body: unknown, token = TOKENS.admin) =>
+  h.call('PATCH', `/api/external/issues/${issueId}`, { token, body });
 const get = (path: string, token = TOKENS.admin) => h.call('GET', `/api/external${path}`, { token });
 const create = async (body: Record<string, unknown>, token = TOKENS.admin) => {
   const reply = await post({ projectKey: 'API', teamKey: 'ENG', ...body }, token);
@@ -64,11 +74,32 @@ describe('POST /issues', () => {
     expect(reply.status).toBe(201);
     const issue = reply.body.issue;
     expect(issue).toMatchObject({
-      issueKey: 'ENG-1', title: 'First issue', description: null, projectId: ids.projects['ENG/API'], projectKey: 'API',
-      teamId: ids.teams.ENG, teamKey: 'ENG', statusKey: 'todo', assigneeId: null, reporterId: null, priority: 'none',
-      startDate: null, dueDate: null, durationDays: null, tags: [], labels: [], archived: false, archivedAt: null,
-      epicId: null, issueContainerId: null, milestoneId: null, subtasksEnabled: true, links: [], source: null,
-      createdBy: 'api-token:admin', earliestStartDate: null,
+      issueKey: 'ENG-1',
+      title: 'First issue',
+      description: null,
+      projectId: ids.projects['ENG/API'],
+      projectKey: 'API',
+      teamId: ids.teams.ENG,
+      teamKey: 'ENG',
+      statusKey: 'todo',
+      assigneeId: null,
+      reporterId: null,
+      priority: 'none',
+      startDate: null,
+      dueDate: null,
+      durationDays: null,
+      tags: [],
+      labels: [],
+      archived: false,
+      archivedAt: null,
+      epicId: null,
+      issueContainerId: null,
+      milestoneId: null,
+      subtasksEnabled: true,
+      links: [],
+      source: null,
+      createdBy: 'api-token:admin',
+      earliestStartDate: null,
     });
     expect(issue.issueId).toMatch(/^iss_/);
     expect(issue.createdAt).toBe(issue.updatedAt);
@@ -76,16 +107,38 @@ describe('POST /issues', () => {
   });
 
   it('makes a human caller the default reporter and takes every optional field', async () => {
-    const reply = await post({
-      title: 'Full', description: 'Body', projectKey: 'API', teamKey: 'ENG', statusKey: 'in-progress', assigneeId: ids.users.carol,
-      priority: 'high', tags: ['bug', 'Backend'], startDate: '2026-03-01', durationDays: 4, issueContainerId: ids.containers['ENG/API/Launch'],
-      subtasksEnabled: false,
-    }, TOKENS.alice);
+    const reply = await post(
+      {
+        title: 'Full',
+        description: 'Body',
+        projectKey: 'API',
+        teamKey: 'ENG',
+        statusKey: 'in-progress',
+        assigneeId: ids.users.carol,
+        priority: 'high',
+        tags: ['bug', 'Backend'],
+        startDate: '2026-03-01',
+        durationDays: 4,
+        issueContainerId: ids.containers['ENG/API/Launch'],
+        subtasksEnabled: false,
+      },
+      TOKENS.alice,
+    );
     expect(reply.status).toBe(201);
     expect(reply.body.issue).toMatchObject({
-      reporterId: ids.users.alice, createdBy: ids.users.alice, statusKey: 'in-progress', assigneeId: ids.users.carol, priority: 'high',
-      tags: ['bug', 'Backend'], labels: ['bug', 'Backend'], startDate: '2026-03-01', dueDate: '2026-03-05', durationDays: 4,
-      epicId: ids.containers['ENG/API/Launch'], issueContainerId: ids.containers['ENG/API/Launch'], subtasksEnabled: false,
+      reporterId: ids.users.alice,
+      createdBy: ids.users.alice,
+      statusKey: 'in-progress',
+      assigneeId: ids.users.carol,
+      priority: 'high',
+      tags: ['bug', 'Backend'],
+      labels: ['bug', 'Backend'],
+      startDate: '2026-03-01',
+      dueDate: '2026-03-05',
+      durationDays: 4,
+      epicId: ids.containers['ENG/API/Launch'],
+      issueContainerId: ids.containers['ENG/API/Launch'],
+      subtasksEnabled: false,
     });
   });
 
@@ -107,20 +160,30 @@ describe('POST /issues', () => {
     expect([unknown.status, unknown.body.code]).toEqual([404, 'PROJECT_NOT_FOUND']);
     expect((await post({ title: 'T', projectKey: 'API' })).body.code).toBe('PROJECT_KEY_AMBIGUOUS');
     expect((await post({ title: 'T', projectKey: 'API', teamKey: 'NOPE' })).body.code).toBe('TEAM_NOT_FOUND');
-    expect((await post({ title: 'T', projectId: ids.projects['ENG/API'], teamKey: 'OPS' })).body.code).toBe('PROJECT_TEAM_MISMATCH');
+    expect((await post({ title: 'T', projectId: ids.projects['ENG/API'], teamKey: 'OPS' })).body.code).toBe(
+      'PROJECT_TEAM_MISMATCH',
+    );
     // The bot sees only ENG/API: the key is not ambiguous for it, and OPS/INFRA does not exist for it.
     expect((await post({ title: 'T', projectKey: 'API' }, TOKENS.bot)).status).toBe(201);
-    expect((await post({ title: 'T', projectId: ids.projects['OPS/INFRA'] }, TOKENS.bot)).body.code).toBe('PROJECT_NOT_FOUND');
+    expect((await post({ title: 'T', projectId: ids.projects['OPS/INFRA'] }, TOKENS.bot)).body.code).toBe(
+      'PROJECT_NOT_FOUND',
+    );
   });
 
   it('checks the status against the project team and workflow', async () => {
-    expect((await post({ title: 'T', projectKey: 'API', teamKey: 'ENG', statusKey: 'doing' })).body.code).toBe('STATUS_INVALID_FOR_PROJECT');
+    expect((await post({ title: 'T', projectKey: 'API', teamKey: 'ENG', statusKey: 'doing' })).body.code).toBe(
+      'STATUS_INVALID_FOR_PROJECT',
+    );
     const otherTeamStatus = (await get(`/statuses?teamKey=QA`)).body.statuses[0].statusId;
-    expect((await post({ title: 'T', projectKey: 'WEB', statusId: otherTeamStatus })).body.code).toBe('STATUS_INVALID_FOR_PROJECT');
+    expect((await post({ title: 'T', projectKey: 'WEB', statusId: otherTeamStatus })).body.code).toBe(
+      'STATUS_INVALID_FOR_PROJECT',
+    );
     const missing = await post({ title: 'T', projectKey: 'WEB', statusKey: 'nope' });
     expect([missing.status, missing.body.code]).toEqual([404, 'STATUS_NOT_FOUND']);
     expect((await post({ title: 'T', projectKey: 'WEB', statusId: 'st_nope' })).body.code).toBe('STATUS_NOT_FOUND');
-    expect((await post({ title: 'T', projectKey: 'FLOW', statusKey: 'todo' })).body.code).toBe('STATUS_INVALID_FOR_PROJECT_WORKFLOW');
+    expect((await post({ title: 'T', projectKey: 'FLOW', statusKey: 'todo' })).body.code).toBe(
+      'STATUS_INVALID_FOR_PROJECT_WORKFLOW',
+    );
     const disagreeing = await post({ title: 'T', projectKey: 'WEB', statusId: otherTeamStatus, statusKey: 'todo' });
     expect(disagreeing.body).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'statusKey' } });
     // FLOW allows no unstarted status: the default is its first allowed one.
@@ -128,7 +191,8 @@ describe('POST /issues', () => {
   });
 
   it('checks the assignee and the reporter', async () => {
-    const code = async (body: Record<string, unknown>) => (await post({ title: 'T', projectKey: 'API', teamKey: 'ENG', ...body })).body.code;
+    const code = async (body: Record<string, unknown>) =>
+      (await post({ title: 'T', projectKey: 'API', teamKey: 'ENG', ...body })).body.code;
     expect(await code({ assigneeId: 'usr_unknown' })).toBe('ASSIGNEE_NOT_IN_WORKSPACE');
     expect(await code({ assigneeId: 'api-token:off' })).toBe('ASSIGNEE_NOT_IN_WORKSPACE');
     expect(await code({ assigneeId: 'api-token:idle' })).toBe('ASSIGNEE_NOT_IN_PROJECT');
@@ -136,7 +200,9 @@ describe('POST /issues', () => {
     expect(await code({ reporterId: 'api-token:bot' })).toBe('REPORTER_NOT_IN_WORKSPACE');
     expect(await code({ reporterId: 'usr_unknown' })).toBe('REPORTER_NOT_IN_WORKSPACE');
     expect(await code({ priority: 'critical' })).toBe('VALIDATION_FAILED');
-    expect((await create({ title: 'T', assigneeId: 'api-token:bot', reporterId: ids.users.bob })).assigneeId).toBe('api-token:bot');
+    expect((await create({ title: 'T', assigneeId: 'api-token:bot', reporterId: ids.users.bob })).assigneeId).toBe(
+      'api-token:bot',
+    );
   });
 
   it('keeps tags and labels as one set and counts them in GET /tags', async () => {
@@ -152,24 +218,49 @@ describe('POST /issues', () => {
 
   it('checks the container and milestone', async () => {
     const launch = ids.containers['ENG/API/Launch'];
-    const code = async (body: Record<string, unknown>, projectKey = 'API') => (await post({ title: 'T', projectKey, teamKey: 'ENG', ...body })).body.code;
+    const code = async (body: Record<string, unknown>, projectKey = 'API') =>
+      (await post({ title: 'T', projectKey, teamKey: 'ENG', ...body })).body.code;
     expect(await code({ epicId: launch, issueContainerId: 'ic_other' })).toBe('ISSUE_CONTAINER_FIELD_CONFLICT');
     expect(await code({ epicId: launch }, 'FLOW')).toBe('ISSUE_CONTAINER_DISABLED');
     expect(await code({ epicId: launch }, 'WEB')).toBe('ISSUE_CONTAINER_NOT_FOUND');
     expect(await code({ milestoneId: 'ms_unknown' })).toBe('ISSUE_CONTAINER_MILESTONE_NOT_FOUND');
-    await h.database.db.insertInto('milestones').values({
-      id: 'ms_launch_beta', workspace_id: (await h.database.db.selectFrom('workspaces').select('id').where('slug', '=', 'acme').executeTakeFirstOrThrow()).id,
-      project_id: ids.projects['ENG/API'], container_id: launch, title: 'Beta', owner_id: null, status: 'planned', start_date: null,
-      due_date: null, order_index: 0, tags: '[]', created_by: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
-    }).execute();
+    await h.database.db
+      .insertInto('milestones')
+      .values({
+        id: 'ms_launch_beta',
+        workspace_id: (
+          await h.database.db.selectFrom('workspaces').select('id').where('slug', '=', 'acme').executeTakeFirstOrThrow()
+        ).id,
+        project_id: ids.projects['ENG/API'],
+        container_id: launch,
+        title: 'Beta',
+        owner_id: null,
+        status: 'planned',
+        start_date: null,
+        due_date: null,
+        order_index: 0,
+        tags: '[]',
+        created_by: null,
+        created_at: '2026-01-01T00:00:00.000Z',
+        updated_at: '2026-01-01T00:00:00.000Z',
+      })
+      .execute();
     expect(await code({ milestoneId: 'ms_launch_beta' })).toBe('ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE');
-    expect((await create({ title: 'In beta', epicId: launch, milestoneId: 'ms_launch_beta' })).milestoneId).toBe('ms_launch_beta');
+    expect((await create({ title: 'In beta', epicId: launch, milestoneId: 'ms_launch_beta' })).milestoneId).toBe(
+      'ms_launch_beta',
+    );
   });
 
   it('completes schedules from any two fields and refuses inconsistent ones', async () => {
-    expect(await create({ title: 'S', startDate: '2026-01-30', dueDate: '2026-02-02' })).toMatchObject({ durationDays: 3 });
-    expect(await create({ title: 'S', dueDate: '2026-03-10', durationDays: 9 })).toMatchObject({ startDate: '2026-03-01' });
-    expect(await create({ title: 'S', startDate: '2026-03-01', dueDate: '2026-03-01', durationDays: 0 })).toMatchObject({ durationDays: 0 });
+    expect(await create({ title: 'S', startDate: '2026-01-30', dueDate: '2026-02-02' })).toMatchObject({
+      durationDays: 3,
+    });
+    expect(await create({ title: 'S', dueDate: '2026-03-10', durationDays: 9 })).toMatchObject({
+      startDate: '2026-03-01',
+    });
+    expect(await create({ title: 'S', startDate: '2026-03-01', dueDate: '2026-03-01', durationDays: 0 })).toMatchObject(
+      { durationDays: 0 },
+    );
     for (const body of [
       { startDate: '2026-03-01', dueDate: '2026-03-05', durationDays: 3 },
       { startDate: '2026-03-05', dueDate: '2026-03-01' },
@@ -201,8 +292,15 @@ describe('GET /issues/{issueId} and /issues/by-key/{issueKey}', () => {
     expect((await get(`/issues/by-key/${issue.issueKey}`)).body.issue).toEqual(issue);
     expect((await get(`/issues/${issue.issueKey.toLowerCase()}`)).body.issue.issueId).toBe(issue.issueId);
     const missing = await get('/issues/iss_missing');
-    expect([missing.status, missing.body.code, missing.body.details]).toEqual([404, 'ISSUE_NOT_FOUND', { issueId: 'iss_missing' }]);
-    expect((await get('/issues/by-key/ENG-9999')).body).toMatchObject({ code: 'ISSUE_NOT_FOUND', details: { issueKey: 'ENG-9999' } });
+    expect([missing.status, missing.body.code, missing.body.details]).toEqual([
+      404,
+      'ISSUE_NOT_FOUND',
+      { issueId: 'iss_missing' },
+    ]);
+    expect((await get('/issues/by-key/ENG-9999')).body).toMatchObject({
+      code: 'ISSUE_NOT_FOUND',
+      details: { issueKey: 'ENG-9999' },
+    });
   });
 
   it('hides issues of other workspaces and of projects outside the grants', async () => {
@@ -226,12 +324,27 @@ describe('PATCH /issues/{issueId}', () => {
   it('updates fields, records a title change as an evolution and emits issue.updated', async () => {
     const issue = await create({ title: 'Before' });
     const reply = await patch(issue.issueKey, {
-      title: 'After', description: 'Now described', priority: 'urgent', assigneeId: ids.users.alice, reporterId: ids.users.carol, tags: ['x'],
+      title: 'After',
+      description: 'Now described',
+      priority: 'urgent',
+      assigneeId: ids.users.alice,
+      reporterId: ids.users.carol,
+      tags: ['x'],
     });
     expect(reply.status).toBe(200);
-    expect(reply.body.issue).toMatchObject({ title: 'After', description: 'Now described', priority: 'urgent', assigneeId: ids.users.alice, reporterId: ids.users.carol, tags: ['x'], labels: ['x'] });
+    expect(reply.body.issue).toMatchObject({
+      title: 'After',
+      description: 'Now described',
+      priority: 'urgent',
+      assigneeId: ids.users.alice,
+      reporterId: ids.users.carol,
+      tags: ['x'],
+      labels: ['x'],
+    });
     const evolutions = (await get(`/issues/${issue.issueId}/evolve`)).body.evolutions;
-    expect(evolutions).toMatchObject([{ priorTitle: 'Before', newTitle: 'After', reason: null, actorId: 'api-token:admin' }]);
+    expect(evolutions).toMatchObject([
+      { priorTitle: 'Before', newTitle: 'After', reason: null, actorId: 'api-token:admin' },
+    ]);
     expect(await events('issue.updated', issue.issueId)).toHaveLength(1);
     expect((await patch(issue.issueId, { assigneeId: null })).body.issue.assigneeId).toBeNull();
     expect((await patch(issue.issueId, { title: '  ' })).body.code).toBe('TITLE_REQUIRED');
@@ -248,7 +361,11 @@ describe('PATCH /issues/{issueId}', () => {
     const archived = (await patch(issue.issueId, { archived: true })).body.issue;
     expect(archived.archived).toBe(true);
     expect(archived.archivedAt).toEqual(expect.any(String));
-    expect((await patch(issue.issueId, { priority: 'low' })).body.issue).toMatchObject({ archived: true, archivedAt: archived.archivedAt, priority: 'low' });
+    expect((await patch(issue.issueId, { priority: 'low' })).body.issue).toMatchObject({
+      archived: true,
+      archivedAt: archived.archivedAt,
+      priority: 'low',
+    });
     expect((await get(`/issues/${issue.issueId}`)).body.issue.archived).toBe(true);
     const restored = (await patch(issue.issueId, { archived: false })).body.issue;
     expect(restored).toMatchObject({ archived: false, archivedAt: null });
@@ -265,11 +382,27 @@ describe('PATCH /issues/{issueId}', () => {
       const { startDate, dueDate, durationDays } = reply.body.issue;
       return { startDate, dueDate, durationDays };
     };
-    expect(await step({ dueDate: '2026-04-10' })).toEqual({ startDate: '2026-04-01', dueDate: '2026-04-10', durationDays: 9 });
-    expect(await step({ durationDays: 2 })).toEqual({ startDate: '2026-04-01', dueDate: '2026-04-03', durationDays: 2 });
-    expect(await step({ startDate: '2026-05-01' })).toEqual({ startDate: '2026-05-01', dueDate: '2026-05-03', durationDays: 2 });
+    expect(await step({ dueDate: '2026-04-10' })).toEqual({
+      startDate: '2026-04-01',
+      dueDate: '2026-04-10',
+      durationDays: 9,
+    });
+    expect(await step({ durationDays: 2 })).toEqual({
+      startDate: '2026-04-01',
+      dueDate: '2026-04-03',
+      durationDays: 2,
+    });
+    expect(await step({ startDate: '2026-05-01' })).toEqual({
+      startDate: '2026-05-01',
+      dueDate: '2026-05-03',
+      durationDays: 2,
+    });
     expect(await step({ dueDate: null })).toEqual({ startDate: '2026-05-01', dueDate: null, durationDays: null });
-    expect(await step({ dueDate: '2026-05-04' })).toEqual({ startDate: '2026-05-01', dueDate: '2026-05-04', durationDays: 3 });
+    expect(await step({ dueDate: '2026-05-04' })).toEqual({
+      startDate: '2026-05-01',
+      dueDate: '2026-05-04',
+      durationDays: 3,
+    });
     expect(await step({ startDate: null })).toEqual({ startDate: null, dueDate: '2026-05-04', durationDays: null });
     expect((await patch(issue.issueId, { startDate: '2026-05-09' })).body.code).toBe('INVALID_SCHEDULE');
     expect((await patch(issue.issueId, { durationDays: -2 })).body.code).toBe('INVALID_SCHEDULE');
@@ -291,16 +424,31 @@ describe('PATCH /issues/{issueId}', () => {
     expect(moved.body.issue).toMatchObject({ issueKey: issue.issueKey, teamKey: 'ENG', statusKey: 'backlog' });
   });
 
-  it('moves an issue to another team\'s project, keeping its key and clearing the old container', async () => {
+  it("moves an issue to another team's project, keeping its key and clearing the old container", async () => {
     const launch = ids.containers['ENG/API/Launch'];
-    const issue = await create({ title: 'Traveller', assigneeId: ids.users.alice, epicId: launch, milestoneId: 'ms_launch_beta', tags: ['travel'] });
+    const issue = await create({
+      title: 'Traveller',
+      assigneeId: ids.users.alice,
+      epicId: launch,
+      milestoneId: 'ms_launch_beta',
+      tags: ['travel'],
+    });
     expect((await patch(issue.issueId, { projectKey: 'TEST' })).body.code).toBe('STATUS_INVALID_FOR_PROJECT');
-    expect((await patch(issue.issueId, { projectKey: 'TEST', statusKey: 'todo' })).body.code).toBe('ASSIGNEE_NOT_IN_PROJECT_TEAM');
+    expect((await patch(issue.issueId, { projectKey: 'TEST', statusKey: 'todo' })).body.code).toBe(
+      'ASSIGNEE_NOT_IN_PROJECT_TEAM',
+    );
     const moved = await patch(issue.issueId, { projectKey: 'TEST', statusKey: 'todo', assigneeId: ids.users.carol });
     expect(moved.status).toBe(200);
     expect(moved.body.issue).toMatchObject({
-      issueKey: issue.issueKey, projectKey: 'TEST', teamKey: 'QA', teamId: ids.teams.QA, statusKey: 'todo', assigneeId: ids.users.carol,
-      issueContainerId: null, epicId: null, milestoneId: null,
+      issueKey: issue.issueKey,
+      projectKey: 'TEST',
+      teamKey: 'QA',
+      teamId: ids.teams.QA,
+      statusKey: 'todo',
+      assigneeId: ids.users.carol,
+      issueContainerId: null,
+      epicId: null,
+      milestoneId: null,
     });
     const travel = (await get('/tags')).body.tags.find((t: { name: string }) => t.name === 'travel');
     expect(travel.projectIds).toEqual([ids.projects['QA/TEST']]);
@@ -314,13 +462,27 @@ describe('PATCH /issues/{issueId}', () => {
     const refused = await patch(issue.issueId, { projectKey: 'FLOW' });
     expect([refused.status, refused.body.code]).toEqual([400, 'STATUS_INVALID_FOR_PROJECT_WORKFLOW']);
     const moved = await patch(issue.issueId, { projectKey: 'FLOW', statusKey: 'in-progress' });
-    expect(moved.body.issue).toMatchObject({ projectKey: 'FLOW', teamKey: 'ENG', statusKey: 'in-progress', issueKey: issue.issueKey });
+    expect(moved.body.issue).toMatchObject({
+      projectKey: 'FLOW',
+      teamKey: 'ENG',
+      statusKey: 'in-progress',
+      issueKey: issue.issueKey,
+    });
   });
 
   it('clears a milestone when the issue leaves its container', async () => {
-    const issue = await create({ title: 'Milestoned', epicId: ids.containers['ENG/API/Launch'], milestoneId: 'ms_launch_beta' });
+    const issue = await create({
+      title: 'Milestoned',
+      epicId: ids.containers['ENG/API/Launch'],
+      milestoneId: 'ms_launch_beta',
+    });
     expect((await patch(issue.issueId, { milestoneId: null })).body.issue.milestoneId).toBeNull();
-    expect((await patch(issue.issueId, { milestoneId: 'ms_launch_beta' })).body.issue.milestoneId).toBe('ms_launch_beta');
-    expect((await patch(issue.issueId, { issueContainerId: null })).body.issue).toMatchObject({ issueContainerId: null, milestoneId: null });
+    expect((await patch(issue.issueId, { milestoneId: 'ms_launch_beta' })).body.issue.milestoneId).toBe(
+      'ms_launch_beta',
+    );
+    expect((await patch(issue.issueId, { issueContainerId: null })).body.issue).toMatchObject({
+      issueContainerId: null,
+      milestoneId: null,
+    });
   });
 });

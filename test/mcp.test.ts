@@ -8,11 +8,37 @@ import { startHarness, type Harness } from './support/harness.js';
 /** /api/mcp through the SDK's own client over real HTTP. */
 
 const REQUIRED_TOOLS = [
-  'whoami', 'list_teams', 'list_users', 'list_statuses', 'list_projects', 'get_project', 'create_project', 'list_issues',
-  'get_issue', 'create_issue', 'update_issue', 'evolve_issue_title', 'list_comments', 'add_comment', 'link_issues',
-  'list_subtasks', 'create_subtask', 'list_meetings', 'create_meeting', 'list_agenda_items', 'create_agenda_item',
-  'convert_agenda_item', 'list_discussion_topics', 'create_discussion_topic', 'convert_discussion_topic',
-  'list_webhooks', 'create_webhook', 'get_webhook', 'update_webhook', 'delete_webhook', 'list_webhook_deliveries',
+  'whoami',
+  'list_teams',
+  'list_users',
+  'list_statuses',
+  'list_projects',
+  'get_project',
+  'create_project',
+  'list_issues',
+  'get_issue',
+  'create_issue',
+  'update_issue',
+  'evolve_issue_title',
+  'list_comments',
+  'add_comment',
+  'link_issues',
+  'list_subtasks',
+  'create_subtask',
+  'list_meetings',
+  'create_meeting',
+  'list_agenda_items',
+  'create_agenda_item',
+  'convert_agenda_item',
+  'list_discussion_topics',
+  'create_discussion_topic',
+  'convert_discussion_topic',
+  'list_webhooks',
+  'create_webhook',
+  'get_webhook',
+  'update_webhook',
+  'delete_webhook',
+  'list_webhook_deliveries',
 ];
 
 describe('MCP over Streamable HTTP', () => {
@@ -23,12 +49,18 @@ describe('MCP over Streamable HTTP', () => {
 
   const connect = async (token: string): Promise<Client> => {
     const client = new Client({ name: 'wsx-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    );
     clients.push(client);
     return client;
   };
   const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => {
-    const result = (await client.callTool({ name, arguments: args })) as { content: Array<{ type: string; text: string }>; structuredContent: any; isError?: boolean };
+    const result = (await client.callTool({ name, arguments: args })) as {
+      content: Array<{ type: string; text: string }>;
+      structuredContent: any;
+      isError?: boolean;
+    };
     expect(result.content[0].type).toBe('text');
     expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
     return result;
@@ -64,9 +96,13 @@ describe('MCP over Streamable HTTP', () => {
     expect(byName.get('update_project')?.inputSchema.properties?.subtasksEnabled).toMatchObject({ type: 'boolean' });
     expect(byName.get('update_project')?.inputSchema.required).toEqual(['projectId']);
     // Either key form names the record.
-    expect(Object.keys(byName.get('get_project')?.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['projectId', 'teamKey', 'projectKey']));
+    expect(Object.keys(byName.get('get_project')?.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['projectId', 'teamKey', 'projectKey']),
+    );
     expect(byName.get('get_project')?.inputSchema.required).toBeUndefined();
-    expect(Object.keys(byName.get('get_issue')?.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['issueId', 'issueKey']));
+    expect(Object.keys(byName.get('get_issue')?.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['issueId', 'issueKey']),
+    );
     expect(byName.get('list_projects')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName.get('delete_webhook')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
   });
@@ -75,7 +111,9 @@ describe('MCP over Streamable HTTP', () => {
     const client = await connect(TOKENS.admin);
     expect((await call(client, 'whoami')).structuredContent).toEqual(await http('/api/external'));
     expect((await call(client, 'list_teams')).structuredContent).toEqual(await http('/api/external/teams'));
-    expect((await call(client, 'list_statuses', { teamKey: 'OPS' })).structuredContent).toEqual(await http('/api/external/statuses?teamKey=OPS'));
+    expect((await call(client, 'list_statuses', { teamKey: 'OPS' })).structuredContent).toEqual(
+      await http('/api/external/statuses?teamKey=OPS'),
+    );
     const page = await call(client, 'list_projects', { teamKey: 'ENG', limit: 1 });
     expect(page.isError).toBeFalsy();
     expect(page.structuredContent).toEqual(await http('/api/external/projects?teamKey=ENG&limit=1'));
@@ -87,10 +125,20 @@ describe('MCP over Streamable HTTP', () => {
 
   it('writes through the same operation as HTTP', async () => {
     const client = await connect(TOKENS.admin);
-    const created = await call(client, 'create_project', { name: 'Made by MCP', teamKey: 'OPS', subtasksEnabled: false });
+    const created = await call(client, 'create_project', {
+      name: 'Made by MCP',
+      teamKey: 'OPS',
+      subtasksEnabled: false,
+    });
     expect(created.isError).toBeFalsy();
-    expect(created.structuredContent.project).toMatchObject({ name: 'Made by MCP', teamKey: 'OPS', subtasksEnabled: false });
-    expect(await http(`/api/external/projects/${created.structuredContent.project.projectId}`)).toEqual(created.structuredContent);
+    expect(created.structuredContent.project).toMatchObject({
+      name: 'Made by MCP',
+      teamKey: 'OPS',
+      subtasksEnabled: false,
+    });
+    expect(await http(`/api/external/projects/${created.structuredContent.project.projectId}`)).toEqual(
+      created.structuredContent,
+    );
 
     const issue = await call(client, 'create_issue', { title: 'Filed over MCP', projectId: projects['ENG/API'] });
     expect(issue.isError).toBeFalsy();
@@ -120,7 +168,10 @@ describe('MCP over Streamable HTTP', () => {
     const noTeam = await call(client, 'get_project', { teamKey: 'NOPE', projectKey: 'API' });
     expect(noTeam.structuredContent.code).toBe('TEAM_NOT_FOUND');
     const unknownArgument = await call(client, 'list_teams', { colour: 'blue' });
-    expect(unknownArgument.structuredContent).toMatchObject({ code: 'VALIDATION_FAILED', details: { unknownFields: ['colour'] } });
+    expect(unknownArgument.structuredContent).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { unknownFields: ['colour'] },
+    });
     const noId = await call(client, 'get_project', {});
     expect(noId.structuredContent).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'projectId' } });
     const badLimit = await call(client, 'list_projects', { limit: 0 });
@@ -152,11 +203,21 @@ describe('MCP over Streamable HTTP', () => {
   });
 
   it('answers HTTP 401 with WWW-Authenticate: Bearer without a valid credential', async () => {
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
-    const credentials: Array<Record<string, string>> = [{}, { authorization: `Bearer ${TOKENS.off}` }, { authorization: 'Bearer svc_pat_unknownunknownunknownunknownunknown' }];
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
+    const credentials: Array<Record<string, string>> = [
+      {},
+      { authorization: `Bearer ${TOKENS.off}` },
+      { authorization: 'Bearer svc_pat_unknownunknownunknownunknownunknown' },
+    ];
     for (const headers of credentials) {
       const res = await fetch(endpoint, {
-        method: 'POST', body: JSON.stringify(initialize),
+        method: 'POST',
+        body: JSON.stringify(initialize),
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
       });
       expect(res.status).toBe(401);
@@ -168,15 +229,26 @@ describe('MCP over Streamable HTTP', () => {
   });
 
   it('answers plain JSON to a raw JSON-RPC POST, and 405 to GET and DELETE (stateless server)', async () => {
-    const headers = { authorization: `Bearer ${TOKENS.admin}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const res = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }) });
+    const headers = {
+      authorization: `Bearer ${TOKENS.admin}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const res = await fetch(endpoint, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }),
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     const body = await res.json();
     expect(body).toMatchObject({ jsonrpc: '2.0', id: 7 });
     expect(body.result.tools.length).toBeGreaterThanOrEqual(REQUIRED_TOOLS.length);
     for (const method of ['GET', 'DELETE']) {
-      const other = await fetch(endpoint, { method, headers: { authorization: `Bearer ${TOKENS.admin}`, accept: 'text/event-stream' } });
+      const other = await fetch(endpoint, {
+        method,
+        headers: { authorization: `Bearer ${TOKENS.admin}`, accept: 'text/event-stream' },
+      });
       expect(other.status).toBe(405);
       expect(other.headers.get('allow')).toBe('POST');
     }
@@ -184,13 +256,26 @@ describe('MCP over Streamable HTTP', () => {
 
   it('serves a client that accepts only application/json, or sends no Accept header', async () => {
     for (const accept of ['application/json', undefined]) {
-      const headers: Record<string, string> = { authorization: `Bearer ${TOKENS.admin}`, 'content-type': 'application/json', ...(accept ? { accept } : {}) };
-      const call = { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'list_meetings', arguments: { archived: true, limit: 1 } } };
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${TOKENS.admin}`,
+        'content-type': 'application/json',
+        ...(accept ? { accept } : {}),
+      };
+      const call = {
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'tools/call',
+        params: { name: 'list_meetings', arguments: { archived: true, limit: 1 } },
+      };
       const res = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(call) });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/application\/json/);
       const body = await res.json();
-      expect(body).toMatchObject({ jsonrpc: '2.0', id: 8, result: { structuredContent: { meetings: [], pageInfo: { limit: 1 } } } });
+      expect(body).toMatchObject({
+        jsonrpc: '2.0',
+        id: 8,
+        result: { structuredContent: { meetings: [], pageInfo: { limit: 1 } } },
+      });
       expect(body.result.isError).toBeUndefined();
     }
   });

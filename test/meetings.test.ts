@@ -13,19 +13,48 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const create = (body: object, token = TOKENS.admin) => h.call('POST', '/api/external/meetings', { token, body });
-const patch = (id: string, body: object, token = TOKENS.admin) => h.call('PATCH', `/api/external/meetings/${id}`, { token, body });
+const patch = (id: string, body: object, token = TOKENS.admin) =>
+  h.call('PATCH', `/api/external/meetings/${id}`, { token, body });
 const list = (query = '', token = TOKENS.admin) => h.call('GET', `/api/external/meetings${query}`, { token });
 
 describe('operation catalog', () => {
   it('declares every meetings operation once, under /api/external/meetings (also the MCP tool names)', () => {
     const ids = [
-      'list_meetings', 'create_meeting', 'get_meeting', 'update_meeting', 'delete_meeting', 'get_meeting_settings',
-      'create_external_owner_preset', 'update_external_owner_preset', 'delete_external_owner_preset', 'create_agenda_status',
-      'reorder_agenda_statuses', 'update_agenda_status', 'delete_agenda_status', 'link_meeting', 'unlink_meeting',
-      'list_agenda_groups', 'create_agenda_group', 'reorder_agenda_groups', 'update_agenda_group', 'delete_agenda_group',
-      'list_agenda_tags', 'list_agenda_items', 'create_agenda_item', 'get_agenda_item', 'update_agenda_item', 'delete_agenda_item',
-      'list_agenda_item_attachments', 'add_agenda_item_attachments', 'list_agenda_item_owners', 'add_agenda_item_owner',
-      'remove_agenda_item_owner', 'link_agenda_item', 'unlink_agenda_item', 'publish_agenda_item_notes', 'convert_agenda_item',
+      'list_meetings',
+      'create_meeting',
+      'get_meeting',
+      'update_meeting',
+      'delete_meeting',
+      'get_meeting_settings',
+      'create_external_owner_preset',
+      'update_external_owner_preset',
+      'delete_external_owner_preset',
+      'create_agenda_status',
+      'reorder_agenda_statuses',
+      'update_agenda_status',
+      'delete_agenda_status',
+      'link_meeting',
+      'unlink_meeting',
+      'list_agenda_groups',
+      'create_agenda_group',
+      'reorder_agenda_groups',
+      'update_agenda_group',
+      'delete_agenda_group',
+      'list_agenda_tags',
+      'list_agenda_items',
+      'create_agenda_item',
+      'get_agenda_item',
+      'update_agenda_item',
+      'delete_agenda_item',
+      'list_agenda_item_attachments',
+      'add_agenda_item_attachments',
+      'list_agenda_item_owners',
+      'add_agenda_item_owner',
+      'remove_agenda_item_owner',
+      'link_agenda_item',
+      'unlink_agenda_item',
+      'publish_agenda_item_notes',
+      'convert_agenda_item',
       'create_agenda_item_tasks',
     ];
     const meetingOps = catalog.filter((op) => op.path.startsWith('/api/external/meetings'));
@@ -40,21 +69,42 @@ describe('POST /meetings', () => {
     const m = reply.body.meeting;
     expect(m.meetingId).toMatch(/^mtg_/);
     expect(m).toMatchObject({
-      title: 'Weekly sync', description: null, type: 'meeting', recurrenceType: 'none', startsAt: null, endsAt: null,
-      teamId: null, teamKey: null, projectId: null, projectKey: null, archived: false, links: [],
+      title: 'Weekly sync',
+      description: null,
+      type: 'meeting',
+      recurrenceType: 'none',
+      startsAt: null,
+      endsAt: null,
+      teamId: null,
+      teamKey: null,
+      projectId: null,
+      projectKey: null,
+      archived: false,
+      links: [],
     });
     expect(m.createdAt).toBe(m.updatedAt);
   });
 
-  it('normalises startsAt/endsAt to UTC and takes the project\'s team', async () => {
+  it("normalises startsAt/endsAt to UTC and takes the project's team", async () => {
     const reply = await create({
-      title: 'Planning', projectId: acme.projects['ENG/API'], type: 'planning', recurrenceType: 'weekly',
-      startsAt: '2026-03-02T10:00:00+02:00', endsAt: '2026-03-02T11:00:00+02:00', description: 'Sprint planning',
+      title: 'Planning',
+      projectId: acme.projects['ENG/API'],
+      type: 'planning',
+      recurrenceType: 'weekly',
+      startsAt: '2026-03-02T10:00:00+02:00',
+      endsAt: '2026-03-02T11:00:00+02:00',
+      description: 'Sprint planning',
     });
     expect(reply.status).toBe(201);
     expect(reply.body.meeting).toMatchObject({
-      startsAt: '2026-03-02T08:00:00.000Z', endsAt: '2026-03-02T09:00:00.000Z', type: 'planning', recurrenceType: 'weekly',
-      projectId: acme.projects['ENG/API'], projectKey: 'API', teamId: acme.teams.ENG, teamKey: 'ENG',
+      startsAt: '2026-03-02T08:00:00.000Z',
+      endsAt: '2026-03-02T09:00:00.000Z',
+      type: 'planning',
+      recurrenceType: 'weekly',
+      projectId: acme.projects['ENG/API'],
+      projectKey: 'API',
+      teamId: acme.teams.ENG,
+      teamKey: 'ENG',
     });
   });
 
@@ -98,24 +148,42 @@ describe('POST /meetings', () => {
   });
 
   it('refuses an unknown recurrenceType, a bad type, unknown fields and a non-boolean archived', async () => {
-    expect((await create({ title: 'T', recurrenceType: 'hourly' })).body).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'recurrenceType' } });
+    expect((await create({ title: 'T', recurrenceType: 'hourly' })).body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'recurrenceType' },
+    });
     expect((await create({ title: 'T', type: '' })).body.code).toBe('VALIDATION_FAILED');
     expect((await create({ title: 'T', type: 'x'.repeat(51) })).body.code).toBe('VALIDATION_FAILED');
-    expect((await create({ title: 'T', colour: 'red' })).body).toMatchObject({ code: 'VALIDATION_FAILED', details: { unknownFields: ['colour'] } });
+    expect((await create({ title: 'T', colour: 'red' })).body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { unknownFields: ['colour'] },
+    });
     expect((await create({ title: 'T', archived: 'yes' })).body.code).toBe('INVALID_ARCHIVE_STATE');
   });
 
   it('answers the project and team codes for bad references', async () => {
     expect((await create({ title: 'T', projectId: 'prj_nope' })).body.code).toBe('PROJECT_NOT_FOUND');
     expect((await create({ title: 'T', teamKey: 'NOPE' })).body.code).toBe('TEAM_NOT_FOUND');
-    expect((await create({ title: 'T', projectId: acme.projects['OPS/INFRA'], teamKey: 'ENG' })).body.code).toBe('PROJECT_TEAM_MISMATCH');
-    expect((await create({ title: 'T', projectId: acme.projects['OPS/INFRA'] }, TOKENS.bot)).body.code).toBe('PROJECT_NOT_FOUND');
+    expect((await create({ title: 'T', projectId: acme.projects['OPS/INFRA'], teamKey: 'ENG' })).body.code).toBe(
+      'PROJECT_TEAM_MISMATCH',
+    );
+    expect((await create({ title: 'T', projectId: acme.projects['OPS/INFRA'] }, TOKENS.bot)).body.code).toBe(
+      'PROJECT_NOT_FOUND',
+    );
   });
 
   it('replays a POST with the same Idempotency-Key', async () => {
     const headers = { 'idempotency-key': 'crm:meeting:1' };
-    const first = await h.call('POST', '/api/external/meetings', { token: TOKENS.admin, body: { title: 'Once' }, headers });
-    const again = await h.call('POST', '/api/external/meetings', { token: TOKENS.admin, body: { title: 'Once' }, headers });
+    const first = await h.call('POST', '/api/external/meetings', {
+      token: TOKENS.admin,
+      body: { title: 'Once' },
+      headers,
+    });
+    const again = await h.call('POST', '/api/external/meetings', {
+      token: TOKENS.admin,
+      body: { title: 'Once' },
+      headers,
+    });
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
@@ -128,7 +196,8 @@ describe('GET /meetings/{meetingId} and visibility', () => {
   let openMeetingId: string;
 
   beforeAll(async () => {
-    infraMeetingId = (await create({ title: 'Infra only', projectId: acme.projects['OPS/INFRA'] })).body.meeting.meetingId;
+    infraMeetingId = (await create({ title: 'Infra only', projectId: acme.projects['OPS/INFRA'] })).body.meeting
+      .meetingId;
     openMeetingId = (await create({ title: 'Everyone' })).body.meeting.meetingId;
   });
 
@@ -144,7 +213,9 @@ describe('GET /meetings/{meetingId} and visibility', () => {
       expect(reply.status).toBe(404);
       expect(reply.body.code).toBe('MEETING_NOT_FOUND');
       expect((await patch(infraMeetingId, { title: 'X' }, token)).body.code).toBe('MEETING_NOT_FOUND');
-      expect((await h.call('DELETE', `/api/external/meetings/${infraMeetingId}`, { token })).body.code).toBe('MEETING_NOT_FOUND');
+      expect((await h.call('DELETE', `/api/external/meetings/${infraMeetingId}`, { token })).body.code).toBe(
+        'MEETING_NOT_FOUND',
+      );
     }
     expect((await h.call('GET', `/api/external/meetings/${infraMeetingId}`, { token: TOKENS.alice })).status).toBe(200);
   });
@@ -158,7 +229,9 @@ describe('GET /meetings/{meetingId} and visibility', () => {
   });
 
   it('answers MEETING_NOT_FOUND for an unknown id', async () => {
-    expect((await h.call('GET', '/api/external/meetings/mtg_nope', { token: TOKENS.admin })).body.code).toBe('MEETING_NOT_FOUND');
+    expect((await h.call('GET', '/api/external/meetings/mtg_nope', { token: TOKENS.admin })).body.code).toBe(
+      'MEETING_NOT_FOUND',
+    );
   });
 
   it('lists only visible meetings', async () => {
@@ -172,7 +245,8 @@ describe('GET /meetings/{meetingId} and visibility', () => {
 describe('PATCH /meetings/{meetingId}', () => {
   let id: string;
   beforeAll(async () => {
-    id = (await create({ title: 'Retro', startsAt: '2026-04-01T09:00:00Z', endsAt: '2026-04-01T10:00:00Z' })).body.meeting.meetingId;
+    id = (await create({ title: 'Retro', startsAt: '2026-04-01T09:00:00Z', endsAt: '2026-04-01T10:00:00Z' })).body
+      .meeting.meetingId;
   });
 
   it('updates fields and validates the result against stored values', async () => {
@@ -218,7 +292,12 @@ describe('GET /meetings filters and pagination', () => {
     await create({ title: 'Filter beta', type: 'standup', projectId: acme.projects['ENG/WEB'] });
     const archived = await create({ title: 'Filter gamma', type: 'standup' });
     await patch(archived.body.meeting.meetingId, { archived: true });
-    await create({ title: 'Filter delta', type: 'review', recurrenceType: 'biweekly', startsAt: '2026-05-01T09:00:00Z' });
+    await create({
+      title: 'Filter delta',
+      type: 'review',
+      recurrenceType: 'biweekly',
+      startsAt: '2026-05-01T09:00:00Z',
+    });
   });
 
   const titles = (reply: { body: { meetings: Array<{ title: string }> } }) => reply.body.meetings.map((m) => m.title);
@@ -261,18 +340,32 @@ describe('GET /meetings filters and pagination', () => {
 describe('DELETE /meetings/{meetingId}', () => {
   it('deletes the meeting and its agenda, answering 204', async () => {
     const id = (await create({ title: 'Doomed' })).body.meeting.meetingId;
-    const group = await h.call('POST', `/api/external/meetings/${id}/agenda-groups`, { token: TOKENS.admin, body: { name: 'G' } });
+    const group = await h.call('POST', `/api/external/meetings/${id}/agenda-groups`, {
+      token: TOKENS.admin,
+      body: { name: 'G' },
+    });
     const item = await h.call('POST', `/api/external/meetings/${id}/agenda-items`, {
-      token: TOKENS.admin, body: { title: 'I', agendaGroupId: group.body.agendaGroup.agendaGroupId, tags: ['doomed-tag'] },
+      token: TOKENS.admin,
+      body: { title: 'I', agendaGroupId: group.body.agendaGroup.agendaGroupId, tags: ['doomed-tag'] },
     });
     const itemId = item.body.agendaItem.agendaItemId;
-    await h.call('POST', `/api/external/meetings/${id}/agenda-items/${itemId}/owners`, { token: TOKENS.admin, body: { externalName: 'Zed' } });
-    await h.call('POST', `/api/external/meetings/${id}/agenda-items/${itemId}/attachments`, { token: TOKENS.admin, body: { url: 'https://example.test/a' } });
+    await h.call('POST', `/api/external/meetings/${id}/agenda-items/${itemId}/owners`, {
+      token: TOKENS.admin,
+      body: { externalName: 'Zed' },
+    });
+    await h.call('POST', `/api/external/meetings/${id}/agenda-items/${itemId}/attachments`, {
+      token: TOKENS.admin,
+      body: { url: 'https://example.test/a' },
+    });
     const reply = await h.call('DELETE', `/api/external/meetings/${id}`, { token: TOKENS.admin });
     expect(reply.status).toBe(204);
     expect(reply.body).toBeUndefined();
-    expect((await h.call('GET', `/api/external/meetings/${id}`, { token: TOKENS.admin })).body.code).toBe('MEETING_NOT_FOUND');
-    expect((await h.call('GET', `/api/external/meetings/${id}/agenda-items/${itemId}`, { token: TOKENS.admin })).body.code).toBe('MEETING_NOT_FOUND');
+    expect((await h.call('GET', `/api/external/meetings/${id}`, { token: TOKENS.admin })).body.code).toBe(
+      'MEETING_NOT_FOUND',
+    );
+    expect(
+      (await h.call('GET', `/api/external/meetings/${id}/agenda-items/${itemId}`, { token: TOKENS.admin })).body.code,
+    ).toBe('MEETING_NOT_FOUND');
     const db = h.database.db;
     expect(await db.selectFrom('agenda_items').select('id').where('meeting_id', '=', id).execute()).toEqual([]);
     expect(await db.selectFrom('agenda_groups').select('id').where('meeting_id', '=', id).execute()).toEqual([]);

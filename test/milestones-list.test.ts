@@ -22,7 +22,10 @@ const list = (query: string, token = TOKENS.admin) => h.call('GET', `${BASE}${qu
 const titles = (res: { body: { milestones: Array<{ title: string }> } }) => res.body.milestones.map((m) => m.title);
 
 async function create(container: string, title: string, extra: Record<string, unknown> = {}) {
-  const res = await h.call('POST', BASE, { token: TOKENS.admin, body: { title, issueContainerId: acme.containers[container], ...extra } });
+  const res = await h.call('POST', BASE, {
+    token: TOKENS.admin,
+    body: { title, issueContainerId: acme.containers[container], ...extra },
+  });
   expect(res.status).toBe(201);
   return res.body.milestone;
 }
@@ -30,7 +33,11 @@ async function create(container: string, title: string, extra: Record<string, un
 beforeAll(async () => {
   h = await startHarness([ACME, GLOBEX, ACME_PLANNING]);
   const [base, extra] = [await h.apply(ACME), await h.apply(ACME_PLANNING)];
-  acme = { ...base, projects: { ...base.projects, ...extra.projects }, containers: { ...base.containers, ...extra.containers } };
+  acme = {
+    ...base,
+    projects: { ...base.projects, ...extra.projects },
+    containers: { ...base.containers, ...extra.containers },
+  };
   await create('ENG/API/Launch', 'Launch first');
   await create('ENG/API/Launch', 'Launch second', { ownerId: acme.users.alice, status: 'at-risk' });
   await create('ENG/API/Beta', 'Beta kickoff', { order: 5, ownerId: acme.users.alice });
@@ -44,19 +51,42 @@ describe('GET /issue-container-milestones', () => {
   it('sorts by order, then creation', async () => {
     const res = await list('');
     expect(res.status).toBe(200);
-    expect(titles(res)).toEqual(['Beta early', 'Launch first', 'Status live', 'Launch second', 'Cut-over', 'Beta kickoff']);
+    expect(titles(res)).toEqual([
+      'Beta early',
+      'Launch first',
+      'Status live',
+      'Launch second',
+      'Cut-over',
+      'Beta kickoff',
+    ]);
     expect(res.body.pageInfo).toEqual({ hasMore: false, nextCursor: null, limit: 50 });
     expect(res.body.milestones[0]).not.toHaveProperty('activity');
   });
 
   it('filters by project (id or key, with team), team and container', async () => {
-    expect(titles(await list(`?project=${acme.projects['ENG/API']}`))).toEqual(['Beta early', 'Launch first', 'Launch second', 'Beta kickoff']);
+    expect(titles(await list(`?project=${acme.projects['ENG/API']}`))).toEqual([
+      'Beta early',
+      'Launch first',
+      'Launch second',
+      'Beta kickoff',
+    ]);
     expect(titles(await list('?project=API'))).toEqual(['Beta early', 'Launch first', 'Launch second', 'Beta kickoff']);
     expect(titles(await list('?project=web&team=OPS'))).toEqual(['Status live']);
     expect(titles(await list('?team=OPS'))).toEqual(['Status live', 'Cut-over']);
-    expect(titles(await list(`?team=${acme.teams.ENG}`))).toEqual(['Beta early', 'Launch first', 'Launch second', 'Beta kickoff']);
-    expect(titles(await list(`?issueContainerId=${acme.containers['ENG/API/Beta']}`))).toEqual(['Beta early', 'Beta kickoff']);
-    expect(titles(await list(`?epicId=${acme.containers['ENG/API/Launch']}`))).toEqual(['Launch first', 'Launch second']);
+    expect(titles(await list(`?team=${acme.teams.ENG}`))).toEqual([
+      'Beta early',
+      'Launch first',
+      'Launch second',
+      'Beta kickoff',
+    ]);
+    expect(titles(await list(`?issueContainerId=${acme.containers['ENG/API/Beta']}`))).toEqual([
+      'Beta early',
+      'Beta kickoff',
+    ]);
+    expect(titles(await list(`?epicId=${acme.containers['ENG/API/Launch']}`))).toEqual([
+      'Launch first',
+      'Launch second',
+    ]);
   });
 
   it('filters by owner, status and title text', async () => {
@@ -72,7 +102,11 @@ describe('GET /issue-container-milestones', () => {
       ['?project=WEB', 400, 'PROJECT_KEY_AMBIGUOUS'],
       ['?team=NOPE', 404, 'TEAM_NOT_FOUND'],
       ['?issueContainerId=ic_unknown', 404, 'ISSUE_CONTAINER_NOT_FOUND'],
-      [`?issueContainerId=${acme.containers['ENG/API/Beta']}&epicId=${acme.containers['ENG/API/Launch']}`, 400, 'ISSUE_CONTAINER_FIELD_CONFLICT'],
+      [
+        `?issueContainerId=${acme.containers['ENG/API/Beta']}&epicId=${acme.containers['ENG/API/Launch']}`,
+        400,
+        'ISSUE_CONTAINER_FIELD_CONFLICT',
+      ],
       [`?project=INFRA&issueContainerId=${acme.containers['ENG/API/Beta']}`, 404, 'ISSUE_CONTAINER_NOT_FOUND'],
       ['?status=late', 400, 'VALIDATION_FAILED'],
       ['?limit=0', 400, 'VALIDATION_FAILED'],
@@ -103,7 +137,9 @@ describe('GET /issue-container-milestones', () => {
     expect(titles(await list('', TOKENS.bot))).toEqual(['Beta early', 'Launch first', 'Launch second', 'Beta kickoff']);
     expect(titles(await list('', TOKENS.idle))).toEqual([]);
     expect((await list('?project=INFRA', TOKENS.bot)).body.code).toBe('PROJECT_NOT_FOUND');
-    expect((await list(`?issueContainerId=${acme.containers['OPS/INFRA/Migration']}`, TOKENS.bot)).body.code).toBe('ISSUE_CONTAINER_NOT_FOUND');
+    expect((await list(`?issueContainerId=${acme.containers['OPS/INFRA/Migration']}`, TOKENS.bot)).body.code).toBe(
+      'ISSUE_CONTAINER_NOT_FOUND',
+    );
     expect(titles(await list('', TOKENS.alice))).toHaveLength(6);
     expect(titles(await list('', TOKENS.globex))).toEqual([]);
     expect((await list(`?project=${acme.projects['ENG/API']}`, TOKENS.globex)).body.code).toBe('PROJECT_NOT_FOUND');

@@ -13,7 +13,10 @@ const ACME_PLANNING = {
     { team: 'ENG', key: 'DOCS', name: 'Docs', issueContainers: false, containers: [{ name: 'Hidden' }] },
   ],
 };
-const GLOBEX_PLANNING = { workspace: GLOBEX.workspace, projects: [{ team: 'ENG', key: 'API', name: 'Globex API', containers: [{ name: 'Globex launch' }] }] };
+const GLOBEX_PLANNING = {
+  workspace: GLOBEX.workspace,
+  projects: [{ team: 'ENG', key: 'API', name: 'Globex API', containers: [{ name: 'Globex launch' }] }],
+};
 
 const BASE = '/api/external/issue-container-milestones';
 
@@ -36,14 +39,22 @@ async function createMilestone(body: Record<string, unknown>, token = TOKENS.adm
 }
 
 async function events(type: string) {
-  const rows = await h.database.db.selectFrom('outbox_events').select(['payload', 'project_id']).where('type', '=', type).execute();
+  const rows = await h.database.db
+    .selectFrom('outbox_events')
+    .select(['payload', 'project_id'])
+    .where('type', '=', type)
+    .execute();
   return rows.map((r) => ({ projectId: r.project_id, ...JSON.parse(r.payload) }));
 }
 
 beforeAll(async () => {
   h = await startHarness([ACME, GLOBEX, ACME_PLANNING, GLOBEX_PLANNING]);
   const [base, extra] = [await h.apply(ACME), await h.apply(ACME_PLANNING)];
-  acme = { ...base, projects: { ...base.projects, ...extra.projects }, containers: { ...base.containers, ...extra.containers } };
+  acme = {
+    ...base,
+    projects: { ...base.projects, ...extra.projects },
+    containers: { ...base.containers, ...extra.containers },
+  };
   globexContainer = (await h.apply(GLOBEX_PLANNING)).containers['ENG/API/Globex launch'];
   launch = acme.containers['ENG/API/Launch'];
   beta = acme.containers['ENG/API/Beta'];
@@ -55,27 +66,57 @@ describe('POST /issue-container-milestones', () => {
     const res = await post({ title: '  Alpha ready ', issueContainerId: launch });
     expect(res.status).toBe(201);
     expect(res.body.milestone).toEqual({
-      milestoneId: expect.stringMatching(/^ms_/), issueContainerId: launch, epicId: launch, projectId: acme.projects['ENG/API'],
-      title: 'Alpha ready', ownerId: null, status: 'planned', startDate: null, dueDate: null, order: 0, tags: [], labels: [],
-      createdAt: expect.any(String), updatedAt: expect.any(String),
+      milestoneId: expect.stringMatching(/^ms_/),
+      issueContainerId: launch,
+      epicId: launch,
+      projectId: acme.projects['ENG/API'],
+      title: 'Alpha ready',
+      ownerId: null,
+      status: 'planned',
+      startDate: null,
+      dueDate: null,
+      order: 0,
+      tags: [],
+      labels: [],
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
-    const [event] = (await events('milestone.created')).filter((e) => e.data.milestone.milestoneId === res.body.milestone.milestoneId);
+    const [event] = (await events('milestone.created')).filter(
+      (e) => e.data.milestone.milestoneId === res.body.milestone.milestoneId,
+    );
     expect(event).toMatchObject({ projectId: acme.projects['ENG/API'], data: { milestone: res.body.milestone } });
   });
 
   it('takes every field, epicId as the container alias, and puts new milestones last', async () => {
     const full = await createMilestone({
-      title: 'Beta gate', issueContainerId: undefined, epicId: beta, ownerId: acme.users.alice, status: 'at-risk',
-      startDate: '2026-02-01', dueDate: '2026-02-28', tags: ['Gate', ' gate ', 'release'],
+      title: 'Beta gate',
+      issueContainerId: undefined,
+      epicId: beta,
+      ownerId: acme.users.alice,
+      status: 'at-risk',
+      startDate: '2026-02-01',
+      dueDate: '2026-02-28',
+      tags: ['Gate', ' gate ', 'release'],
     });
     expect(full).toMatchObject({
-      issueContainerId: beta, epicId: beta, ownerId: acme.users.alice, status: 'at-risk',
-      startDate: '2026-02-01', dueDate: '2026-02-28', order: 0, tags: ['Gate', 'release'],
+      issueContainerId: beta,
+      epicId: beta,
+      ownerId: acme.users.alice,
+      status: 'at-risk',
+      startDate: '2026-02-01',
+      dueDate: '2026-02-28',
+      order: 0,
+      tags: ['Gate', 'release'],
     });
     const explicit = await createMilestone({ title: 'Explicit', issueContainerId: beta, order: 10 });
     expect(explicit.order).toBe(10);
     expect((await createMilestone({ title: 'After explicit', issueContainerId: beta })).order).toBe(11);
-    const agent = await createMilestone({ title: 'Agent owned', issueContainerId: beta, epicId: beta, ownerId: 'api-token:bot' });
+    const agent = await createMilestone({
+      title: 'Agent owned',
+      issueContainerId: beta,
+      epicId: beta,
+      ownerId: 'api-token:bot',
+    });
     expect(agent.ownerId).toBe('api-token:bot');
   });
 
@@ -135,26 +176,70 @@ describe('POST /issue-container-milestones', () => {
 describe('GET and PATCH /issue-container-milestones/{milestoneId}', () => {
   it('reads a milestone with its activity, one entry per changed field', async () => {
     const created = await createMilestone({ title: 'Tracked', startDate: '2026-01-10' });
-    const updated = await patch(created.milestoneId, { title: 'Tracked well', status: 'blocked', startDate: '2026-01-10', tags: ['x'] }, TOKENS.alice);
+    const updated = await patch(
+      created.milestoneId,
+      { title: 'Tracked well', status: 'blocked', startDate: '2026-01-10', tags: ['x'] },
+      TOKENS.alice,
+    );
     expect(updated.status).toBe(200);
-    expect(updated.body.milestone).toMatchObject({ title: 'Tracked well', status: 'blocked', startDate: '2026-01-10', tags: ['x'] });
+    expect(updated.body.milestone).toMatchObject({
+      title: 'Tracked well',
+      status: 'blocked',
+      startDate: '2026-01-10',
+      tags: ['x'],
+    });
 
     const res = await get(created.milestoneId);
     expect(res.status).toBe(200);
     const { activity, ...milestone } = res.body.milestone;
     expect(milestone).toEqual(updated.body.milestone);
     expect(activity).toEqual([
-      { action: 'created', field: null, from: null, to: null, actorId: 'api-token:admin', createdAt: created.createdAt },
-      { action: 'updated', field: 'title', from: 'Tracked', to: 'Tracked well', actorId: acme.users.alice, createdAt: expect.any(String) },
-      { action: 'updated', field: 'status', from: 'planned', to: 'blocked', actorId: acme.users.alice, createdAt: expect.any(String) },
-      { action: 'updated', field: 'tags', from: [], to: ['x'], actorId: acme.users.alice, createdAt: expect.any(String) },
+      {
+        action: 'created',
+        field: null,
+        from: null,
+        to: null,
+        actorId: 'api-token:admin',
+        createdAt: created.createdAt,
+      },
+      {
+        action: 'updated',
+        field: 'title',
+        from: 'Tracked',
+        to: 'Tracked well',
+        actorId: acme.users.alice,
+        createdAt: expect.any(String),
+      },
+      {
+        action: 'updated',
+        field: 'status',
+        from: 'planned',
+        to: 'blocked',
+        actorId: acme.users.alice,
+        createdAt: expect.any(String),
+      },
+      {
+        action: 'updated',
+        field: 'tags',
+        from: [],
+        to: ['x'],
+        actorId: acme.users.alice,
+        createdAt: expect.any(String),
+      },
     ]);
-    const [event] = (await events('milestone.updated')).filter((e) => e.data.milestone.milestoneId === created.milestoneId);
+    const [event] = (await events('milestone.updated')).filter(
+      (e) => e.data.milestone.milestoneId === created.milestoneId,
+    );
     expect(event.data.milestone).toEqual(updated.body.milestone);
   });
 
   it('clears ownerId, startDate and dueDate with null', async () => {
-    const created = await createMilestone({ title: 'Clearable', ownerId: acme.users.carol, startDate: '2026-01-01', dueDate: '2026-01-31' });
+    const created = await createMilestone({
+      title: 'Clearable',
+      ownerId: acme.users.carol,
+      startDate: '2026-01-01',
+      dueDate: '2026-01-31',
+    });
     const res = await patch(created.milestoneId, { ownerId: null, startDate: null, dueDate: null });
     expect(res.status).toBe(200);
     expect(res.body.milestone).toMatchObject({ ownerId: null, startDate: null, dueDate: null });
@@ -193,7 +278,8 @@ describe('GET and PATCH /issue-container-milestones/{milestoneId}', () => {
   it('moves a milestone to another container of its project, taking its issues off it', async () => {
     const { milestoneId, order } = await createMilestone({ title: 'Movable' });
     const issue = await h.call('POST', '/api/external/issues', {
-      token: TOKENS.admin, body: { title: 'On the milestone', projectId: acme.projects['ENG/API'], issueContainerId: launch, milestoneId },
+      token: TOKENS.admin,
+      body: { title: 'On the milestone', projectId: acme.projects['ENG/API'], issueContainerId: launch, milestoneId },
     });
     expect(issue.status).toBe(201);
     expect(issue.body.issue.milestoneId).toBe(milestoneId);
@@ -215,7 +301,13 @@ describe('DELETE /issue-container-milestones/{milestoneId}', () => {
   it('deletes the milestone and clears it from issues', async () => {
     const milestone = await createMilestone({ title: 'Doomed' });
     const issue = await h.call('POST', '/api/external/issues', {
-      token: TOKENS.admin, body: { title: 'Carries it', projectId: acme.projects['ENG/API'], epicId: launch, milestoneId: milestone.milestoneId },
+      token: TOKENS.admin,
+      body: {
+        title: 'Carries it',
+        projectId: acme.projects['ENG/API'],
+        epicId: launch,
+        milestoneId: milestone.milestoneId,
+      },
     });
     expect(issue.status).toBe(201);
     const res = await h.call('DELETE', `${BASE}/${milestone.milestoneId}`, { token: TOKENS.admin });
@@ -227,22 +319,36 @@ describe('DELETE /issue-container-milestones/{milestoneId}', () => {
     expect(again.body.code).toBe('ISSUE_CONTAINER_MILESTONE_NOT_FOUND');
     const reread = await h.call('GET', `/api/external/issues/${issue.body.issue.issueId}`, { token: TOKENS.admin });
     expect(reread.body.issue).toMatchObject({ issueContainerId: launch, milestoneId: null });
-    const [event] = (await events('milestone.deleted')).filter((e) => e.data.milestone.milestoneId === milestone.milestoneId);
+    const [event] = (await events('milestone.deleted')).filter(
+      (e) => e.data.milestone.milestoneId === milestone.milestoneId,
+    );
     expect(event.data.milestone).toEqual(milestone);
   });
 });
 
 describe('visibility', () => {
   it('hides milestones of projects a token cannot see, and of other workspaces', async () => {
-    const infra = await createMilestone({ title: 'Ops only', issueContainerId: acme.containers['OPS/INFRA/Migration'] });
-    for (const [token, id] of [[TOKENS.bot, infra.milestoneId], [TOKENS.globex, infra.milestoneId]]) {
+    const infra = await createMilestone({
+      title: 'Ops only',
+      issueContainerId: acme.containers['OPS/INFRA/Migration'],
+    });
+    for (const [token, id] of [
+      [TOKENS.bot, infra.milestoneId],
+      [TOKENS.globex, infra.milestoneId],
+    ]) {
       const res = await get(id, token);
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('ISSUE_CONTAINER_MILESTONE_NOT_FOUND');
       expect((await patch(id, { title: 'Taken over' }, token)).body.code).toBe('ISSUE_CONTAINER_MILESTONE_NOT_FOUND');
-      expect((await h.call('DELETE', `${BASE}/${id}`, { token })).body.code).toBe('ISSUE_CONTAINER_MILESTONE_NOT_FOUND');
-      expect((await h.call('GET', `${BASE}/${id}/comments`, { token })).body.code).toBe('ISSUE_CONTAINER_MILESTONE_NOT_FOUND');
-      expect((await h.call('POST', `${BASE}/${id}/comments`, { token, body: { body: 'Hi' } })).body.code).toBe('ISSUE_CONTAINER_MILESTONE_NOT_FOUND');
+      expect((await h.call('DELETE', `${BASE}/${id}`, { token })).body.code).toBe(
+        'ISSUE_CONTAINER_MILESTONE_NOT_FOUND',
+      );
+      expect((await h.call('GET', `${BASE}/${id}/comments`, { token })).body.code).toBe(
+        'ISSUE_CONTAINER_MILESTONE_NOT_FOUND',
+      );
+      expect((await h.call('POST', `${BASE}/${id}/comments`, { token, body: { body: 'Hi' } })).body.code).toBe(
+        'ISSUE_CONTAINER_MILESTONE_NOT_FOUND',
+      );
     }
     expect((await get(infra.milestoneId, TOKENS.alice)).status).toBe(200);
     expect(titles((await list('', TOKENS.bot)).body)).not.toContain('Ops only');

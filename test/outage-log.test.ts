@@ -27,6 +27,9 @@ describe('background worker logging during a database outage', () => {
     const faults = new OutageLog(log, 'webhook dispatcher');
     faults.failed(new TypeError('a bug'), 'tick failed');
     faults.failed(new TypeError('a bug'), 'tick failed');
-    expect(lines).toEqual([{ level: 'error', message: 'tick failed' }, { level: 'error', message: 'tick failed' }]);
+    expect(lines).toEqual([
+      { level: 'error', message: 'tick failed' },
+      { level: 'error', message: 'tick failed' },
+    ]);
   });
 });

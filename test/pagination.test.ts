@@ -4,8 +4,15 @@ import { cursorSigningKey } from '../src/db/installation-secrets.js';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';
 
-interface ProjectItem { projectId: string; createdAt: string; teamKey: string }
-interface Page { projects: ProjectItem[]; pageInfo: { hasMore: boolean; nextCursor: string | null; limit: number } }
+interface ProjectItem {
+  projectId: string;
+  createdAt: string;
+  teamKey: string;
+}
+interface Page {
+  projects: ProjectItem[];
+  pageInfo: { hasMore: boolean; nextCursor: string | null; limit: number };
+}
 
 let h: Harness;
 const CREATED = 7;
@@ -13,19 +20,27 @@ const CREATED = 7;
 beforeAll(async () => {
   h = await startHarness([ACME, GLOBEX]);
   for (let i = 1; i <= CREATED; i++) {
-    const reply = await h.call('POST', '/api/external/projects', { token: TOKENS.admin, body: { name: `Paged ${i}`, teamKey: i % 2 ? 'ENG' : 'OPS' } });
+    const reply = await h.call('POST', '/api/external/projects', {
+      token: TOKENS.admin,
+      body: { name: `Paged ${i}`, teamKey: i % 2 ? 'ENG' : 'OPS' },
+    });
     expect(reply.status).toBe(201);
   }
 });
 afterAll(() => h.close());
 
-const listPage = async (query: string, token = TOKENS.admin) => h.call('GET', `/api/external/projects?${query}`, { token });
+const listPage = async (query: string, token = TOKENS.admin) =>
+  h.call('GET', `/api/external/projects?${query}`, { token });
 
 /**
  * Follows nextCursor to the end, from the first page or from `cursor`; `limits` gives each
  * page's size in turn (the last one repeats).
  */
-async function walk(limits: number[], filter = '', cursor: string | null = null): Promise<{ ids: string[]; pages: Page[] }> {
+async function walk(
+  limits: number[],
+  filter = '',
+  cursor: string | null = null,
+): Promise<{ ids: string[]; pages: Page[] }> {
   const pages: Page[] = [];
   do {
     const limit = limits[Math.min(pages.length, limits.length - 1)];
@@ -66,7 +81,9 @@ describe('limit', () => {
 describe('walking pages', () => {
   it('lists newest first by createdAt, then id', async () => {
     const { projects } = (await listPage('limit=200')).body;
-    const expected = [...projects].sort((a, b) => (a.createdAt === b.createdAt ? b.projectId.localeCompare(a.projectId) : b.createdAt.localeCompare(a.createdAt)));
+    const expected = [...projects].sort((a, b) =>
+      a.createdAt === b.createdAt ? b.projectId.localeCompare(a.projectId) : b.createdAt.localeCompare(a.createdAt),
+    );
     expect(projects.map((p: ProjectItem) => p.projectId)).toEqual(expected.map((p) => p.projectId));
   });
 
@@ -85,7 +102,11 @@ describe('walking pages', () => {
 
   it('answers hasMore false when the last page is exactly full', async () => {
     const total = (await allProjectIds()).length;
-    expect((await listPage(`limit=${total}`)).body.pageInfo).toEqual({ hasMore: false, nextCursor: null, limit: total });
+    expect((await listPage(`limit=${total}`)).body.pageInfo).toEqual({
+      hasMore: false,
+      nextCursor: null,
+      limit: total,
+    });
   });
 
   it('allows a different limit on every page', async () => {
@@ -97,7 +118,10 @@ describe('walking pages', () => {
   it('keeps a walk stable when records are created during it', async () => {
     const before = await allProjectIds();
     const first = await listPage('limit=3');
-    const newcomer = await h.call('POST', '/api/external/projects', { token: TOKENS.admin, body: { name: 'Mid-walk' } });
+    const newcomer = await h.call('POST', '/api/external/projects', {
+      token: TOKENS.admin,
+      body: { name: 'Mid-walk' },
+    });
     expect(newcomer.status).toBe(201);
     const rest = await walk([3], '', first.body.pageInfo.nextCursor);
     expect([...first.body.projects.map((p: ProjectItem) => p.projectId), ...rest.ids]).toEqual(before);
@@ -136,7 +160,10 @@ describe('cursors', () => {
   });
 
   it('accepts a cursor with the same filters however the team is named', async () => {
-    const teams = (await h.call('GET', '/api/external/teams', { token: TOKENS.admin })).body.teams as Array<{ teamId: string; teamKey: string }>;
+    const teams = (await h.call('GET', '/api/external/teams', { token: TOKENS.admin })).body.teams as Array<{
+      teamId: string;
+      teamKey: string;
+    }>;
     const eng = teams.find((t) => t.teamKey === 'ENG');
     const cursor = await firstCursor('limit=2&teamKey=ENG');
     const reply = await listPage(`limit=2&teamId=${eng?.teamId}&cursor=${encodeURIComponent(cursor)}`);
@@ -146,14 +173,22 @@ describe('cursors', () => {
   it('refuses a tampered or made-up cursor', async () => {
     const cursor = await firstCursor();
     const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { b: string; s: string };
-    const forged = Buffer.from(JSON.stringify({ ...decoded, b: decoded.b.replace(/"p":\["/, '"p":["9') })).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ ...decoded, b: decoded.b.replace(/"p":\["/, '"p":["9') })).toString(
+      'base64url',
+    );
     const flipped = `${cursor.slice(0, 10)}${cursor[10] === 'A' ? 'B' : 'A'}${cursor.slice(11)}`;
-    for (const bad of [forged, flipped, 'not-a-cursor', cursor.slice(0, -4), Buffer.from('{"b":1}').toString('base64url')]) {
+    for (const bad of [
+      forged,
+      flipped,
+      'not-a-cursor',
+      cursor.slice(0, -4),
+      Buffer.from('{"b":1}').toString('base64url'),
+    ]) {
       await expectInvalidCursor(`limit=2&cursor=${encodeURIComponent(bad)}`);
     }
   });
 
-  it('refuses a correctly sealed cursor whose position is not made of the list\'s key values', async () => {
+  it("refuses a correctly sealed cursor whose position is not made of the list's key values", async () => {
     const workspaceId = (await h.call('GET', '/api/external', { token: TOKENS.admin })).body.workspace.id;
     const boundTo = filterHash(`projects@${workspaceId}`, {});
     const key = await cursorSigningKey(h.database.db);

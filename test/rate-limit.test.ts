@@ -57,7 +57,9 @@ describe('rate limiting on (in-memory counters)', () => {
 
   it('sends the headers on a 415 and a 400 as well', async () => {
     const unsupported = await h.app.inject({
-      method: 'POST', url: '/api/external/projects', payload: 'x',
+      method: 'POST',
+      url: '/api/external/projects',
+      payload: 'x',
       headers: { authorization: `Bearer ${TOKENS.idle}`, 'content-type': 'text/plain' },
     });
     expect(unsupported.statusCode).toBe(415);
@@ -105,7 +107,10 @@ describe('rate limiting shared through Redis', () => {
     // Two app instances on one database, as two nodes behind a load balancer. Counters are
     // keyed by credential ids that are fresh in every test database, so no flush is needed.
     h = await startHarness([ACME], { rateLimitPerMinute: LIMIT, redisUrl: REDIS_URL });
-    secondNode = await buildApp({ database: h.database, config: { ...loadConfig({}), rateLimitPerMinute: LIMIT, redisUrl: REDIS_URL } });
+    secondNode = await buildApp({
+      database: h.database,
+      config: { ...loadConfig({}), rateLimitPerMinute: LIMIT, redisUrl: REDIS_URL },
+    });
   });
   afterAll(async () => {
     await secondNode.close();
@@ -120,7 +125,11 @@ describe('rate limiting shared through Redis', () => {
     const second = await callSecondNode(TOKENS.admin);
     const third = await h.call('GET', '/api/external/teams', { token: TOKENS.admin });
     expect([first.status, second.statusCode, third.status]).toEqual([200, 200, 200]);
-    expect([first.headers['ratelimit-remaining'], second.headers['ratelimit-remaining'], third.headers['ratelimit-remaining']]).toEqual(['2', '1', '0']);
+    expect([
+      first.headers['ratelimit-remaining'],
+      second.headers['ratelimit-remaining'],
+      third.headers['ratelimit-remaining'],
+    ]).toEqual(['2', '1', '0']);
 
     const limited = await callSecondNode(TOKENS.admin);
     expect(limited.statusCode).toBe(429);

@@ -11,16 +11,23 @@ const link = (issueId: string, subtaskId: string, body: unknown, token = TOKENS.
   h.call('POST', `${base(issueId, subtaskId)}/links`, { token, body });
 const unlink = (issueId: string, subtaskId: string, body: unknown, token = TOKENS.admin) =>
   h.call('DELETE', `${base(issueId, subtaskId)}/links`, { token, body });
-const read = async (issueId: string, subtaskId: string) => (await h.call('GET', base(issueId, subtaskId), { token: TOKENS.admin })).body.subtask;
+const read = async (issueId: string, subtaskId: string) =>
+  (await h.call('GET', base(issueId, subtaskId), { token: TOKENS.admin })).body.subtask;
 
 async function issue(projectKey: string, title: string) {
-  const res = await h.call('POST', '/api/external/issues', { token: TOKENS.admin, body: { title, projectId: acme.projects[projectKey] } });
+  const res = await h.call('POST', '/api/external/issues', {
+    token: TOKENS.admin,
+    body: { title, projectId: acme.projects[projectKey] },
+  });
   expect(res.status).toBe(201);
   return res.body.issue.issueId as string;
 }
 
 async function subtask(issueId: string, title: string) {
-  const res = await h.call('POST', `/api/external/issues/${issueId}/subtasks`, { token: TOKENS.admin, body: { title } });
+  const res = await h.call('POST', `/api/external/issues/${issueId}/subtasks`, {
+    token: TOKENS.admin,
+    body: { title },
+  });
   expect(res.status).toBe(201);
   return res.body.subtask.subtaskId as string;
 }
@@ -37,10 +44,14 @@ describe('sub-task links', () => {
     const [design, build] = [await subtask(parent, 'Design'), await subtask(parent, 'Build')];
     const res = await link(parent, build, { type: 'blocked_by', targetSubtaskId: design });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ link: { linkId: expect.stringMatching(/^lnk_/), type: 'blocked_by', targetSubtaskId: design, isSatisfied: false } });
+    expect(res.body).toEqual({
+      link: { linkId: expect.stringMatching(/^lnk_/), type: 'blocked_by', targetSubtaskId: design, isSatisfied: false },
+    });
 
     const target = await read(parent, design);
-    expect(target.links).toEqual([{ linkId: expect.any(String), type: 'blocks', targetSubtaskId: build, isSatisfied: false }]);
+    expect(target.links).toEqual([
+      { linkId: expect.any(String), type: 'blocks', targetSubtaskId: build, isSatisfied: false },
+    ]);
     expect(target.links[0].linkId).not.toBe(res.body.link.linkId);
 
     await h.call('PATCH', base(parent, design), { token: TOKENS.admin, body: { status: 'done' } });
@@ -97,8 +108,12 @@ describe('sub-task links', () => {
     const { link: made } = (await link(parent, a, { type: 'blocks', targetSubtaskId: b })).body;
     const inverse = (await read(parent, b)).links[0];
 
-    for (const [body, status, code] of [[{}, 400, 'ISSUE_LINK_ID_REQUIRED'], [{ linkId: ' ' }, 400, 'ISSUE_LINK_ID_REQUIRED'],
-      [{ linkId: 'lnk_unknown' }, 404, 'ISSUE_LINK_NOT_FOUND'], [{ linkId: inverse.linkId }, 404, 'ISSUE_LINK_NOT_FOUND']] as const) {
+    for (const [body, status, code] of [
+      [{}, 400, 'ISSUE_LINK_ID_REQUIRED'],
+      [{ linkId: ' ' }, 400, 'ISSUE_LINK_ID_REQUIRED'],
+      [{ linkId: 'lnk_unknown' }, 404, 'ISSUE_LINK_NOT_FOUND'],
+      [{ linkId: inverse.linkId }, 404, 'ISSUE_LINK_NOT_FOUND'],
+    ] as const) {
       const res = await unlink(parent, a, body);
       expect({ body, status: res.status, code: res.body.code }).toEqual({ body, status, code });
     }
@@ -121,7 +136,11 @@ describe('sub-task links', () => {
     const parent = await issue('ENG/API', 'Evented');
     const [a, b] = [await subtask(parent, 'A'), await subtask(parent, 'B')];
     await link(parent, a, { type: 'related', targetSubtaskId: b });
-    const rows = await h.database.db.selectFrom('outbox_events').select('payload').where('type', '=', 'subtask.updated').execute();
+    const rows = await h.database.db
+      .selectFrom('outbox_events')
+      .select('payload')
+      .where('type', '=', 'subtask.updated')
+      .execute();
     const event = rows.map((r) => JSON.parse(r.payload)).find((e) => e.data.subtask.subtaskId === a);
     expect(event.data.subtask.links).toHaveLength(1);
     expect(event.data.issue.issueId).toBe(parent);

@@ -4,7 +4,10 @@ import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 /** A project whose workflow allows only three of the team's statuses. */
-const ACME_FLOW = { workspace: ACME.workspace, projects: [{ team: 'ENG', key: 'FLOW', name: 'Flow', statuses: ['todo', 'in-progress', 'done'] }] };
+const ACME_FLOW = {
+  workspace: ACME.workspace,
+  projects: [{ team: 'ENG', key: 'FLOW', name: 'Flow', statuses: ['todo', 'in-progress', 'done'] }],
+};
 
 let h: Harness;
 let acme: ApplyResult;
@@ -43,29 +46,58 @@ afterAll(() => h.close());
 describe('POST /issues/{issueId}/subtasks/{subtaskId}/promote', () => {
   it('creates an issue from the sub-task, linked related to the parent, and marks the sub-task migrated', async () => {
     const launch = acme.containers['ENG/API/Launch'];
-    const parent = await issue({ title: 'Parent', projectId: acme.projects['ENG/API'], reporterId: acme.users.alice, epicId: launch });
+    const parent = await issue({
+      title: 'Parent',
+      projectId: acme.projects['ENG/API'],
+      reporterId: acme.users.alice,
+      epicId: launch,
+    });
     const sub = await subtask(parent.issueId, {
-      title: 'Grow into an issue', assigneeId: acme.users.carol, startDate: '2026-02-02', dueDate: '2026-02-09',
+      title: 'Grow into an issue',
+      assigneeId: acme.users.carol,
+      startDate: '2026-02-02',
+      dueDate: '2026-02-09',
     });
     const res = await promote(parent.issueKey, sub.subtaskId, { statusMapping: { 'to-do': 'todo', done: 'done' } });
     expect(res.status).toBe(201);
     const { issue: promoted, subtask: migrated } = res.body;
     expect(promoted).toMatchObject({
-      issueId: expect.stringMatching(/^iss_/), title: 'Grow into an issue', projectId: acme.projects['ENG/API'], statusKey: 'todo',
-      assigneeId: acme.users.carol, reporterId: acme.users.alice, startDate: '2026-02-02', dueDate: '2026-02-09', durationDays: 7,
-      issueContainerId: launch, epicId: launch, source: { type: 'subtask', id: sub.subtaskId },
+      issueId: expect.stringMatching(/^iss_/),
+      title: 'Grow into an issue',
+      projectId: acme.projects['ENG/API'],
+      statusKey: 'todo',
+      assigneeId: acme.users.carol,
+      reporterId: acme.users.alice,
+      startDate: '2026-02-02',
+      dueDate: '2026-02-09',
+      durationDays: 7,
+      issueContainerId: launch,
+      epicId: launch,
+      source: { type: 'subtask', id: sub.subtaskId },
     });
-    expect(promoted.links).toEqual([expect.objectContaining({ type: 'related', targetIssueId: parent.issueId, isSatisfied: null })]);
-    expect(migrated).toEqual({ ...sub, migrated: true, migratedIssueId: promoted.issueId, updatedAt: expect.any(String) });
+    expect(promoted.links).toEqual([
+      expect.objectContaining({ type: 'related', targetIssueId: parent.issueId, isSatisfied: null }),
+    ]);
+    expect(migrated).toEqual({
+      ...sub,
+      migrated: true,
+      migratedIssueId: promoted.issueId,
+      updatedAt: expect.any(String),
+    });
 
     const parentNow = await h.call('GET', `/api/external/issues/${parent.issueId}`, { token: TOKENS.admin });
-    expect(parentNow.body.issue.links).toEqual([expect.objectContaining({ type: 'related', targetIssueId: promoted.issueId })]);
+    expect(parentNow.body.issue.links).toEqual([
+      expect.objectContaining({ type: 'related', targetIssueId: promoted.issueId }),
+    ]);
     const listed = await h.call('GET', subtasksUrl(parent.issueId), { token: TOKENS.admin });
     expect(listed.body.subtasks).toEqual([migrated]);
 
     expect((await outbox('issue.created')).some((e) => e.data.issue.issueId === promoted.issueId)).toBe(true);
     const promotedEvent = (await outbox('subtask.promoted')).find((e) => e.data.subtask.subtaskId === sub.subtaskId);
-    expect(promotedEvent.data).toEqual({ subtask: migrated, issue: { issueId: parent.issueId, issueKey: parent.issueKey } });
+    expect(promotedEvent.data).toEqual({
+      subtask: migrated,
+      issue: { issueId: parent.issueId, issueKey: parent.issueKey },
+    });
 
     const again = await promote(parent.issueId, sub.subtaskId, { statusMapping: { 'to-do': 'todo' } });
     expect(again.status).toBe(400);
@@ -77,7 +109,13 @@ describe('POST /issues/{issueId}/subtasks/{subtaskId}/promote', () => {
     const started = await subtask(parent.issueId, { title: 'Started', status: 'in-progress' });
     const res = await promote(parent.issueId, started.subtaskId, { statusMapping: { 'in-progress': 'IN-PROGRESS' } });
     expect(res.status).toBe(201);
-    expect(res.body.issue).toMatchObject({ statusKey: 'in-progress', reporterId: null, assigneeId: null, issueContainerId: null, startDate: null });
+    expect(res.body.issue).toMatchObject({
+      statusKey: 'in-progress',
+      reporterId: null,
+      assigneeId: null,
+      issueContainerId: null,
+      startDate: null,
+    });
 
     const statuses = await h.call('GET', '/api/external/statuses?teamKey=ENG', { token: TOKENS.admin });
     const doneId = statuses.body.statuses.find((s: { statusKey: string }) => s.statusKey === 'done').statusId;
@@ -91,17 +129,29 @@ describe('POST /issues/{issueId}/subtasks/{subtaskId}/promote', () => {
     const parent = await issue({ title: 'Flow parent', projectId: acme.projects['ENG/FLOW'] });
     const sub = await subtask(parent.issueId, { title: 'Unmapped' });
     const mappings: unknown[] = [
-      undefined, {}, { statusMapping: {} }, { statusMapping: 'todo' }, { statusMapping: { done: 'done' } },
-      { statusMapping: { 'to-do': '' } }, { statusMapping: { 'to-do': 'nope' } }, { statusMapping: { 'to-do': 'in-review' } },
+      undefined,
+      {},
+      { statusMapping: {} },
+      { statusMapping: 'todo' },
+      { statusMapping: { done: 'done' } },
+      { statusMapping: { 'to-do': '' } },
+      { statusMapping: { 'to-do': 'nope' } },
+      { statusMapping: { 'to-do': 'in-review' } },
       { statusMapping: { 'to-do': opsTodoId } },
     ];
     for (const body of mappings) {
       const res = await promote(parent.issueId, sub.subtaskId, body);
-      expect({ body, status: res.status, code: res.body.code }).toEqual({ body, status: 400, code: 'SUBTASK_STATUS_MAPPING_REQUIRED' });
+      expect({ body, status: res.status, code: res.body.code }).toEqual({
+        body,
+        status: 400,
+        code: 'SUBTASK_STATUS_MAPPING_REQUIRED',
+      });
     }
     const unchanged = await h.call('GET', `${subtasksUrl(parent.issueId)}/${sub.subtaskId}`, { token: TOKENS.admin });
     expect(unchanged.body.subtask).toMatchObject({ migrated: false, migratedIssueId: null });
-    const issues = await h.call('GET', `/api/external/issues?project=${acme.projects['ENG/FLOW']}`, { token: TOKENS.admin });
+    const issues = await h.call('GET', `/api/external/issues?project=${acme.projects['ENG/FLOW']}`, {
+      token: TOKENS.admin,
+    });
     expect(issues.body.issues).toHaveLength(1);
     expect((await promote(parent.issueId, sub.subtaskId, { statusMapping: { 'to-do': 'todo' } })).status).toBe(201);
   });

@@ -4,7 +4,10 @@ import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 /** A project with sub-tasks switched off, beside the standard fixture. */
-const ACME_NO_SUBTASKS = { workspace: ACME.workspace, projects: [{ team: 'ENG', key: 'NOSUB', name: 'No sub-tasks', subtasks: false }] };
+const ACME_NO_SUBTASKS = {
+  workspace: ACME.workspace,
+  projects: [{ team: 'ENG', key: 'NOSUB', name: 'No sub-tasks', subtasks: false }],
+};
 
 let h: Harness;
 let acme: ApplyResult;
@@ -13,7 +16,8 @@ let otherParent: { issueId: string; issueKey: string };
 let infraParent: { issueId: string; issueKey: string };
 
 const url = (issueId: string, rest = '') => `/api/external/issues/${issueId}/subtasks${rest}`;
-const createSub = (issueId: string, body: unknown, token = TOKENS.admin) => h.call('POST', url(issueId), { token, body });
+const createSub = (issueId: string, body: unknown, token = TOKENS.admin) =>
+  h.call('POST', url(issueId), { token, body });
 
 async function createIssue(body: Record<string, unknown>) {
   const res = await h.call('POST', '/api/external/issues', { token: TOKENS.admin, body });
@@ -28,15 +32,26 @@ async function subtask(issueId: string, body: Record<string, unknown>) {
 }
 
 async function eventsFor(type: string, subtaskId: string) {
-  const rows = await h.database.db.selectFrom('outbox_events').select(['payload', 'project_id']).where('type', '=', type).execute();
-  return rows.map((r) => ({ projectId: r.project_id, ...JSON.parse(r.payload) })).filter((e) => e.data.subtask.subtaskId === subtaskId);
+  const rows = await h.database.db
+    .selectFrom('outbox_events')
+    .select(['payload', 'project_id'])
+    .where('type', '=', type)
+    .execute();
+  return rows
+    .map((r) => ({ projectId: r.project_id, ...JSON.parse(r.payload) }))
+    .filter((e) => e.data.subtask.subtaskId === subtaskId);
 }
 
 beforeAll(async () => {
   h = await startHarness([ACME, GLOBEX, ACME_NO_SUBTASKS]);
   const [base, extra] = [await h.apply(ACME), await h.apply(ACME_NO_SUBTASKS)];
   acme = { ...base, projects: { ...base.projects, ...extra.projects } };
-  parent = await createIssue({ title: 'Parent', projectId: acme.projects['ENG/API'], reporterId: acme.users.alice, epicId: acme.containers['ENG/API/Launch'] });
+  parent = await createIssue({
+    title: 'Parent',
+    projectId: acme.projects['ENG/API'],
+    reporterId: acme.users.alice,
+    epicId: acme.containers['ENG/API/Launch'],
+  });
   otherParent = await createIssue({ title: 'Other parent', projectId: acme.projects['ENG/API'] });
   infraParent = await createIssue({ title: 'Ops parent', projectId: acme.projects['OPS/INFRA'] });
 });
@@ -47,28 +62,53 @@ describe('POST /issues/{issueId}/subtasks', () => {
     const res = await createSub(parent.issueId, { title: '  Write the docs ' });
     expect(res.status).toBe(201);
     expect(res.body.subtask).toEqual({
-      subtaskId: expect.stringMatching(/^sub_/), parentIssueId: parent.issueId, title: 'Write the docs', status: 'to-do',
-      assigneeId: null, reporterId: acme.users.alice, projectId: acme.projects['ENG/API'],
-      epicId: acme.containers['ENG/API/Launch'], issueContainerId: acme.containers['ENG/API/Launch'],
-      startDate: null, dueDate: null, durationDays: null, links: [], migrated: false, migratedIssueId: null, position: 0,
-      createdAt: expect.any(String), updatedAt: expect.any(String),
+      subtaskId: expect.stringMatching(/^sub_/),
+      parentIssueId: parent.issueId,
+      title: 'Write the docs',
+      status: 'to-do',
+      assigneeId: null,
+      reporterId: acme.users.alice,
+      projectId: acme.projects['ENG/API'],
+      epicId: acme.containers['ENG/API/Launch'],
+      issueContainerId: acme.containers['ENG/API/Launch'],
+      startDate: null,
+      dueDate: null,
+      durationDays: null,
+      links: [],
+      migrated: false,
+      migratedIssueId: null,
+      position: 0,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     const [event] = await eventsFor('subtask.created', res.body.subtask.subtaskId);
     expect(event).toMatchObject({
-      projectId: acme.projects['ENG/API'], data: { subtask: res.body.subtask, issue: { issueId: parent.issueId, issueKey: parent.issueKey } },
+      projectId: acme.projects['ENG/API'],
+      data: { subtask: res.body.subtask, issue: { issueId: parent.issueId, issueKey: parent.issueKey } },
     });
   });
 
   it('takes status, assignee and a schedule, and goes last', async () => {
     const res = await createSub(parent.issueKey, {
-      title: 'Review', status: 'in-progress', assigneeId: acme.users.carol, startDate: '2026-03-01', durationDays: 4,
+      title: 'Review',
+      status: 'in-progress',
+      assigneeId: acme.users.carol,
+      startDate: '2026-03-01',
+      durationDays: 4,
     });
     expect(res.status).toBe(201);
     expect(res.body.subtask).toMatchObject({
-      parentIssueId: parent.issueId, status: 'in-progress', assigneeId: acme.users.carol,
-      startDate: '2026-03-01', dueDate: '2026-03-05', durationDays: 4, position: 1,
+      parentIssueId: parent.issueId,
+      status: 'in-progress',
+      assigneeId: acme.users.carol,
+      startDate: '2026-03-01',
+      dueDate: '2026-03-05',
+      durationDays: 4,
+      position: 1,
     });
-    expect((await subtask(parent.issueId, { title: 'Agent work', assigneeId: 'api-token:bot' })).assigneeId).toBe('api-token:bot');
+    expect((await subtask(parent.issueId, { title: 'Agent work', assigneeId: 'api-token:bot' })).assigneeId).toBe(
+      'api-token:bot',
+    );
   });
 
   it('answers the codes of bad fields', async () => {
@@ -97,8 +137,15 @@ describe('POST /issues/{issueId}/subtasks', () => {
   });
 
   it('needs sub-tasks enabled on the parent issue and its project', async () => {
-    const closed = await createIssue({ title: 'No sub-tasks here', projectId: acme.projects['ENG/API'], subtasksEnabled: false });
-    const noSubProject = await createIssue({ title: 'Project without sub-tasks', projectId: acme.projects['ENG/NOSUB'] });
+    const closed = await createIssue({
+      title: 'No sub-tasks here',
+      projectId: acme.projects['ENG/API'],
+      subtasksEnabled: false,
+    });
+    const noSubProject = await createIssue({
+      title: 'Project without sub-tasks',
+      projectId: acme.projects['ENG/NOSUB'],
+    });
     for (const issueId of [closed.issueId, noSubProject.issueId]) {
       const res = await createSub(issueId, { title: 'Refused' });
       expect(res.status).toBe(400);
@@ -113,10 +160,18 @@ describe('POST /issues/{issueId}/subtasks', () => {
 describe('reading, updating and deleting', () => {
   it('lists sub-tasks by position and reads one', async () => {
     const issue = await createIssue({ title: 'Ordered parent', projectId: acme.projects['ENG/API'] });
-    const [a, b, c] = [await subtask(issue.issueId, { title: 'A' }), await subtask(issue.issueId, { title: 'B' }), await subtask(issue.issueId, { title: 'C' })];
+    const [a, b, c] = [
+      await subtask(issue.issueId, { title: 'A' }),
+      await subtask(issue.issueId, { title: 'B' }),
+      await subtask(issue.issueId, { title: 'C' }),
+    ];
     const res = await h.call('GET', url(issue.issueKey), { token: TOKENS.bot });
     expect(res.status).toBe(200);
-    expect(res.body.subtasks.map((s: { title: string; position: number }) => [s.title, s.position])).toEqual([['A', 0], ['B', 1], ['C', 2]]);
+    expect(res.body.subtasks.map((s: { title: string; position: number }) => [s.title, s.position])).toEqual([
+      ['A', 0],
+      ['B', 1],
+      ['C', 2],
+    ]);
     const one = await h.call('GET', url(issue.issueId, `/${b.subtaskId}`), { token: TOKENS.alice });
     expect(one.status).toBe(200);
     expect(one.body.subtask).toEqual(res.body.subtasks[1]);
@@ -125,25 +180,55 @@ describe('reading, updating and deleting', () => {
 
   it('answers SUBTASK_NOT_FOUND for a sub-task of another parent', async () => {
     const foreign = await subtask(otherParent.issueId, { title: 'Belongs elsewhere' });
-    for (const [method, body] of [['GET', undefined], ['PATCH', { title: 'x' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { title: 'x' }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await h.call(method, url(parent.issueId, `/${foreign.subtaskId}`), { token: TOKENS.admin, body });
-      expect({ method, status: res.status, code: res.body.code }).toEqual({ method, status: 404, code: 'SUBTASK_NOT_FOUND' });
+      expect({ method, status: res.status, code: res.body.code }).toEqual({
+        method,
+        status: 404,
+        code: 'SUBTASK_NOT_FOUND',
+      });
     }
-    expect((await h.call('GET', url(parent.issueId, '/sub_unknown'), { token: TOKENS.admin })).body.code).toBe('SUBTASK_NOT_FOUND');
+    expect((await h.call('GET', url(parent.issueId, '/sub_unknown'), { token: TOKENS.admin })).body.code).toBe(
+      'SUBTASK_NOT_FOUND',
+    );
   });
 
   it('updates fields, keeping startDate as the schedule anchor', async () => {
-    const created = await subtask(parent.issueId, { title: 'Plan', startDate: '2026-04-01', dueDate: '2026-04-03', assigneeId: acme.users.alice });
-    const patch = (body: unknown) => h.call('PATCH', url(parent.issueId, `/${created.subtaskId}`), { token: TOKENS.admin, body });
+    const created = await subtask(parent.issueId, {
+      title: 'Plan',
+      startDate: '2026-04-01',
+      dueDate: '2026-04-03',
+      assigneeId: acme.users.alice,
+    });
+    const patch = (body: unknown) =>
+      h.call('PATCH', url(parent.issueId, `/${created.subtaskId}`), { token: TOKENS.admin, body });
     const res = await patch({ title: 'Plan it', status: 'done', assigneeId: null, dueDate: '2026-04-06' });
     expect(res.status).toBe(200);
     expect(res.body.subtask).toMatchObject({
-      title: 'Plan it', status: 'done', assigneeId: null, startDate: '2026-04-01', dueDate: '2026-04-06', durationDays: 5,
-      reporterId: acme.users.alice, position: created.position,
+      title: 'Plan it',
+      status: 'done',
+      assigneeId: null,
+      startDate: '2026-04-01',
+      dueDate: '2026-04-06',
+      durationDays: 5,
+      reporterId: acme.users.alice,
+      position: created.position,
     });
-    expect((await patch({ startDate: '2026-04-10' })).body.subtask).toMatchObject({ startDate: '2026-04-10', dueDate: '2026-04-15', durationDays: 5 });
+    expect((await patch({ startDate: '2026-04-10' })).body.subtask).toMatchObject({
+      startDate: '2026-04-10',
+      dueDate: '2026-04-15',
+      durationDays: 5,
+    });
     expect((await patch({ durationDays: 1 })).body.subtask).toMatchObject({ dueDate: '2026-04-11', durationDays: 1 });
-    expect((await patch({ dueDate: null })).body.subtask).toMatchObject({ startDate: '2026-04-10', dueDate: null, durationDays: null });
+    expect((await patch({ dueDate: null })).body.subtask).toMatchObject({
+      startDate: '2026-04-10',
+      dueDate: null,
+      durationDays: null,
+    });
     const last = (await patch({ title: 'Plan it well' })).body.subtask;
     const [event] = (await eventsFor('subtask.updated', created.subtaskId)).slice(-1);
     expect(event.data).toEqual({ subtask: last, issue: { issueId: parent.issueId, issueKey: parent.issueKey } });
@@ -171,8 +256,12 @@ describe('reading, updating and deleting', () => {
     const res = await h.call('DELETE', url(parent.issueId, `/${created.subtaskId}`), { token: TOKENS.admin });
     expect(res.status).toBe(204);
     expect(res.body).toBeUndefined();
-    expect((await h.call('GET', url(parent.issueId, `/${created.subtaskId}`), { token: TOKENS.admin })).body.code).toBe('SUBTASK_NOT_FOUND');
-    expect((await h.call('DELETE', url(parent.issueId, `/${created.subtaskId}`), { token: TOKENS.admin })).status).toBe(404);
+    expect((await h.call('GET', url(parent.issueId, `/${created.subtaskId}`), { token: TOKENS.admin })).body.code).toBe(
+      'SUBTASK_NOT_FOUND',
+    );
+    expect((await h.call('DELETE', url(parent.issueId, `/${created.subtaskId}`), { token: TOKENS.admin })).status).toBe(
+      404,
+    );
     const [event] = await eventsFor('subtask.deleted', created.subtaskId);
     expect(event.data).toEqual({ subtask: created, issue: { issueId: parent.issueId, issueKey: parent.issueKey } });
   });
@@ -180,7 +269,10 @@ describe('reading, updating and deleting', () => {
   it('keeps reads open but refuses every write once sub-tasks are disabled', async () => {
     const issue = await createIssue({ title: 'Closing soon', projectId: acme.projects['ENG/API'] });
     const [a, b] = [await subtask(issue.issueId, { title: 'A' }), await subtask(issue.issueId, { title: 'B' })];
-    const disable = await h.call('PATCH', `/api/external/issues/${issue.issueId}`, { token: TOKENS.admin, body: { subtasksEnabled: false } });
+    const disable = await h.call('PATCH', `/api/external/issues/${issue.issueId}`, {
+      token: TOKENS.admin,
+      body: { subtasksEnabled: false },
+    });
     expect(disable.status).toBe(200);
     const one = url(issue.issueId, `/${a.subtaskId}`);
     const writes: Array<[string, string, unknown]> = [
@@ -193,7 +285,12 @@ describe('reading, updating and deleting', () => {
     ];
     for (const [method, path, body] of writes) {
       const res = await h.call(method, path, { token: TOKENS.admin, body });
-      expect({ method, path, status: res.status, code: res.body.code }).toEqual({ method, path, status: 400, code: 'SUBTASK_DISABLED' });
+      expect({ method, path, status: res.status, code: res.body.code }).toEqual({
+        method,
+        path,
+        status: 400,
+        code: 'SUBTASK_DISABLED',
+      });
     }
     expect((await h.call('GET', url(issue.issueId), { token: TOKENS.admin })).body.subtasks).toHaveLength(2);
     expect((await h.call('GET', one, { token: TOKENS.admin })).status).toBe(200);
@@ -203,13 +300,19 @@ describe('reading, updating and deleting', () => {
 describe('visibility', () => {
   it('answers ISSUE_NOT_FOUND for parents the caller cannot see', async () => {
     const infraSub = await subtask(infraParent.issueId, { title: 'Ops work' });
-    const cases: Array<[string, string]> = [[TOKENS.bot, infraParent.issueId], [TOKENS.globex, parent.issueId], [TOKENS.admin, 'iss_unknown']];
+    const cases: Array<[string, string]> = [
+      [TOKENS.bot, infraParent.issueId],
+      [TOKENS.globex, parent.issueId],
+      [TOKENS.admin, 'iss_unknown'],
+    ];
     for (const [token, issueId] of cases) {
       const list = await h.call('GET', url(issueId), { token });
       expect(list.status).toBe(404);
       expect(list.body.code).toBe('ISSUE_NOT_FOUND');
       expect((await createSub(issueId, { title: 'Sneaky' }, token)).body.code).toBe('ISSUE_NOT_FOUND');
-      expect((await h.call('GET', url(issueId, `/${infraSub.subtaskId}`), { token })).body.code).toBe('ISSUE_NOT_FOUND');
+      expect((await h.call('GET', url(issueId, `/${infraSub.subtaskId}`), { token })).body.code).toBe(
+        'ISSUE_NOT_FOUND',
+      );
     }
     expect((await h.call('GET', url(infraParent.issueId), { token: TOKENS.alice })).body.subtasks).toHaveLength(1);
   });

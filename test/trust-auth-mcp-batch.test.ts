@@ -8,7 +8,12 @@ const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/j
 
 /** Posts raw JSON text, so keys such as "__proto__" arrive exactly as an attacker writes them. */
 async function postMcp(h: Harness, text: string, token = TOKENS.admin) {
-  const reply = await h.app.inject({ method: 'POST', url: '/api/mcp', payload: text, headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` } });
+  const reply = await h.app.inject({
+    method: 'POST',
+    url: '/api/mcp',
+    payload: text,
+    headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` },
+  });
   return { status: reply.statusCode, headers: reply.headers, body: reply.body ? JSON.parse(reply.body) : undefined };
 }
 
@@ -79,7 +84,8 @@ describe('JSON-RPC batch size', () => {
   });
   afterAll(() => h.close());
 
-  const listTeams = (count: number) => `[${Array.from({ length: count }, (_, i) => toolCall(i + 1, 'list_teams', '{}')).join(',')}]`;
+  const listTeams = (count: number) =>
+    `[${Array.from({ length: count }, (_, i) => toolCall(i + 1, 'list_teams', '{}')).join(',')}]`;
 
   it('answers a batch of 50 messages', async () => {
     const reply = await postMcp(h, listTeams(50));
@@ -92,8 +98,13 @@ describe('JSON-RPC batch size', () => {
     const reply = await postMcp(h, text);
     expect(reply.status).toBe(400);
     expect(reply.body).toMatchObject({
-      jsonrpc: '2.0', id: null,
-      error: { code: -32600, message: expect.stringContaining('at most 50'), data: { code: 'VALIDATION_FAILED', details: { field: 'body', maxBatchSize: 50, received: 51 } } },
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: expect.stringContaining('at most 50'),
+        data: { code: 'VALIDATION_FAILED', details: { field: 'body', maxBatchSize: 50, received: 51 } },
+      },
     });
     expect((await projectNames(h)).filter((name) => name.startsWith('Too many'))).toEqual([]);
   });

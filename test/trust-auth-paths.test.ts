@@ -15,17 +15,34 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+};
 const toolsList = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
 const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-const post = (url: string, body: unknown, token?: string) => h.app.inject({
-  method: 'POST', url, payload: JSON.stringify(body), headers: { ...mcpHeaders, ...(token ? { authorization: `Bearer ${token}` } : {}) },
-});
+const post = (url: string, body: unknown, token?: string) =>
+  h.app.inject({
+    method: 'POST',
+    url,
+    payload: JSON.stringify(body),
+    headers: { ...mcpHeaders, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  });
 
 describe('encoded spellings of /api/mcp', () => {
   // Each of these reaches the MCP route.
-  const routed = ['/api/%6dcp', '/api/%6Dcp', '/%61pi/mcp', '/%61%70%69/%6d%63%70', '/api/mcp/', '/api/%6dcp/', '/api/mcp?x=1'];
+  const routed = [
+    '/api/%6dcp',
+    '/api/%6Dcp',
+    '/%61pi/mcp',
+    '/%61%70%69/%6d%63%70',
+    '/api/mcp/',
+    '/api/%6dcp/',
+    '/api/mcp?x=1',
+  ];
 
   it.each(routed)('%s answers 401 UNAUTHORIZED to initialize and tools/list without a credential', async (url) => {
     for (const message of [initialize, toolsList]) {
@@ -57,7 +74,14 @@ describe('encoded spellings of /api/mcp', () => {
 });
 
 describe('encoded spellings of /api/external', () => {
-  const routed = ['/api/%65xternal/teams', '/%61pi/external/teams', '/api/ext%65rnal/t%65ams', '/api/external/%74eams', '/api/external/teams/', '/%61pi/%65xternal'];
+  const routed = [
+    '/api/%65xternal/teams',
+    '/%61pi/external/teams',
+    '/api/ext%65rnal/t%65ams',
+    '/api/external/%74eams',
+    '/api/external/teams/',
+    '/%61pi/%65xternal',
+  ];
 
   it.each(routed)('GET %s answers 401 without a credential and 200 with one', async (url) => {
     const anonymous = await h.call('GET', url);
@@ -96,9 +120,12 @@ describe('encoded spellings of /api/external', () => {
 });
 
 describe('encoded spellings of app pages', () => {
-  it.each(['/%73ettings', '/%62oard/ENG', '/discussion%2Fx', '//settings'])('%s answers 401 browser_session_required', async (url) => {
-    const reply = await h.call('GET', url, { token: TOKENS.admin });
-    expect(reply.status).toBe(401);
-    expect(reply.body.details).toEqual({ reason: 'browser_session_required' });
-  });
+  it.each(['/%73ettings', '/%62oard/ENG', '/discussion%2Fx', '//settings'])(
+    '%s answers 401 browser_session_required',
+    async (url) => {
+      const reply = await h.call('GET', url, { token: TOKENS.admin });
+      expect(reply.status).toBe(401);
+      expect(reply.body.details).toEqual({ reason: 'browser_session_required' });
+    },
+  );
 });

@@ -25,9 +25,17 @@ interface Sent {
   headers: Record<string, unknown>;
 }
 
-async function send(app: FastifyInstance, ip: string, options: { url?: string; method?: string; headers?: Record<string, string>; payload?: string } = {}): Promise<Sent> {
+async function send(
+  app: FastifyInstance,
+  ip: string,
+  options: { url?: string; method?: string; headers?: Record<string, string>; payload?: string } = {},
+): Promise<Sent> {
   const reply = await app.inject({
-    method: (options.method ?? 'GET') as never, url: options.url ?? '/api/external/teams', remoteAddress: ip, headers: options.headers, payload: options.payload,
+    method: (options.method ?? 'GET') as never,
+    url: options.url ?? '/api/external/teams',
+    remoteAddress: ip,
+    headers: options.headers,
+    payload: options.payload,
   });
   return { status: reply.statusCode, body: reply.body ? JSON.parse(reply.body) : undefined, headers: reply.headers };
 }
@@ -36,12 +44,19 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Each a different reason a credential fails; all of them count. */
 const FAILURES: Array<Record<string, string>> = [
-  {}, bearer('svc_pat_short'), bearer(TOKENS.off), bearer(`svc_pat_${'x1Y2'.repeat(10)}`), { 'x-api-key': 'nope' },
+  {},
+  bearer('svc_pat_short'),
+  bearer(TOKENS.off),
+  bearer(`svc_pat_${'x1Y2'.repeat(10)}`),
+  { 'x-api-key': 'nope' },
 ];
 
 function expectFailureLimited(reply: Sent) {
   expect(reply.status).toBe(429);
-  expect(reply.body).toMatchObject({ code: 'RATE_LIMITED', details: { reason: 'authentication_failures', limit: FAILURE_LIMIT } });
+  expect(reply.body).toMatchObject({
+    code: 'RATE_LIMITED',
+    details: { reason: 'authentication_failures', limit: FAILURE_LIMIT },
+  });
   expect(Object.keys(reply.body).sort()).toEqual(['code', 'details', 'error', 'suggestion']);
   expect(Number(reply.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   expect(Number(reply.headers['retry-after'])).toBeLessThanOrEqual(60);
@@ -73,7 +88,9 @@ describe('failed authentications per client address (in memory)', () => {
     expect((await send(h.app, ip, { headers: bearer(TOKENS.admin) })).status).toBe(200);
     expect((await send(h.app, ip, { headers: bearer(TOKENS.alice), url: '/api/external/projects' })).status).toBe(200);
     const mcp = await send(h.app, ip, {
-      method: 'POST', url: '/api/mcp', payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      method: 'POST',
+      url: '/api/mcp',
+      payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
       headers: { ...bearer(TOKENS.bot), 'content-type': 'application/json' },
     });
     expect(mcp.status).toBe(200);
@@ -83,7 +100,11 @@ describe('failed authentications per client address (in memory)', () => {
 
   it('counts failures on /api/mcp, under any spelling, against the same budget', async () => {
     const ip = randomIPv4();
-    const mcp = { method: 'POST', payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }), headers: { 'content-type': 'application/json' } };
+    const mcp = {
+      method: 'POST',
+      payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
+      headers: { 'content-type': 'application/json' },
+    };
     expect((await send(h.app, ip, { ...mcp, url: '/api/mcp' })).status).toBe(401);
     expect((await send(h.app, ip, { ...mcp, url: '/api/%6dcp' })).status).toBe(401);
     expect((await send(h.app, ip, { url: '/api/%65xternal/teams' })).status).toBe(401);
@@ -123,7 +144,8 @@ describe('failed authentications per client address (in memory)', () => {
 
   it('sends no RateLimit headers on the 401s and 429s of failed credentials', async () => {
     const ip = randomIPv4();
-    for (let i = 0; i <= FAILURE_LIMIT + 1; i++) expect((await send(h.app, ip)).headers['ratelimit-limit']).toBeUndefined();
+    for (let i = 0; i <= FAILURE_LIMIT + 1; i++)
+      expect((await send(h.app, ip)).headers['ratelimit-limit']).toBeUndefined();
   });
 });
 
@@ -153,7 +175,9 @@ describe('failed-authentication limit settings', () => {
       const ip = randomIPv4();
       for (let i = 0; i < FAILURE_LIMIT; i++) await send(failuresOnly.app, ip);
       expectFailureLimited(await send(failuresOnly.app, ip));
-      expect((await send(failuresOnly.app, ip, { headers: bearer(TOKENS.admin) })).headers['ratelimit-limit']).toBeUndefined();
+      expect(
+        (await send(failuresOnly.app, ip, { headers: bearer(TOKENS.admin) })).headers['ratelimit-limit'],
+      ).toBeUndefined();
 
       for (let i = 0; i < 10; i++) expect((await send(requestsOnly.app, ip)).status).toBe(401);
       expect((await send(requestsOnly.app, ip, { headers: bearer(TOKENS.admin) })).status).toBe(200);
@@ -171,7 +195,10 @@ describe('failed authentications shared through Redis', () => {
   let secondNode: FastifyInstance;
   beforeAll(async () => {
     h = await startHarness([ACME], { authFailureLimit: FAILURE_LIMIT, redisUrl: REDIS_URL });
-    secondNode = await buildApp({ database: h.database, config: { ...loadConfig({}), rateLimitPerMinute: 0, authFailureLimit: FAILURE_LIMIT, redisUrl: REDIS_URL } });
+    secondNode = await buildApp({
+      database: h.database,
+      config: { ...loadConfig({}), rateLimitPerMinute: 0, authFailureLimit: FAILURE_LIMIT, redisUrl: REDIS_URL },
+    });
   });
   afterAll(async () => {
     await secondNode.close();
@@ -215,10 +242,11 @@ async function redisProxy(port: number): Promise<{ close: () => Promise<void> }>
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -232,7 +260,11 @@ describe('Redis unreachable (REDIS_URL on a closed port)', () => {
 
   beforeAll(async () => {
     port = await closedPort();
-    h = await startHarness([ACME], { rateLimitPerMinute: LIMIT, authFailureLimit: FAILURE_LIMIT, redisUrl: `redis://127.0.0.1:${port}` });
+    h = await startHarness([ACME], {
+      rateLimitPerMinute: LIMIT,
+      authFailureLimit: FAILURE_LIMIT,
+      redisUrl: `redis://127.0.0.1:${port}`,
+    });
     warn = vi.spyOn(h.app.log, 'warn');
     info = vi.spyOn(h.app.log, 'info');
   });
@@ -253,7 +285,12 @@ describe('Redis unreachable (REDIS_URL on a closed port)', () => {
     const ip = randomIPv4();
     for (let i = 0; i < FAILURE_LIMIT * 3; i++) expect((await send(h.app, ip)).status).toBe(401);
     const batch = `[${Array.from({ length: 10 }, (_, i) => `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"list_teams","arguments":{}}}`).join(',')}]`;
-    const mcp = await send(h.app, ip, { method: 'POST', url: '/api/mcp', payload: batch, headers: { ...bearer(TOKENS.bot), 'content-type': 'application/json' } });
+    const mcp = await send(h.app, ip, {
+      method: 'POST',
+      url: '/api/mcp',
+      payload: batch,
+      headers: { ...bearer(TOKENS.bot), 'content-type': 'application/json' },
+    });
     expect(mcp.status).toBe(200);
     expect(outageWarnings()).toHaveLength(1);
     expect(outageWarnings()[0][0]).toMatchObject({ redis: `redis://127.0.0.1:${port}` });

@@ -13,7 +13,8 @@ let acme: Awaited<ReturnType<Harness['apply']>>;
 const API = '/api/external';
 const raw = (method: string, path: string, json: string) =>
   h.call(method, `${API}${path}`, { token: TOKENS.admin, body: json, headers: { 'content-type': 'application/json' } });
-const call = (method: string, path: string, body?: unknown) => h.call(method, `${API}${path}`, { token: TOKENS.admin, body });
+const call = (method: string, path: string, body?: unknown) =>
+  h.call(method, `${API}${path}`, { token: TOKENS.admin, body });
 const mcp = async (name: string, args: string) => {
   const reply = await h.call('POST', '/api/mcp', {
     token: TOKENS.admin,
@@ -43,8 +44,18 @@ describe('nesting depth', () => {
       ['POST', `/meetings/${meetingId}/links`, `{"targetType":${deep}}`, 'targetType'],
       ['POST', '/issues', `{"title":"T","description":${deep}}`, 'description'],
       ['POST', `/issues/${issue.issueId}/attachments`, `{"links":[{"url":${deep}}]}`, 'links.0.url'],
-      ['POST', '/discussion/topics', `{"groupId":"${groupId}","title":"T","links":[{"targetId":${deep}}]}`, 'links.0.targetId'],
-      ['POST', `/issues/${issue.issueId}/subtasks/sub_x/promote`, `{"statusMapping":{"to-do":${deep}}}`, 'statusMapping.to-do'],
+      [
+        'POST',
+        '/discussion/topics',
+        `{"groupId":"${groupId}","title":"T","links":[{"targetId":${deep}}]}`,
+        'links.0.targetId',
+      ],
+      [
+        'POST',
+        `/issues/${issue.issueId}/subtasks/sub_x/promote`,
+        `{"statusMapping":{"to-do":${deep}}}`,
+        'statusMapping.to-do',
+      ],
       ['PATCH', `/issues/${issue.issueId}`, `{"unknown":${deep}}`, 'unknown'],
     ];
     for (const [method, path, json, field] of cases) {
@@ -66,7 +77,10 @@ describe('nesting depth', () => {
     expect(at33.body).toMatchObject({ code: 'VALIDATION_FAILED', details: { max: 32 } });
     const objects = `{"a":`.repeat(40) + '1' + '}'.repeat(40);
     const deepObject = await raw('POST', '/projects', `{"name":"P","extra":${objects}}`);
-    expect(deepObject.body).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: `extra${'.a'.repeat(31)}`, max: 32 } });
+    expect(deepObject.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: `extra${'.a'.repeat(31)}`, max: 32 },
+    });
   });
 
   it('answers the same through MCP tool arguments', async () => {
@@ -91,30 +105,57 @@ describe('keys that name prototype properties', () => {
   it('refuses them inside nested objects too', async () => {
     const issue = (await call('POST', '/issues', { title: 'Nested proto', projectKey: 'API' })).body.issue;
     const sub = (await call('POST', `/issues/${issue.issueId}/subtasks`, { title: 'S' })).body.subtask;
-    const mapping = await raw('POST', `/issues/${issue.issueId}/subtasks/${sub.subtaskId}/promote`, '{"statusMapping":{"__proto__":"todo"}}');
-    expect(mapping.body).toMatchObject({ code: 'VALIDATION_FAILED', details: { unknownFields: ['statusMapping.__proto__'] } });
+    const mapping = await raw(
+      'POST',
+      `/issues/${issue.issueId}/subtasks/${sub.subtaskId}/promote`,
+      '{"statusMapping":{"__proto__":"todo"}}',
+    );
+    expect(mapping.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { unknownFields: ['statusMapping.__proto__'] },
+    });
     const groupId = (await call('POST', '/discussion', { name: 'Proto links' })).body.group.groupId;
-    const link = await raw('POST', '/discussion/topics', `{"groupId":"${groupId}","title":"T","links":[{"targetType":"issue","targetId":"${issue.issueId}","constructor":1}]}`);
+    const link = await raw(
+      'POST',
+      '/discussion/topics',
+      `{"groupId":"${groupId}","title":"T","links":[{"targetType":"issue","targetId":"${issue.issueId}","constructor":1}]}`,
+    );
     expect(link.body).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'links.0.constructor' } });
-    const attachment = await raw('POST', `/issues/${issue.issueId}/attachments`, '{"links":[{"url":"https://a.test","__proto__":{"name":"x"}}]}');
-    expect(attachment.body).toMatchObject({ code: 'VALIDATION_FAILED', details: { unknownFields: ['links.0.__proto__'] } });
+    const attachment = await raw(
+      'POST',
+      `/issues/${issue.issueId}/attachments`,
+      '{"links":[{"url":"https://a.test","__proto__":{"name":"x"}}]}',
+    );
+    expect(attachment.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { unknownFields: ['links.0.__proto__'] },
+    });
     expect((await call('GET', `/issues/${issue.issueId}/subtasks/${sub.subtaskId}`)).body.subtask.migrated).toBe(false);
   });
 
   it('refuses them as MCP tool arguments, __proto__ included', async () => {
     const result = await mcp('create_project', '{"name":"Ctor tool","constructor":{"description":"smuggled"}}');
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ code: 'VALIDATION_FAILED', details: { unknownFields: ['constructor'] } });
+    expect(result.structuredContent).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { unknownFields: ['constructor'] },
+    });
     // The MCP SDK drops a `__proto__` argument while parsing; the route reads the arguments
     // as sent, so it is refused like any other unknown argument and nothing is created.
     const proto = await mcp('create_project', '{"name":"Proto tool","__proto__":{"description":"smuggled"}}');
     expect(proto.isError).toBe(true);
-    expect(proto.structuredContent).toMatchObject({ code: 'VALIDATION_FAILED', details: { unknownFields: ['__proto__'] } });
+    expect(proto.structuredContent).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { unknownFields: ['__proto__'] },
+    });
     expect(({} as Record<string, unknown>).description).toBeUndefined();
   });
 
   it('ignores them as query parameters, as any unknown parameter', async () => {
-    const reply = await call('GET', `/issues?__proto__=x&constructor=y&toString=z&projectId=${acme.projects['ENG/API']}`);
+    const reply = await call(
+      'GET',
+      `/issues?__proto__=x&constructor=y&toString=z&projectId=${acme.projects['ENG/API']}`,
+    );
     expect(reply.status).toBe(200);
     expect(Array.isArray(reply.body.issues)).toBe(true);
   });

@@ -35,7 +35,13 @@ describe('classification of driver errors', () => {
     ['lost connection', new Error('Connection terminated unexpectedly'), 'unavailable'],
     ['broken client', new Error('Client has encountered a connection error and is not queryable'), 'unavailable'],
     ['pool checkout timeout', new Error('timeout exceeded when trying to connect'), 'unavailable'],
-    ['connect timeout', new Error('Connection terminated due to connection timeout', { cause: new Error('Connection terminated unexpectedly') }), 'unavailable'],
+    [
+      'connect timeout',
+      new Error('Connection terminated due to connection timeout', {
+        cause: new Error('Connection terminated unexpectedly'),
+      }),
+      'unavailable',
+    ],
     ['SQLite busy after busy_timeout', coded('SQLITE_BUSY'), 'unavailable'],
     ['SQLite busy snapshot', coded('SQLITE_BUSY_SNAPSHOT'), 'unavailable'],
     ['SQLite I/O error', coded('SQLITE_IOERR_WRITE'), 'unavailable'],
@@ -78,7 +84,11 @@ describe('the database unavailable during a request', () => {
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     const endpoint = new URL(`http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}/api/mcp`);
     client = new Client({ name: 'wsx-outage-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { Authorization: `Bearer ${TOKENS.admin}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(endpoint, {
+        requestInit: { headers: { Authorization: `Bearer ${TOKENS.admin}` } },
+      }),
+    );
   });
   afterAll(async () => {
     await client?.close();
@@ -102,9 +112,13 @@ describe('the database unavailable during a request', () => {
       }
     }
     // The request's write waits in a trigger; meanwhile an administrator terminates its backend.
-    await sql`create function stall() returns trigger language plpgsql as $$ begin perform pg_sleep(30); return new; end $$`.execute(db);
+    await sql`create function stall() returns trigger language plpgsql as $$ begin perform pg_sleep(30); return new; end $$`.execute(
+      db,
+    );
     await sql`create trigger stall before insert on issues for each row execute function stall()`.execute(db);
-    await sql`create trigger stall before insert or update on server_instances for each row execute function stall()`.execute(db);
+    await sql`create trigger stall before insert or update on server_instances for each row execute function stall()`.execute(
+      db,
+    );
     try {
       const answer = request();
       let terminated = 0;
@@ -124,13 +138,22 @@ describe('the database unavailable during a request', () => {
   }
 
   const createIssue = (key: string, title: string) =>
-    h.call('POST', '/api/external/issues', { token: TOKENS.admin, headers: { 'idempotency-key': key }, body: { title, projectKey: 'API', teamKey: 'ENG' } });
+    h.call('POST', '/api/external/issues', {
+      token: TOKENS.admin,
+      headers: { 'idempotency-key': key },
+      body: { title, projectKey: 'API', teamKey: 'ENG' },
+    });
   const issuesTitled = async (title: string) =>
     (await h.database.db.selectFrom('issues').select('id').where('title', '=', title).execute()).length;
 
   const expectUnavailable = (reply: Reply) => {
     expect(reply.status).toBe(503);
-    expect(reply.body).toEqual({ error: 'The database is unavailable.', code: 'DATABASE_UNAVAILABLE', details: {}, suggestion: expect.any(String) });
+    expect(reply.body).toEqual({
+      error: 'The database is unavailable.',
+      code: 'DATABASE_UNAVAILABLE',
+      details: {},
+      suggestion: expect.any(String),
+    });
     expect(Number(reply.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   };
 
@@ -153,13 +176,22 @@ describe('the database unavailable during a request', () => {
   });
 
   it('answers an MCP tool call with DATABASE_UNAVAILABLE as a tool error', async () => {
-    const result = (await duringFault(() => client.callTool({ name: 'create_issue', arguments: { title: 'Tool during an outage', projectKey: 'API', teamKey: 'ENG' } }))) as {
-      isError?: boolean; structuredContent: any;
+    const result = (await duringFault(() =>
+      client.callTool({
+        name: 'create_issue',
+        arguments: { title: 'Tool during an outage', projectKey: 'API', teamKey: 'ENG' },
+      }),
+    )) as {
+      isError?: boolean;
+      structuredContent: any;
     };
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ code: 'DATABASE_UNAVAILABLE', details: {} });
     expect(await issuesTitled('Tool during an outage')).toBe(0);
-    const again = (await client.callTool({ name: 'create_issue', arguments: { title: 'Tool during an outage', projectKey: 'API', teamKey: 'ENG' } })) as { isError?: boolean };
+    const again = (await client.callTool({
+      name: 'create_issue',
+      arguments: { title: 'Tool during an outage', projectKey: 'API', teamKey: 'ENG' },
+    })) as { isError?: boolean };
     expect(again.isError).toBeFalsy();
   });
 });

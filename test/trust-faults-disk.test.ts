@@ -34,7 +34,11 @@ beforeAll(async () => {
   await h.app.listen({ port: 0, host: '127.0.0.1' });
   const endpoint = new URL(`http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}/api/mcp`);
   client = new Client({ name: 'wsx-disk-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { Authorization: `Bearer ${TOKENS.admin}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(endpoint, {
+      requestInit: { headers: { Authorization: `Bearer ${TOKENS.admin}` } },
+    }),
+  );
 });
 afterAll(async () => {
   await client?.close();
@@ -50,9 +54,13 @@ async function fillDisk(): Promise<void> {
     return;
   }
   await sql`create function disk_full() returns trigger language plpgsql as $$
-    begin raise exception 'could not extend file: No space left on device' using errcode = 'disk_full'; end $$`.execute(db);
+    begin raise exception 'could not extend file: No space left on device' using errcode = 'disk_full'; end $$`.execute(
+    db,
+  );
   await sql`create trigger disk_full before insert on issues for each row execute function disk_full()`.execute(db);
-  await sql`create trigger disk_full before insert or update on server_instances for each row execute function disk_full()`.execute(db);
+  await sql`create trigger disk_full before insert or update on server_instances for each row execute function disk_full()`.execute(
+    db,
+  );
 }
 
 async function freeDisk(): Promise<void> {
@@ -71,10 +79,20 @@ const BIG = 'x'.repeat(6_000);
 
 const createIssue = (key: string, title: string) =>
   h.call('POST', '/api/external/issues', {
-    token: TOKENS.admin, headers: { 'idempotency-key': key }, body: { title, projectKey: 'API', teamKey: 'ENG', description: BIG },
+    token: TOKENS.admin,
+    headers: { 'idempotency-key': key },
+    body: { title, projectKey: 'API', teamKey: 'ENG', description: BIG },
   });
 
-const issueCount = async () => Number((await h.database.db.selectFrom('issues').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const issueCount = async () =>
+  Number(
+    (
+      await h.database.db
+        .selectFrom('issues')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('a full disk while serving', () => {
   it('answers 507 STORAGE_FULL with Retry-After to writes, records nothing, keeps answering reads, and is not ready', async () => {
@@ -92,7 +110,9 @@ describe('a full disk while serving', () => {
       expect(Number(reply.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(await issueCount()).toBe(before);
       // Nothing half-done: no idempotency claim is left for the key either.
-      expect(await h.database.db.selectFrom('idempotency_keys').select('key').where('key', '=', 'full-1').execute()).toEqual([]);
+      expect(
+        await h.database.db.selectFrom('idempotency_keys').select('key').where('key', '=', 'full-1').execute(),
+      ).toEqual([]);
 
       const read = await h.call('GET', '/api/external/projects', { token: TOKENS.admin });
       expect(read.status).toBe(200);
@@ -101,8 +121,12 @@ describe('a full disk while serving', () => {
       expect(ready.status).toBe(503);
       expect(ready.body).toEqual({ status: 'unavailable', database: h.database.dialect, reason: 'storage_full' });
 
-      const tool = (await client.callTool({ name: 'create_issue', arguments: { title: 'Through MCP', projectKey: 'API', teamKey: 'ENG', description: BIG } })) as {
-        isError?: boolean; structuredContent: any;
+      const tool = (await client.callTool({
+        name: 'create_issue',
+        arguments: { title: 'Through MCP', projectKey: 'API', teamKey: 'ENG', description: BIG },
+      })) as {
+        isError?: boolean;
+        structuredContent: any;
       };
       expect(tool.isError).toBe(true);
       expect(tool.structuredContent).toMatchObject({ code: 'STORAGE_FULL', details: {} });
@@ -146,7 +170,9 @@ describe('a full disk at start-up', () => {
       expect(stdout).not.toContain('listening');
       const lines = stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('npm warn'));
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^error: the database storage is full \(SQLITE_[A-Z_]+: .+\); free disk space, then start wsx again$/);
+      expect(lines[0]).toMatch(
+        /^error: the database storage is full \(SQLITE_[A-Z_]+: .+\); free disk space, then start wsx again$/,
+      );
     } finally {
       await run('umount', [mountPoint]).catch(() => undefined);
       rmSync(mountPoint, { recursive: true, force: true });

@@ -24,23 +24,48 @@ beforeAll(async () => {
   h = await startHarness([ACME]);
   // An operation whose claim is taken over while it runs (as by another process after a
   // long stall): it writes an event, then moves the key's claim to another holder.
-  registerOperations(h.app, [
-    defineOperation({
-      id: 'stalled_for_test', method: 'POST', path: '/api/external/stalled-for-test', tag: 'Test', summary: 'Loses its claim while running.',
-      body: Type.Object({ marker: Type.String() }),
-      run: async (ctx, { body }) => {
-        await ctx.db.insertInto('outbox_events').values({
-          id: `evt_${body.marker}`, workspace_id: ctx.workspace.id, type: 'test.stalled', project_id: null, payload: '{}', created_at: ctx.now,
-        }).execute();
-        await ctx.db.updateTable('idempotency_keys').set({ claim_id: 'clm_someone_else', holder: 'srv_someone_else' })
-          .where('key', '=', body.marker).where('state', '=', 'running').execute();
-        return created({ marker: body.marker });
-      },
-    }),
-  ], h.database, loadConfig({}));
+  registerOperations(
+    h.app,
+    [
+      defineOperation({
+        id: 'stalled_for_test',
+        method: 'POST',
+        path: '/api/external/stalled-for-test',
+        tag: 'Test',
+        summary: 'Loses its claim while running.',
+        body: Type.Object({ marker: Type.String() }),
+        run: async (ctx, { body }) => {
+          await ctx.db
+            .insertInto('outbox_events')
+            .values({
+              id: `evt_${body.marker}`,
+              workspace_id: ctx.workspace.id,
+              type: 'test.stalled',
+              project_id: null,
+              payload: '{}',
+              created_at: ctx.now,
+            })
+            .execute();
+          await ctx.db
+            .updateTable('idempotency_keys')
+            .set({ claim_id: 'clm_someone_else', holder: 'srv_someone_else' })
+            .where('key', '=', body.marker)
+            .where('state', '=', 'running')
+            .execute();
+          return created({ marker: body.marker });
+        },
+      }),
+    ],
+    h.database,
+    loadConfig({}),
+  );
   const probe = await createProject('probe', { name: 'Probe' });
   expect(probe.status).toBe(201);
-  const row = await h.database.db.selectFrom('idempotency_keys').select(['workspace_id', 'credential_id']).where('key', '=', 'probe').executeTakeFirstOrThrow();
+  const row = await h.database.db
+    .selectFrom('idempotency_keys')
+    .select(['workspace_id', 'credential_id'])
+    .where('key', '=', 'probe')
+    .executeTakeFirstOrThrow();
   scope = row;
 });
 afterAll(() => h.close());
@@ -54,20 +79,42 @@ const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 const exitedPid = () => spawnSync(process.execPath, ['-e', '']).pid as number;
 
 async function seedInstance(id: string, { host = 'another-host', pid = 4242, heartbeatAgoMs = 0 } = {}) {
-  await h.database.db.insertInto('server_instances').values({ id, host, pid, started_at: ago(60_000), heartbeat_at: ago(heartbeatAgoMs) }).execute();
+  await h.database.db
+    .insertInto('server_instances')
+    .values({ id, host, pid, started_at: ago(60_000), heartbeat_at: ago(heartbeatAgoMs) })
+    .execute();
 }
 
 /** A `running` claim of `holder` for POST /api/external/projects with `body`, as a crashed or busy server leaves it. */
-async function seedClaim(key: string, body: unknown, { holder, heartbeatAgoMs = 0 }: { holder: string | null; heartbeatAgoMs?: number }) {
-  await h.database.db.insertInto('idempotency_keys').values({
-    ...scope, key, request_hash: requestFingerprint('POST', '/api/external/projects', body), state: 'running',
-    response_status: null, response_body: null, created_at: ago(heartbeatAgoMs), expires_at: new Date(Date.now() + 3_600_000).toISOString(),
-    holder, claim_id: holder === null ? null : `clm_${key}`, heartbeat_at: holder === null ? null : ago(heartbeatAgoMs),
-  }).execute();
+async function seedClaim(
+  key: string,
+  body: unknown,
+  { holder, heartbeatAgoMs = 0 }: { holder: string | null; heartbeatAgoMs?: number },
+) {
+  await h.database.db
+    .insertInto('idempotency_keys')
+    .values({
+      ...scope,
+      key,
+      request_hash: requestFingerprint('POST', '/api/external/projects', body),
+      state: 'running',
+      response_status: null,
+      response_body: null,
+      created_at: ago(heartbeatAgoMs),
+      expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      holder,
+      claim_id: holder === null ? null : `clm_${key}`,
+      heartbeat_at: holder === null ? null : ago(heartbeatAgoMs),
+    })
+    .execute();
 }
 
 const claimOf = (key: string) =>
-  h.database.db.selectFrom('idempotency_keys').select(['state', 'holder', 'claim_id']).where('key', '=', key).executeTakeFirst();
+  h.database.db
+    .selectFrom('idempotency_keys')
+    .select(['state', 'holder', 'claim_id'])
+    .where('key', '=', key)
+    .executeTakeFirst();
 
 async function projectsNamed(name: string): Promise<number> {
   const reply = await h.call('GET', '/api/external/projects?limit=200', { token: TOKENS.admin });
@@ -176,14 +223,22 @@ describe('a claim whose holder is alive', () => {
 describe('a failed release', () => {
   const blockDeletes = async () => {
     if (h.database.dialect === 'sqlite') {
-      await sql`create trigger block_release before delete on idempotency_keys begin select raise(abort, 'release blocked'); end`.execute(h.database.db);
+      await sql`create trigger block_release before delete on idempotency_keys begin select raise(abort, 'release blocked'); end`.execute(
+        h.database.db,
+      );
     } else {
-      await sql`create function block_release() returns trigger language plpgsql as $$ begin raise exception 'release blocked'; end $$`.execute(h.database.db);
-      await sql`create trigger block_release before delete on idempotency_keys for each row execute function block_release()`.execute(h.database.db);
+      await sql`create function block_release() returns trigger language plpgsql as $$ begin raise exception 'release blocked'; end $$`.execute(
+        h.database.db,
+      );
+      await sql`create trigger block_release before delete on idempotency_keys for each row execute function block_release()`.execute(
+        h.database.db,
+      );
     }
   };
   const allowDeletes = async () => {
-    await sql`drop trigger block_release${sql.raw(h.database.dialect === 'sqlite' ? '' : ' on idempotency_keys')}`.execute(h.database.db);
+    await sql`drop trigger block_release${sql.raw(h.database.dialect === 'sqlite' ? '' : ' on idempotency_keys')}`.execute(
+      h.database.db,
+    );
     if (h.database.dialect !== 'sqlite') await sql`drop function block_release()`.execute(h.database.db);
   };
 
@@ -208,17 +263,30 @@ describe('a failed release', () => {
 
 describe('a request whose claim was taken over while it ran', () => {
   it('records nothing and answers 409 IDEMPOTENCY_KEY_IN_USE: the new holder decides', async () => {
-    const reply = await h.call('POST', '/api/external/stalled-for-test', { token: TOKENS.admin, body: { marker: 'stall1' }, headers: { 'idempotency-key': 'stall1' } });
+    const reply = await h.call('POST', '/api/external/stalled-for-test', {
+      token: TOKENS.admin,
+      body: { marker: 'stall1' },
+      headers: { 'idempotency-key': 'stall1' },
+    });
     expectInUse(reply, 'stall1');
-    const events = await h.database.db.selectFrom('outbox_events').select('id').where('id', '=', 'evt_stall1').execute();
+    const events = await h.database.db
+      .selectFrom('outbox_events')
+      .select('id')
+      .where('id', '=', 'evt_stall1')
+      .execute();
     expect(events).toEqual([]);
   });
 });
 
 describe('/readyz', () => {
-  it('answers ready after writing this process\'s heartbeat row, one row however often it is asked', async () => {
+  it("answers ready after writing this process's heartbeat row, one row however often it is asked", async () => {
     for (let i = 0; i < 3; i++) expect((await h.call('GET', '/readyz')).status).toBe(200);
-    const own = await h.database.db.selectFrom('server_instances').select(['id', 'pid']).where('pid', '=', process.pid).where('host', '=', HOST_KEY).execute();
+    const own = await h.database.db
+      .selectFrom('server_instances')
+      .select(['id', 'pid'])
+      .where('pid', '=', process.pid)
+      .where('host', '=', HOST_KEY)
+      .execute();
     expect(own).toHaveLength(1);
   });
 });

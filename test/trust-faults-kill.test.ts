@@ -48,7 +48,11 @@ beforeAll(async () => {
   const file = join(dir, 'acme.json');
   writeFileSync(file, JSON.stringify(ACME));
   const lines: string[] = [];
-  const ctx = { ...processContext({ DATABASE_URL: databaseUrl }), out: (text: string) => lines.push(text), err: (text: string) => lines.push(text) };
+  const ctx = {
+    ...processContext({ DATABASE_URL: databaseUrl }),
+    out: (text: string) => lines.push(text),
+    err: (text: string) => lines.push(text),
+  };
   expect(await runCli(['apply', '-f', file], ctx), lines.join('\n')).toBe(0);
 });
 
@@ -73,7 +77,9 @@ async function issueTitles(baseUrl: string): Promise<string[]> {
   let cursor: string | null = null;
   do {
     const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
-    const response = await fetch(`${baseUrl}/api/external/issues?projectKey=API&teamKey=ENG&limit=200${query}`, { headers: { authorization: `Bearer ${TOKENS.admin}` } });
+    const response = await fetch(`${baseUrl}/api/external/issues?projectKey=API&teamKey=ENG&limit=200${query}`, {
+      headers: { authorization: `Bearer ${TOKENS.admin}` },
+    });
     expect(response.status).toBe(200);
     const body = await response.json();
     titles.push(...body.issues.map((issue: { title: string }) => issue.title));
@@ -106,7 +112,15 @@ describe('kill -9 under write load', () => {
     // key is claimed (committed) but its create is not.
     const observer = await openDatabase(databaseUrl);
     const runningClaims = async () =>
-      Number((await observer.db.selectFrom('idempotency_keys').select((eb) => eb.fn.countAll().as('n')).where('state', '=', 'running').executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await observer.db
+            .selectFrom('idempotency_keys')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('state', '=', 'running')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const acknowledged: LoadReply[] = [];
     const unacknowledged = new Map<string, string>();
     try {
@@ -116,7 +130,12 @@ describe('kill -9 under write load', () => {
         const baseUrl = await server.listening;
         const load = startWriteLoad(baseUrl, TOKENS.admin, { workers: 16, prefix: `kill${round}` });
         try {
-          await Promise.race([load.acknowledged(20), server.exited.then((code) => { throw new Error(`server ended early (${code})`); })]);
+          await Promise.race([
+            load.acknowledged(20),
+            server.exited.then((code) => {
+              throw new Error(`server ended early (${code})`);
+            }),
+          ]);
           for (let polls = 0; polls < 5_000 && (await runningClaims()) === 0; polls++);
           server.child.kill('SIGKILL');
           expect(await server.exited).toBe('SIGKILL');
@@ -139,7 +158,11 @@ describe('kill -9 under write load', () => {
     const restartedAt = Date.now();
 
     const afterRestart = await issueTitles(baseUrl);
-    for (const reply of acknowledged) expect(afterRestart.filter((title) => title === reply.title), reply.title).toHaveLength(1);
+    for (const reply of acknowledged)
+      expect(
+        afterRestart.filter((title) => title === reply.title),
+        reply.title,
+      ).toHaveLength(1);
 
     const pending = [...unacknowledged];
     const retries = await Promise.all(pending.map(([key, title]) => retryUntilDone(baseUrl, key, title, restartedAt)));
@@ -149,7 +172,11 @@ describe('kill -9 under write load', () => {
     }
 
     const finalTitles = await issueTitles(baseUrl);
-    for (const [, title] of pending) expect(finalTitles.filter((t) => t === title), title).toHaveLength(1);
+    for (const [, title] of pending)
+      expect(
+        finalTitles.filter((t) => t === title),
+        title,
+      ).toHaveLength(1);
     // No create ran twice, acknowledged or not.
     expect(new Set(finalTitles).size).toBe(finalTitles.length);
 

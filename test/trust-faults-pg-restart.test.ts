@@ -37,10 +37,13 @@ afterAll(async () => {
 const alive = (process: ServerProcess) => process.child.exitCode === null && process.child.signalCode === null;
 
 /** Waits for `count` more acknowledged creates, failing at once if the server process ends. */
-const acknowledged = (load: WriteLoad, count: number) => Promise.race([
-  load.acknowledged(count),
-  server.exited.then((code) => { throw new Error(`the server process ended (${code}):\n${server.output().stderr}`); }),
-]);
+const acknowledged = (load: WriteLoad, count: number) =>
+  Promise.race([
+    load.acknowledged(count),
+    server.exited.then((code) => {
+      throw new Error(`the server process ended (${code}):\n${server.output().stderr}`);
+    }),
+  ]);
 
 describe('a PostgreSQL restart under write load', () => {
   it('keeps the server process up and answers only 2xx or 503 DATABASE_UNAVAILABLE', async () => {
@@ -56,9 +59,12 @@ describe('a PostgreSQL restart under write load', () => {
 
     expect(alive(server), server.output().stderr).toBe(true);
     // Nothing the server said was anything but a success or the documented outage answer.
-    const others = replies.filter((r) => !(r.status !== undefined && r.status < 300) && !(r.status === 503 && r.code === 'DATABASE_UNAVAILABLE'));
+    const others = replies.filter(
+      (r) => !(r.status !== undefined && r.status < 300) && !(r.status === 503 && r.code === 'DATABASE_UNAVAILABLE'),
+    );
     expect(others).toEqual([]);
-    for (const reply of replies.filter((r) => r.status === 503)) expect(Number(reply.retryAfter)).toBeGreaterThanOrEqual(1);
+    for (const reply of replies.filter((r) => r.status === 503))
+      expect(Number(reply.retryAfter)).toBeGreaterThanOrEqual(1);
     expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
   });
 
@@ -69,12 +75,18 @@ describe('a PostgreSQL restart under write load', () => {
       expect(during.status).toBe(503);
       expect(Number(during.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(await during.json()).toMatchObject({ code: 'DATABASE_UNAVAILABLE', details: {} });
-      const read = await fetch(`${baseUrl}/api/external/projects`, { headers: { authorization: `Bearer ${TOKENS.admin}` } });
+      const read = await fetch(`${baseUrl}/api/external/projects`, {
+        headers: { authorization: `Bearer ${TOKENS.admin}` },
+      });
       expect(read.status).toBe(503);
       expect((await read.json()).code).toBe('DATABASE_UNAVAILABLE');
       const ready = await fetch(`${baseUrl}/readyz`);
       expect(ready.status).toBe(503);
-      expect(await ready.json()).toMatchObject({ status: 'unavailable', database: 'postgres', reason: 'database_unavailable' });
+      expect(await ready.json()).toMatchObject({
+        status: 'unavailable',
+        database: 'postgres',
+        reason: 'database_unavailable',
+      });
       expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
     } finally {
       await cluster.start();

@@ -22,8 +22,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('stops on SIGTERM while a request body is still outstanding, closing that connection', async () => {
   const env = {
-    ...process.env, DATABASE_URL: `sqlite:${join(dir, 'serve.sqlite')}`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-    WSX_REQUEST_TIMEOUT_MS: '400', WSX_HEADERS_TIMEOUT_MS: '300',
+    ...process.env,
+    DATABASE_URL: `sqlite:${join(dir, 'serve.sqlite')}`,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    WSX_REQUEST_TIMEOUT_MS: '400',
+    WSX_HEADERS_TIMEOUT_MS: '300',
   };
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { cwd: ROOT, env });
   let stdout = '';
@@ -47,10 +52,17 @@ it('stops on SIGTERM while a request body is still outstanding, closing that con
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   // Headers complete, body never: the request is in flight when the signal arrives.
-  socket.write([
-    'POST /api/external/projects HTTP/1.1', 'Host: wsx.test', `Authorization: Bearer ${secret}`,
-    'Content-Type: application/json', 'Content-Length: 100', '', '{"name":"Half',
-  ].join('\r\n'));
+  socket.write(
+    [
+      'POST /api/external/projects HTTP/1.1',
+      'Host: wsx.test',
+      `Authorization: Bearer ${secret}`,
+      'Content-Type: application/json',
+      'Content-Length: 100',
+      '',
+      '{"name":"Half',
+    ].join('\r\n'),
+  );
   // Wait for the server to have the request: its first deadline check answers 408 on its own
   // unless shutdown began first, so either way the connection must end and the process exit.
   await new Promise((resolve) => setImmediate(resolve));

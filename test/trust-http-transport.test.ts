@@ -38,12 +38,18 @@ function parseResponses(raw: Buffer): RawResponse[] {
     const end = rest.indexOf('\r\n\r\n');
     if (end < 0) throw new Error(`incomplete response: ${rest.toString('latin1')}`);
     const [statusLine, ...lines] = rest.subarray(0, end).toString('latin1').split('\r\n');
-    const headers = Object.fromEntries(lines.map((line) => {
-      const colon = line.indexOf(':');
-      return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
-    }));
+    const headers = Object.fromEntries(
+      lines.map((line) => {
+        const colon = line.indexOf(':');
+        return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
+      }),
+    );
     const length = Number(headers['content-length'] ?? 0);
-    responses.push({ status: Number(statusLine.split(' ')[1]), headers, body: rest.subarray(end + 4, end + 4 + length).toString('utf8') });
+    responses.push({
+      status: Number(statusLine.split(' ')[1]),
+      headers,
+      body: rest.subarray(end + 4, end + 4 + length).toString('utf8'),
+    });
     rest = rest.subarray(end + 4 + length);
   }
   return responses;
@@ -69,21 +75,47 @@ function expectErrorShape(response: RawResponse, status: number, code: string) {
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   const body = JSON.parse(response.body) as Record<string, unknown>;
   expect(Object.keys(body).sort()).toEqual(['code', 'details', 'error', 'suggestion']);
-  expect(body).toMatchObject({ code, error: expect.any(String), suggestion: expect.any(String), details: expect.any(Object) });
+  expect(body).toMatchObject({
+    code,
+    error: expect.any(String),
+    suggestion: expect.any(String),
+    details: expect.any(Object),
+  });
   return body;
 }
 
 const projectNames = async () =>
-  ((await h.call('GET', '/api/external/projects?limit=200', { token: TOKENS.admin })).body.projects as Array<{ name: string }>).map((p) => p.name);
+  (
+    (await h.call('GET', '/api/external/projects?limit=200', { token: TOKENS.admin })).body.projects as Array<{
+      name: string;
+    }>
+  ).map((p) => p.name);
 
 describe('timeouts', () => {
   it('uses 30 s for a request, 10 s for headers and 5 s for idle keep-alive by default, configurable by env', () => {
-    expect(loadConfig({})).toMatchObject({ requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000 });
-    expect(loadConfig({ WSX_REQUEST_TIMEOUT_MS: '60000', WSX_HEADERS_TIMEOUT_MS: '20000', WSX_KEEP_ALIVE_TIMEOUT_MS: '1000' }))
-      .toMatchObject({ requestTimeoutMs: 60_000, headersTimeoutMs: 20_000, keepAliveTimeoutMs: 1_000 });
+    expect(loadConfig({})).toMatchObject({
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 5_000,
+    });
+    expect(
+      loadConfig({
+        WSX_REQUEST_TIMEOUT_MS: '60000',
+        WSX_HEADERS_TIMEOUT_MS: '20000',
+        WSX_KEEP_ALIVE_TIMEOUT_MS: '1000',
+      }),
+    ).toMatchObject({ requestTimeoutMs: 60_000, headersTimeoutMs: 20_000, keepAliveTimeoutMs: 1_000 });
     // A request timeout below the default headers timeout takes the headers timeout down with it.
-    expect(loadConfig({ WSX_REQUEST_TIMEOUT_MS: '5000' })).toMatchObject({ requestTimeoutMs: 5_000, headersTimeoutMs: 5_000 });
-    for (const env of [{ WSX_REQUEST_TIMEOUT_MS: '0' }, { WSX_HEADERS_TIMEOUT_MS: 'soon' }, { WSX_KEEP_ALIVE_TIMEOUT_MS: '-1' }, { WSX_REQUEST_TIMEOUT_MS: '1000', WSX_HEADERS_TIMEOUT_MS: '2000' }]) {
+    expect(loadConfig({ WSX_REQUEST_TIMEOUT_MS: '5000' })).toMatchObject({
+      requestTimeoutMs: 5_000,
+      headersTimeoutMs: 5_000,
+    });
+    for (const env of [
+      { WSX_REQUEST_TIMEOUT_MS: '0' },
+      { WSX_HEADERS_TIMEOUT_MS: 'soon' },
+      { WSX_KEEP_ALIVE_TIMEOUT_MS: '-1' },
+      { WSX_REQUEST_TIMEOUT_MS: '1000', WSX_HEADERS_TIMEOUT_MS: '2000' },
+    ]) {
       expect(() => loadConfig(env), JSON.stringify(env)).toThrow(/WSX_/);
     }
   });
@@ -96,10 +128,17 @@ describe('timeouts', () => {
 
   it('answers 408 REQUEST_TIMEOUT and closes a connection whose body never matches its Content-Length', async () => {
     const { socket, closed } = await connect();
-    socket.write([
-      'POST /api/external/projects HTTP/1.1', 'Host: wsx.test', `Authorization: Bearer ${TOKENS.admin}`,
-      'Content-Type: application/json', 'Content-Length: 100', '', '{"name":"Never finished',
-    ].join('\r\n'));
+    socket.write(
+      [
+        'POST /api/external/projects HTTP/1.1',
+        'Host: wsx.test',
+        `Authorization: Bearer ${TOKENS.admin}`,
+        'Content-Type: application/json',
+        'Content-Length: 100',
+        '',
+        '{"name":"Never finished',
+      ].join('\r\n'),
+    );
     const responses = parseResponses(await closed);
     expect(responses).toHaveLength(1);
     expectErrorShape(responses[0], 408, 'REQUEST_TIMEOUT');
@@ -157,16 +196,22 @@ describe('shutdown', () => {
   it('answers a request that arrives while the server drains with 503 SERVER_SHUTTING_DOWN and Retry-After', async () => {
     const draining = await startHarness([ACME], SMALL);
     let release = () => undefined as void;
-    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     let started = () => undefined as void;
-    const inFlight = new Promise<void>((resolve) => { started = resolve; });
+    const inFlight = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     draining.app.get('/slow-for-test', async () => {
       started();
       await gate;
       return { done: true };
     });
     let closingBegan = () => undefined as void;
-    const closingStarted = new Promise<void>((resolve) => { closingBegan = resolve; });
+    const closingStarted = new Promise<void>((resolve) => {
+      closingBegan = resolve;
+    });
     draining.app.addHook('preClose', (done) => {
       closingBegan();
       done();
@@ -185,7 +230,9 @@ describe('shutdown', () => {
     const stopped = draining.close();
     await closingStarted;
     // The same keep-alive connection sends another request while the server drains.
-    socket.write(`GET /api/external/projects HTTP/1.1\r\nHost: wsx.test\r\nAuthorization: Bearer ${TOKENS.admin}\r\n\r\n`);
+    socket.write(
+      `GET /api/external/projects HTTP/1.1\r\nHost: wsx.test\r\nAuthorization: Bearer ${TOKENS.admin}\r\n\r\n`,
+    );
     release();
     const responses = parseResponses(await closed);
     await stopped;

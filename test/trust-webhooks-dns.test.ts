@@ -33,19 +33,21 @@ function countingTransactions(db: Kysely<DB>): { db: Kysely<DB>; open: () => num
   const counted = new Proxy(db, {
     get(target, prop) {
       if (prop !== 'transaction') return bind(target, prop);
-      return () => new Proxy(target.transaction(), {
-        get(builder, name) {
-          if (name !== 'execute') return bind(builder, name);
-          return (run: (trx: Kysely<DB>) => Promise<unknown>) => builder.execute(async (trx) => {
-            open += 1;
-            try {
-              return await run(trx);
-            } finally {
-              open -= 1;
-            }
-          });
-        },
-      });
+      return () =>
+        new Proxy(target.transaction(), {
+          get(builder, name) {
+            if (name !== 'execute') return bind(builder, name);
+            return (run: (trx: Kysely<DB>) => Promise<unknown>) =>
+              builder.execute(async (trx) => {
+                open += 1;
+                try {
+                  return await run(trx);
+                } finally {
+                  open -= 1;
+                }
+              });
+          },
+        });
     },
   });
   return { db: counted, open: () => open };
@@ -65,7 +67,10 @@ describe('receiver host names at subscribe time', () => {
     database = await openTestDatabase();
     await applyWorkspaceFile(database.db, ACME);
     transactions = countingTransactions(database.db);
-    app = await buildApp({ database: { ...database, db: transactions.db }, config: { ...loadConfig({}), rateLimitPerMinute: 0 } });
+    app = await buildApp({
+      database: { ...database, db: transactions.db },
+      config: { ...loadConfig({}), rateLimitPerMinute: 0 },
+    });
   });
   afterEach(() => {
     restore?.();
@@ -82,7 +87,10 @@ describe('receiver host names at subscribe time', () => {
       lookups.push({ host, openTransactions: transactions.open() });
       return [PUBLIC];
     });
-    const made = await call('POST', '/api/external/webhooks', { url: 'https://receiver.example.test/hook', events: ['*'] });
+    const made = await call('POST', '/api/external/webhooks', {
+      url: 'https://receiver.example.test/hook',
+      events: ['*'],
+    });
     expect(made.status).toBe(201);
     const path = `/api/external/webhooks/${made.body.webhook.webhookId}`;
     expect((await call('PATCH', path, { url: 'https://other.example.test/hook' })).status).toBe(200);
@@ -98,10 +106,15 @@ describe('receiver host names at subscribe time', () => {
       'metadata.example.test': ['100.100.100.200'],
       'mixed.example.test': [PUBLIC, '10.0.0.7'],
       'nat64.example.test': ['64:ff9b::7f00:1'],
-      'localhost': ['127.0.0.1'],
+      localhost: ['127.0.0.1'],
     };
     restore = useHostLookup(async (host) => answers[host] ?? [PUBLIC]);
-    for (const [host, address] of [['metadata.example.test', '100.100.100.200'], ['mixed.example.test', '10.0.0.7'], ['nat64.example.test', '127.0.0.1'], ['localhost', 'localhost']]) {
+    for (const [host, address] of [
+      ['metadata.example.test', '100.100.100.200'],
+      ['mixed.example.test', '10.0.0.7'],
+      ['nat64.example.test', '127.0.0.1'],
+      ['localhost', 'localhost'],
+    ]) {
       const res = await call('POST', '/api/external/webhooks', { url: `https://${host}/hook`, events: ['*'] });
       expect(res.status, host).toBe(400);
       expect(res.body, host).toMatchObject({ code: 'INVALID_WEBHOOK_URL', details: { field: 'url', address } });
@@ -112,7 +125,10 @@ describe('receiver host names at subscribe time', () => {
     restore = useHostLookup(async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
     });
-    const res = await call('POST', '/api/external/webhooks', { url: 'https://not-yet.example.test/hook', events: ['*'] });
+    const res = await call('POST', '/api/external/webhooks', {
+      url: 'https://not-yet.example.test/hook',
+      events: ['*'],
+    });
     expect(res.status).toBe(201);
   });
 });
@@ -126,15 +142,26 @@ describe('receiver host names at delivery time', () => {
 
   const startApp = async (allowPrivate: boolean) => {
     const app = await buildApp({
-      database, workers: true,
+      database,
+      workers: true,
       config: { ...loadConfig({}), rateLimitPerMinute: 0, webhookMaxAttempts: 1, webhookAllowPrivate: allowPrivate },
     });
     apps.push(app);
     await app.ready();
     return app;
   };
-  const inject = async (app: Awaited<ReturnType<typeof buildApp>>, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) => {
-    const res = await app.inject({ method, url, headers: { authorization: `Bearer ${TOKENS.admin}` }, ...(payload ? { payload } : {}) });
+  const inject = async (
+    app: Awaited<ReturnType<typeof buildApp>>,
+    method: 'GET' | 'POST' | 'PATCH',
+    url: string,
+    payload?: object,
+  ) => {
+    const res = await app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${TOKENS.admin}` },
+      ...(payload ? { payload } : {}),
+    });
     return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
   };
 
@@ -158,12 +185,22 @@ describe('receiver host names at delivery time', () => {
     let answer = [PUBLIC];
     restore = useHostLookup(async () => answer);
     const app = await startApp(false);
-    const made = await inject(app, 'POST', '/api/external/webhooks', { url: `http://flip.example.test:${port}/flip`, events: ['project.updated'] });
+    const made = await inject(app, 'POST', '/api/external/webhooks', {
+      url: `http://flip.example.test:${port}/flip`,
+      events: ['project.updated'],
+    });
     expect(made.status).toBe(201);
     answer = ['127.0.0.1'];
-    expect((await inject(app, 'PATCH', `/api/external/projects/${projects['ENG/API']}`, { name: 'Renamed after the DNS change' })).status).toBe(200);
+    expect(
+      (
+        await inject(app, 'PATCH', `/api/external/projects/${projects['ENG/API']}`, {
+          name: 'Renamed after the DNS change',
+        })
+      ).status,
+    ).toBe(200);
 
-    const log = async () => (await inject(app, 'GET', `/api/external/webhooks/${made.body.webhook.webhookId}/deliveries`)).body.deliveries;
+    const log = async () =>
+      (await inject(app, 'GET', `/api/external/webhooks/${made.body.webhook.webhookId}/deliveries`)).body.deliveries;
     await expect.poll(async () => (await log()).map((d: any) => d.status), SETTLE).toEqual(['failed']);
     const [attempt] = await log();
     expect(attempt).toMatchObject({ attempt: 1, responseStatus: null });
@@ -174,21 +211,42 @@ describe('receiver host names at delivery time', () => {
   it('refuses metadata addresses at delivery even when private receivers are allowed', async () => {
     const port = new URL(receiver.url()).port;
     restore = useHostLookup(async () => ['169.254.169.254']);
-    await applyWorkspaceFile(database.db, { workspace: ACME.workspace, webhooks: [{ url: `http://imds.example.test:${port}/imds`, events: ['project.updated'] }] });
+    await applyWorkspaceFile(database.db, {
+      workspace: ACME.workspace,
+      webhooks: [{ url: `http://imds.example.test:${port}/imds`, events: ['project.updated'] }],
+    });
     const app = await startApp(true);
-    const hooks = (await inject(app, 'GET', '/api/external/webhooks?limit=200')).body.webhooks as Array<{ webhookId: string; url: string }>;
+    const hooks = (await inject(app, 'GET', '/api/external/webhooks?limit=200')).body.webhooks as Array<{
+      webhookId: string;
+      url: string;
+    }>;
     const hook = hooks.find((w) => w.url.endsWith('/imds')) as { webhookId: string };
-    expect((await inject(app, 'PATCH', `/api/external/projects/${projects['ENG/API']}`, { name: 'Renamed for the metadata check' })).status).toBe(200);
+    expect(
+      (
+        await inject(app, 'PATCH', `/api/external/projects/${projects['ENG/API']}`, {
+          name: 'Renamed for the metadata check',
+        })
+      ).status,
+    ).toBe(200);
 
-    const log = async () => (await inject(app, 'GET', `/api/external/webhooks/${hook.webhookId}/deliveries`)).body.deliveries;
+    const log = async () =>
+      (await inject(app, 'GET', `/api/external/webhooks/${hook.webhookId}/deliveries`)).body.deliveries;
     await expect.poll(async () => (await log()).map((d: any) => d.status), SETTLE).toEqual(['failed']);
-    expect((await log())[0].error).toBe('receiver address 169.254.169.254 is not a public unicast address (cloud metadata)');
+    expect((await log())[0].error).toBe(
+      'receiver address 169.254.169.254 is not a public unicast address (cloud metadata)',
+    );
     expect(receiver.received.filter((r) => r.path === '/imds')).toHaveLength(0);
   });
 
   it('gives up connecting after the connect timeout, with its own error', async () => {
     restore = useHostLookup(() => new Promise(() => undefined));
-    const outcome = await sendWebhook({ url: 'http://never-answers.example.test/hook', headers: {}, body: '{}', allowPrivate: false, connectTimeoutMs: 50 });
+    const outcome = await sendWebhook({
+      url: 'http://never-answers.example.test/hook',
+      headers: {},
+      body: '{}',
+      allowPrivate: false,
+      connectTimeoutMs: 50,
+    });
     expect(outcome).toMatchObject({ ok: false, responseStatus: null, error: 'could not connect within 0.05 s' });
   });
 });

@@ -53,7 +53,11 @@ describe('webhook delivery fairness', () => {
   const config = webhookTestConfig({ webhookMaxAttempts: 1 });
 
   const deliveriesOf = (workspaceId: string) =>
-    h.database.db.selectFrom('webhook_deliveries').select(['webhook_id', 'status']).where('workspace_id', '=', workspaceId).execute();
+    h.database.db
+      .selectFrom('webhook_deliveries')
+      .select(['webhook_id', 'status'])
+      .where('workspace_id', '=', workspaceId)
+      .execute();
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -69,17 +73,37 @@ describe('webhook delivery fairness', () => {
     await receiver.close();
   });
 
-  it('delivers another workspace\'s event while 25 subscriptions of one workspace hang', async () => {
+  it("delivers another workspace's event while 25 subscriptions of one workspace hang", async () => {
     for (let n = 0; n < 25; n += 1) {
-      const res = await h.call('POST', '/api/external/webhooks', { token: TOKENS.admin, body: { url: stuck.url(`/stuck/${n}`), events: ['project.updated'] } });
+      const res = await h.call('POST', '/api/external/webhooks', {
+        token: TOKENS.admin,
+        body: { url: stuck.url(`/stuck/${n}`), events: ['project.updated'] },
+      });
       expect(res.status).toBe(201);
     }
-    expect((await h.call('PATCH', `/api/external/projects/${acme.projects['ENG/API']}`, { token: TOKENS.admin, body: { name: 'Everyone hangs' } })).status).toBe(200);
+    expect(
+      (
+        await h.call('PATCH', `/api/external/projects/${acme.projects['ENG/API']}`, {
+          token: TOKENS.admin,
+          body: { name: 'Everyone hangs' },
+        })
+      ).status,
+    ).toBe(200);
     await expect.poll(() => stuck.total(), SETTLE).toBe(WORKSPACE_CONCURRENCY);
 
-    const globexHook = await h.call('POST', '/api/external/webhooks', { token: TOKENS.globex, body: { url: receiver.url('/globex'), events: ['project.updated'] } });
+    const globexHook = await h.call('POST', '/api/external/webhooks', {
+      token: TOKENS.globex,
+      body: { url: receiver.url('/globex'), events: ['project.updated'] },
+    });
     expect(globexHook.status).toBe(201);
-    expect((await h.call('PATCH', `/api/external/projects/${globex.projects['ENG/API']}`, { token: TOKENS.globex, body: { name: 'Not held up' } })).status).toBe(200);
+    expect(
+      (
+        await h.call('PATCH', `/api/external/projects/${globex.projects['ENG/API']}`, {
+          token: TOKENS.globex,
+          body: { name: 'Not held up' },
+        })
+      ).status,
+    ).toBe(200);
     const [message] = await receiver.waitFor('/globex', 1);
     expect(message.json.data.project.name).toBe('Not held up');
 
@@ -89,25 +113,60 @@ describe('webhook delivery fairness', () => {
     expect(stuckAttempts.every((d) => d.status === 'pending')).toBe(true);
     expect(stuck.total()).toBe(WORKSPACE_CONCURRENCY);
     // (The outcome is recorded once the receiver's answer is in, just after it got the request.)
-    await expect.poll(() => deliveriesOf(globex.workspaceId), SETTLE).toEqual([{ webhook_id: globexHook.body.webhook.webhookId, status: 'succeeded' }]);
+    await expect
+      .poll(() => deliveriesOf(globex.workspaceId), SETTLE)
+      .toEqual([{ webhook_id: globexHook.body.webhook.webhookId, status: 'succeeded' }]);
   });
 
   it('runs at most two attempts of one subscription at a time', async () => {
-    const hook = await h.call('POST', '/api/external/webhooks', { token: TOKENS.globex, body: { url: stuck.url('/one-subscription'), events: ['project.updated'] } });
+    const hook = await h.call('POST', '/api/external/webhooks', {
+      token: TOKENS.globex,
+      body: { url: stuck.url('/one-subscription'), events: ['project.updated'] },
+    });
     expect(hook.status).toBe(201);
     for (let n = 0; n < 5; n += 1) {
-      expect((await h.call('PATCH', `/api/external/projects/${globex.projects['ENG/API']}`, { token: TOKENS.globex, body: { name: `Queued ${n}` } })).status).toBe(200);
+      expect(
+        (
+          await h.call('PATCH', `/api/external/projects/${globex.projects['ENG/API']}`, {
+            token: TOKENS.globex,
+            body: { name: `Queued ${n}` },
+          })
+        ).status,
+      ).toBe(200);
     }
     await expect.poll(() => stuck.open.get('/one-subscription') ?? 0, SETTLE).toBe(SUBSCRIPTION_CONCURRENCY);
-    await expect.poll(async () => (await h.database.db.selectFrom('webhook_jobs').select('id')
-      .where('webhook_id', '=', hook.body.webhook.webhookId).execute()).length, SETTLE).toBe(5);
+    await expect
+      .poll(
+        async () =>
+          (
+            await h.database.db
+              .selectFrom('webhook_jobs')
+              .select('id')
+              .where('webhook_id', '=', hook.body.webhook.webhookId)
+              .execute()
+          ).length,
+        SETTLE,
+      )
+      .toBe(5);
 
     // Three of its jobs are due, yet another claim takes none of them while two are under way.
-    const claimed = await claimAttempts(h.database, { ...loadConfig({}), ...config }, { limit: 50, holder: newHolder(), nowMs: Date.now() });
+    const claimed = await claimAttempts(
+      h.database,
+      { ...loadConfig({}), ...config },
+      { limit: 50, holder: newHolder(), nowMs: Date.now() },
+    );
     expect(claimed.filter((a) => a.job.webhook_id === hook.body.webhook.webhookId)).toEqual([]);
-    const sending = (workspaceId: string) => h.database.db.selectFrom('webhook_jobs').select(['webhook_id'])
-      .where('workspace_id', '=', workspaceId).where('state', '=', 'sending').where('due_at', '>', new Date().toISOString()).execute();
-    expect((await sending(globex.workspaceId)).filter((job) => job.webhook_id === hook.body.webhook.webhookId)).toHaveLength(SUBSCRIPTION_CONCURRENCY);
+    const sending = (workspaceId: string) =>
+      h.database.db
+        .selectFrom('webhook_jobs')
+        .select(['webhook_id'])
+        .where('workspace_id', '=', workspaceId)
+        .where('state', '=', 'sending')
+        .where('due_at', '>', new Date().toISOString())
+        .execute();
+    expect(
+      (await sending(globex.workspaceId)).filter((job) => job.webhook_id === hook.body.webhook.webhookId),
+    ).toHaveLength(SUBSCRIPTION_CONCURRENCY);
     // The hanging workspace never has more than its share under way, whoever claims.
     expect((await sending(acme.workspaceId)).length).toBeLessThanOrEqual(WORKSPACE_CONCURRENCY);
     expect(stuck.open.get('/one-subscription')).toBe(SUBSCRIPTION_CONCURRENCY);

@@ -40,14 +40,21 @@ describe('taking over the jobs of a dead dispatcher', () => {
   const queueOne = async (path: string): Promise<string> => {
     const paused = paths.map((earlier) => ({ url: receiver.url(earlier), events: ['project.updated'], active: false }));
     paths.push(path);
-    const { webhooks } = await h.apply({ workspace: ACME.workspace, webhooks: [...paused, { url: receiver.url(path), events: ['project.updated'] }] });
-    const res = await h.call('PATCH', `/api/external/projects/${projects['ENG/API']}`, { token: TOKENS.admin, body: { name: `Queued for ${path}` } });
+    const { webhooks } = await h.apply({
+      workspace: ACME.workspace,
+      webhooks: [...paused, { url: receiver.url(path), events: ['project.updated'] }],
+    });
+    const res = await h.call('PATCH', `/api/external/projects/${projects['ENG/API']}`, {
+      token: TOKENS.admin,
+      body: { name: `Queued for ${path}` },
+    });
     expect(res.status).toBe(200);
     await fanOutEvents(h.database, 100, nowIso());
     return webhooks[receiver.url(path)];
   };
   const claim = (holder: Holder, nowMs: number) => claimAttempts(h.database, config, { limit: 50, holder, nowMs });
-  const log = async (webhookId: string) => (await h.call('GET', `/api/external/webhooks/${webhookId}/deliveries`, { token: TOKENS.admin })).body.deliveries;
+  const log = async (webhookId: string) =>
+    (await h.call('GET', `/api/external/webhooks/${webhookId}/deliveries`, { token: TOKENS.admin })).body.deliveries;
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -59,7 +66,7 @@ describe('taking over the jobs of a dead dispatcher', () => {
     await receiver.close();
   });
 
-  it('hands a dead process\'s claim on this host to a restarted dispatcher at once', async () => {
+  it("hands a dead process's claim on this host to a restarted dispatcher at once", async () => {
     const webhookId = await queueOne('/same-host');
     const nowMs = Date.now();
     const dead: Holder = { ...newHolder(), pid: deadPid() };
@@ -77,11 +84,14 @@ describe('taking over the jobs of a dead dispatcher', () => {
     const [message] = await receiver.waitFor('/same-host', 1);
     expect(message.headers['webhook-id']).toBe(held.job.event_id);
     const deliveries = await log(webhookId);
-    expect(deliveries.map((d: any) => [d.attempt, d.status])).toEqual([[2, 'succeeded'], [1, 'failed']]);
+    expect(deliveries.map((d: any) => [d.attempt, d.status])).toEqual([
+      [2, 'succeeded'],
+      [1, 'failed'],
+    ]);
     expect(deliveries[1].error).toBe('attempt interrupted: the sending process stopped');
   });
 
-  it('treats an earlier process with this process\'s own pid as dead (a restarted container)', async () => {
+  it("treats an earlier process with this process's own pid as dead (a restarted container)", async () => {
     const webhookId = await queueOne('/same-pid');
     const nowMs = Date.now();
     const fresh = newHolder();
@@ -94,7 +104,7 @@ describe('taking over the jobs of a dead dispatcher', () => {
     await receiver.waitFor('/same-pid', 1);
   });
 
-  it('leaves a live process\'s claim alone', async () => {
+  it("leaves a live process's claim alone", async () => {
     await queueOne('/alive');
     const nowMs = Date.now();
     const alive: Holder = { ...newHolder(), pid: process.ppid };
@@ -134,7 +144,7 @@ describe('taking over the jobs of a dead dispatcher', () => {
     expect(await claim(newHolder(), nowMs + RENEW_MS + LEASE_MS)).toEqual([]);
   });
 
-  it('does not let a holder whose claim was taken over overwrite the new holder\'s outcome', async () => {
+  it("does not let a holder whose claim was taken over overwrite the new holder's outcome", async () => {
     const webhookId = await queueOne('/late');
     const nowMs = Date.now();
     const slow: Holder = { id: 'late-node-1', host: 'late-node.invalid', pid: 4244 };
@@ -145,22 +155,37 @@ describe('taking over the jobs of a dead dispatcher', () => {
     await receiver.waitFor('/late', 1);
     receiver.respond((path, n) => (path === '/late' && n === 2 ? 500 : 200));
     await runAttempt(h.database, config, first, slow);
-    const [job] = await h.database.db.selectFrom('webhook_jobs').select(['state', 'holder_id']).where('webhook_id', '=', webhookId).execute();
+    const [job] = await h.database.db
+      .selectFrom('webhook_jobs')
+      .select(['state', 'holder_id'])
+      .where('webhook_id', '=', webhookId)
+      .execute();
     expect(job.state).toBe('succeeded');
     receiver.respond(() => 200);
   });
 
-  it('delivers a dead process\'s job when a dispatcher starts on this host', async () => {
+  it("delivers a dead process's job when a dispatcher starts on this host", async () => {
     await queueOne('/on-start');
     const dead: Holder = { ...newHolder(), pid: deadPid() };
     expect(await claim(dead, Date.now())).toHaveLength(1);
-    const dispatcher = new Dispatcher(h.database, config, { error: () => undefined, warn: () => undefined, info: () => undefined });
+    const dispatcher = new Dispatcher(h.database, config, {
+      error: () => undefined,
+      warn: () => undefined,
+      info: () => undefined,
+    });
     dispatcher.start();
     try {
       await receiver.waitFor('/on-start', 1);
     } finally {
       await dispatcher.stop();
     }
-    await expect.poll(async () => (await h.database.db.selectFrom('webhook_jobs').select('state').where('holder_id', '=', dead.id).execute()).length, SETTLE).toBe(0);
+    await expect
+      .poll(
+        async () =>
+          (await h.database.db.selectFrom('webhook_jobs').select('state').where('holder_id', '=', dead.id).execute())
+            .length,
+        SETTLE,
+      )
+      .toBe(0);
   });
 });

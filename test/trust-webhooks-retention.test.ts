@@ -30,7 +30,10 @@ describe('pruning the webhook history', () => {
   const holder = newHolder();
 
   const rename = async (name: string) =>
-    expect((await h.call('PATCH', `/api/external/projects/${projects['ENG/API']}`, { token: TOKENS.admin, body: { name } })).status).toBe(200);
+    expect(
+      (await h.call('PATCH', `/api/external/projects/${projects['ENG/API']}`, { token: TOKENS.admin, body: { name } }))
+        .status,
+    ).toBe(200);
   /** Fans out and sends everything due, as the dispatcher would. */
   const drain = async () => {
     await fanOutEvents(h.database, 100, nowIso());
@@ -41,9 +44,17 @@ describe('pruning the webhook history', () => {
     }
   };
   const count = async (table: 'outbox_events' | 'webhook_jobs' | 'webhook_deliveries') =>
-    Number((await h.database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await h.database.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const deliveries = async (webhookId: string) =>
-    (await h.call('GET', `/api/external/webhooks/${webhookId}/deliveries?limit=200`, { token: TOKENS.admin })).body.deliveries as Array<{ deliveryId: string }>;
+    (await h.call('GET', `/api/external/webhooks/${webhookId}/deliveries?limit=200`, { token: TOKENS.admin })).body
+      .deliveries as Array<{ deliveryId: string }>;
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -51,7 +62,10 @@ describe('pruning the webhook history', () => {
     projects = (await h.apply(ACME)).projects;
     const { webhooks } = await h.apply({
       workspace: ACME.workspace,
-      webhooks: [{ url: receiver.url('/kept'), events: ['project.updated'] }, { url: receiver.url('/held'), events: ['project.updated'] }],
+      webhooks: [
+        { url: receiver.url('/kept'), events: ['project.updated'] },
+        { url: receiver.url('/held'), events: ['project.updated'] },
+      ],
     });
     kept = webhooks[receiver.url('/kept')];
     held = webhooks[receiver.url('/held')];
@@ -65,7 +79,11 @@ describe('pruning the webhook history', () => {
     for (const name of ['One', 'Two', 'Three']) await rename(name);
     await drain();
     expect(await deliveries(kept)).toHaveLength(3);
-    expect(await pruneWebhookHistory(h.database, { nowMs: Date.now(), retentionDays: 30 })).toEqual({ outboxEvents: 0, jobs: 0, deliveries: 0 });
+    expect(await pruneWebhookHistory(h.database, { nowMs: Date.now(), retentionDays: 30 })).toEqual({
+      outboxEvents: 0,
+      jobs: 0,
+      deliveries: 0,
+    });
     expect(await count('outbox_events')).toBe(3);
   });
 
@@ -73,7 +91,10 @@ describe('pruning the webhook history', () => {
     // The held subscription is paused with one job queued: that job and its event stay.
     await rename('Four');
     await fanOutEvents(h.database, 100, nowIso());
-    await h.apply({ workspace: ACME.workspace, webhooks: [{ url: receiver.url('/held'), events: ['project.updated'], active: false }] });
+    await h.apply({
+      workspace: ACME.workspace,
+      webhooks: [{ url: receiver.url('/held'), events: ['project.updated'], active: false }],
+    });
     await drain();
     const undispatched = 'Five: recorded, not yet fanned out';
     await rename(undispatched);
@@ -87,7 +108,11 @@ describe('pruning the webhook history', () => {
     expect(jobs).toEqual([{ webhook_id: held, state: 'pending' }]);
     const events = await h.database.db.selectFrom('outbox_events').select('payload').orderBy('id').execute();
     expect(events.map((e) => JSON.parse(e.payload).data.project.name)).toEqual(['Four', undispatched]);
-    expect(await pruneWebhookHistory(h.database, { nowMs: later, retentionDays: 30, batchSize: 2 })).toEqual({ outboxEvents: 0, jobs: 0, deliveries: 0 });
+    expect(await pruneWebhookHistory(h.database, { nowMs: later, retentionDays: 30, batchSize: 2 })).toEqual({
+      outboxEvents: 0,
+      jobs: 0,
+      deliveries: 0,
+    });
   });
 
   it('keeps at most the newest N delivery records of each subscription', async () => {
@@ -95,7 +120,12 @@ describe('pruning the webhook history', () => {
     await drain();
     const before = await deliveries(kept);
     expect(before.length).toBeGreaterThanOrEqual(5);
-    const pruned = await pruneWebhookHistory(h.database, { nowMs: Date.now(), retentionDays: 30, keepPerSubscription: 3, batchSize: 2 });
+    const pruned = await pruneWebhookHistory(h.database, {
+      nowMs: Date.now(),
+      retentionDays: 30,
+      keepPerSubscription: 3,
+      batchSize: 2,
+    });
     expect(pruned.deliveries).toBe(before.length - 3);
     expect(await deliveries(kept)).toEqual(before.slice(0, 3));
     const page = await h.call('GET', `/api/external/webhooks/${kept}/deliveries?limit=2`, { token: TOKENS.admin });
@@ -105,14 +135,22 @@ describe('pruning the webhook history', () => {
 
   it('runs with the background workers, with the retention from WSX_RETENTION_DAYS', async () => {
     const old = new Date(Date.now() - 40 * DAY_MS).toISOString();
-    await h.database.db.updateTable('outbox_events').set({ created_at: old, dispatched_at: old }).where('dispatched_at', 'is not', null).execute();
+    await h.database.db
+      .updateTable('outbox_events')
+      .set({ created_at: old, dispatched_at: old })
+      .where('dispatched_at', 'is not', null)
+      .execute();
     await h.database.db.updateTable('webhook_jobs').set({ updated_at: old }).where('due_at', 'is', null).execute();
     await h.database.db.updateTable('webhook_deliveries').set({ created_at: old }).execute();
     expect(await count('webhook_deliveries')).toBeGreaterThan(0);
 
     const retention = loadConfig({ WSX_RETENTION_DAYS: '35' });
     expect(retention.retentionDays).toBe(35);
-    const server = await buildApp({ database: h.database, config: { ...config, retentionDays: retention.retentionDays, webhookMaxAttempts: 1 }, workers: true });
+    const server = await buildApp({
+      database: h.database,
+      config: { ...config, retentionDays: retention.retentionDays, webhookMaxAttempts: 1 },
+      workers: true,
+    });
     await server.ready();
     try {
       await expect.poll(() => count('webhook_deliveries'), SETTLE).toBe(0);

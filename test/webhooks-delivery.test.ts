@@ -7,7 +7,13 @@ import { defineOperation } from '../src/operations/define.js';
 import { executeOperation } from '../src/operations/execute.js';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { patFor, type Harness } from './support/harness.js';
-import { startReceiver, startWorkerHarness, webhookTestConfig, type Receiver, type ReceivedWebhook } from './support/webhook-receiver.js';
+import {
+  startReceiver,
+  startWorkerHarness,
+  webhookTestConfig,
+  type Receiver,
+  type ReceivedWebhook,
+} from './support/webhook-receiver.js';
 
 /** Signed delivery through the outbox, against a real receiver on 127.0.0.1. */
 
@@ -26,12 +32,20 @@ describe('webhook delivery', () => {
     return res.body.webhook as { webhookId: string; secret: string };
   };
   const renameProject = async (ref: string, name: string) => {
-    const res = await h.call('PATCH', `/api/external/projects/${projects[ref]}`, { token: TOKENS.admin, body: { name } });
+    const res = await h.call('PATCH', `/api/external/projects/${projects[ref]}`, {
+      token: TOKENS.admin,
+      body: { name },
+    });
     expect(res.status).toBe(200);
   };
   const jobsOf = (webhookId: string) =>
-    h.database.db.selectFrom('webhook_jobs').select(['event_type', 'state']).where('webhook_id', '=', webhookId).execute();
-  const verify = (secret: string, message: ReceivedWebhook) => new Webhook(secret).verify(message.body, message.headers);
+    h.database.db
+      .selectFrom('webhook_jobs')
+      .select(['event_type', 'state'])
+      .where('webhook_id', '=', webhookId)
+      .execute();
+  const verify = (secret: string, message: ReceivedWebhook) =>
+    new Webhook(secret).verify(message.body, message.headers);
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -45,10 +59,16 @@ describe('webhook delivery', () => {
 
   it('sends project.created and project.updated, signed by the Standard Webhooks scheme', async () => {
     const hook = await subscribe('/projects', ['project.created', 'project.updated']);
-    const created = await h.call('POST', '/api/external/projects', { token: TOKENS.admin, body: { name: 'Delivery Test', projectKey: 'DLV' } });
+    const created = await h.call('POST', '/api/external/projects', {
+      token: TOKENS.admin,
+      body: { name: 'Delivery Test', projectKey: 'DLV' },
+    });
     expect(created.status).toBe(201);
     const projectId = created.body.project.projectId;
-    await h.call('PATCH', `/api/external/projects/${projectId}`, { token: TOKENS.admin, body: { description: 'now described' } });
+    await h.call('PATCH', `/api/external/projects/${projectId}`, {
+      token: TOKENS.admin,
+      body: { description: 'now described' },
+    });
 
     const [first, second] = inEventOrder(await receiver.waitFor('/projects', 2));
     for (const message of [first, second]) {
@@ -68,15 +88,34 @@ describe('webhook delivery', () => {
     expect(second.json.data.project).toMatchObject({ projectId, description: 'now described' });
 
     // A signature made with another secret, or over another body, does not verify.
-    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(first.body, first.headers)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(first.body, first.headers),
+    ).toThrow();
     expect(() => verify(hook.secret, { ...first, body: first.body.replace('Delivery', 'Forged') })).toThrow();
 
     const log = await h.call('GET', `/api/external/webhooks/${hook.webhookId}/deliveries`, { token: TOKENS.admin });
     expect(log.status).toBe(200);
-    await expect.poll(async () => (await h.call('GET', `/api/external/webhooks/${hook.webhookId}/deliveries`, { token: TOKENS.admin })).body.deliveries.map((d: any) => d.status))
+    await expect
+      .poll(async () =>
+        (
+          await h.call('GET', `/api/external/webhooks/${hook.webhookId}/deliveries`, { token: TOKENS.admin })
+        ).body.deliveries.map((d: any) => d.status),
+      )
       .toEqual(['succeeded', 'succeeded']);
-    const { deliveries } = (await h.call('GET', `/api/external/webhooks/${hook.webhookId}/deliveries`, { token: TOKENS.admin })).body;
-    expect(Object.keys(deliveries[0]).sort()).toEqual(['attempt', 'createdAt', 'deliveryId', 'durationMs', 'error', 'eventId', 'eventType', 'responseStatus', 'status']);
+    const { deliveries } = (
+      await h.call('GET', `/api/external/webhooks/${hook.webhookId}/deliveries`, { token: TOKENS.admin })
+    ).body;
+    expect(Object.keys(deliveries[0]).sort()).toEqual([
+      'attempt',
+      'createdAt',
+      'deliveryId',
+      'durationMs',
+      'error',
+      'eventId',
+      'eventType',
+      'responseStatus',
+      'status',
+    ]);
     expect(deliveries.map((d: any) => d.eventType).sort()).toEqual(['project.created', 'project.updated']);
     expect(deliveries[0]).toMatchObject({ attempt: 1, responseStatus: 200, error: null });
     expect(deliveries[0].deliveryId).toMatch(/^dlv_/);
@@ -85,11 +124,20 @@ describe('webhook delivery', () => {
 
   it('sends issue and comment events with the issue reference', async () => {
     const hook = await subscribe('/issues', ['issue.created', 'issue.updated', 'issue.comment.created']);
-    const issue = await h.call('POST', '/api/external/issues', { token: TOKENS.admin, body: { title: 'Webhook me', projectId: projects['ENG/API'] } });
+    const issue = await h.call('POST', '/api/external/issues', {
+      token: TOKENS.admin,
+      body: { title: 'Webhook me', projectId: projects['ENG/API'] },
+    });
     expect(issue.status).toBe(201);
     const { issueId, issueKey } = issue.body.issue;
-    expect((await h.call('PATCH', `/api/external/issues/${issueId}`, { token: TOKENS.admin, body: { priority: 'high' } })).status).toBe(200);
-    const comment = await h.call('POST', `/api/external/issues/${issueId}/comments`, { token: TOKENS.admin, body: { body: 'Looks good' } });
+    expect(
+      (await h.call('PATCH', `/api/external/issues/${issueId}`, { token: TOKENS.admin, body: { priority: 'high' } }))
+        .status,
+    ).toBe(200);
+    const comment = await h.call('POST', `/api/external/issues/${issueId}/comments`, {
+      token: TOKENS.admin,
+      body: { body: 'Looks good' },
+    });
     expect(comment.status).toBe(201);
 
     const messages = inEventOrder(await receiver.waitFor('/issues', 3));
@@ -102,8 +150,14 @@ describe('webhook delivery', () => {
 
   it('sends only the event types a subscription asked for', async () => {
     const hook = await subscribe('/updates-only', ['project.updated']);
-    const created = await h.call('POST', '/api/external/projects', { token: TOKENS.admin, body: { name: 'Filtered', projectKey: 'FLT' } });
-    await h.call('PATCH', `/api/external/projects/${created.body.project.projectId}`, { token: TOKENS.admin, body: { name: 'Filtered 2' } });
+    const created = await h.call('POST', '/api/external/projects', {
+      token: TOKENS.admin,
+      body: { name: 'Filtered', projectKey: 'FLT' },
+    });
+    await h.call('PATCH', `/api/external/projects/${created.body.project.projectId}`, {
+      token: TOKENS.admin,
+      body: { name: 'Filtered 2' },
+    });
     const [message] = await receiver.waitFor('/updates-only', 1);
     expect(message.json.type).toBe('project.updated');
     expect(await jobsOf(hook.webhookId)).toEqual([{ event_type: 'project.updated', state: expect.any(String) }]);
@@ -119,15 +173,29 @@ describe('webhook delivery', () => {
     expect(verify(hook.secret, succeeded)).toEqual(succeeded.json);
 
     const path = `/api/external/webhooks/${hook.webhookId}/deliveries`;
-    await expect.poll(async () => (await h.call('GET', path, { token: TOKENS.admin })).body.deliveries.map((d: any) => d.status))
+    await expect
+      .poll(async () => (await h.call('GET', path, { token: TOKENS.admin })).body.deliveries.map((d: any) => d.status))
       .toEqual(['succeeded', 'failed']);
     const { deliveries } = (await h.call('GET', path, { token: TOKENS.admin })).body;
-    expect(deliveries[1]).toMatchObject({ attempt: 1, status: 'failed', responseStatus: 500, error: null, eventId: failed.json.id });
-    expect(deliveries[0]).toMatchObject({ attempt: 2, status: 'succeeded', responseStatus: 200, eventId: failed.json.id });
+    expect(deliveries[1]).toMatchObject({
+      attempt: 1,
+      status: 'failed',
+      responseStatus: 500,
+      error: null,
+      eventId: failed.json.id,
+    });
+    expect(deliveries[0]).toMatchObject({
+      attempt: 2,
+      status: 'succeeded',
+      responseStatus: 200,
+      eventId: failed.json.id,
+    });
 
     const page = await h.call('GET', `${path}?limit=1`, { token: TOKENS.admin });
     expect(page.body.deliveries).toEqual([deliveries[0]]);
-    const next = await h.call('GET', `${path}?limit=1&cursor=${page.body.pageInfo.nextCursor}`, { token: TOKENS.admin });
+    const next = await h.call('GET', `${path}?limit=1&cursor=${page.body.pageInfo.nextCursor}`, {
+      token: TOKENS.admin,
+    });
     expect(next.body.deliveries).toEqual([deliveries[1]]);
   });
 
@@ -137,8 +205,14 @@ describe('webhook delivery', () => {
     await renameProject('ENG/WEB', 'Website (down)');
     await receiver.waitFor('/down', config.webhookMaxAttempts as number);
     await expect.poll(async () => (await jobsOf(hook.webhookId)).map((j) => j.state)).toEqual(['failed']);
-    const { deliveries } = (await h.call('GET', `/api/external/webhooks/${hook.webhookId}/deliveries`, { token: TOKENS.admin })).body;
-    expect(deliveries.map((d: any) => [d.attempt, d.status, d.responseStatus])).toEqual([[3, 'failed', 503], [2, 'failed', 503], [1, 'failed', 503]]);
+    const { deliveries } = (
+      await h.call('GET', `/api/external/webhooks/${hook.webhookId}/deliveries`, { token: TOKENS.admin })
+    ).body;
+    expect(deliveries.map((d: any) => [d.attempt, d.status, d.responseStatus])).toEqual([
+      [3, 'failed', 503],
+      [2, 'failed', 503],
+      [1, 'failed', 503],
+    ]);
   });
 
   it('sends nothing for a change that rolled back', async () => {
@@ -146,19 +220,34 @@ describe('webhook delivery', () => {
     const acme = await h.apply(ACME);
     const nowMs = Date.now();
     const ctx: Ctx = {
-      db: h.database.db, dialect: h.database.dialect, config: { ...loadConfig({}), ...config },
+      db: h.database.db,
+      dialect: h.database.dialect,
+      config: { ...loadConfig({}), ...config },
       workspace: { id: acme.workspaceId, slug: 'acme', name: 'Acme' },
       principal: { kind: 'api_token', id: 'api-token:admin', tokenId: 'tok_test', tokenName: 'admin' },
-      access: { all: true, tokenId: null, granted: new Set() }, nowMs, now: new Date(nowMs).toISOString(),
+      access: { all: true, tokenId: null, granted: new Set() },
+      nowMs,
+      now: new Date(nowMs).toISOString(),
     };
     const failing = defineOperation({
-      id: 'failing_write', method: 'POST', path: '/test/failing', tag: 'Test', summary: 'Records an event, then fails.',
+      id: 'failing_write',
+      method: 'POST',
+      path: '/test/failing',
+      tag: 'Test',
+      summary: 'Records an event, then fails.',
       run: async (c) => {
-        await recordEvent(c, 'project.updated', { project: { projectId: projects['ENG/API'], name: 'never happened' } }, projects['ENG/API']);
+        await recordEvent(
+          c,
+          'project.updated',
+          { project: { projectId: projects['ENG/API'], name: 'never happened' } },
+          projects['ENG/API'],
+        );
         throw new Error('write failed after recording its event');
       },
     });
-    await expect(executeOperation(failing, ctx, { params: {}, query: {}, body: undefined })).rejects.toThrow('write failed');
+    await expect(executeOperation(failing, ctx, { params: {}, query: {}, body: undefined })).rejects.toThrow(
+      'write failed',
+    );
     await renameProject('ENG/API', 'Public API (after rollback)');
 
     const [message] = await receiver.waitFor('/rollback', 1);
@@ -176,20 +265,33 @@ describe('webhook delivery', () => {
     const [botMessage] = await receiver.waitFor('/bot', 1);
     expect(botMessage.json.data.project.projectId).toBe(projects['ENG/API']);
     const adminMessages = inEventOrder(await receiver.waitFor('/admin', 3));
-    expect(adminMessages.map((m) => m.json.data.project.projectId)).toEqual([projects['OPS/INFRA'], projects['ENG/WEB'], projects['ENG/API']]);
+    expect(adminMessages.map((m) => m.json.data.project.projectId)).toEqual([
+      projects['OPS/INFRA'],
+      projects['ENG/WEB'],
+      projects['ENG/API'],
+    ]);
     expect(await jobsOf(botHook.webhookId)).toHaveLength(1);
     expect(await jobsOf(adminHook.webhookId)).toHaveLength(3);
   });
 
   it('sends nothing to subscriptions of another workspace', async () => {
-    const globexHook = await h.call('POST', '/api/external/webhooks', { token: TOKENS.globex, body: { url: receiver.url('/globex'), events: ['*'] } });
+    const globexHook = await h.call('POST', '/api/external/webhooks', {
+      token: TOKENS.globex,
+      body: { url: receiver.url('/globex'), events: ['*'] },
+    });
     expect(globexHook.status).toBe(201);
     await renameProject('ENG/API', 'Public API (acme only)');
     const globex = await h.apply(GLOBEX);
-    const res = await h.call('PATCH', `/api/external/projects/${globex.projects['ENG/API']}`, { token: TOKENS.globex, body: { name: 'Globex API 2' } });
+    const res = await h.call('PATCH', `/api/external/projects/${globex.projects['ENG/API']}`, {
+      token: TOKENS.globex,
+      body: { name: 'Globex API 2' },
+    });
     expect(res.status).toBe(200);
     const [message] = await receiver.waitFor('/globex', 1);
-    expect(message.json).toMatchObject({ workspaceId: globex.workspaceId, data: { project: { name: 'Globex API 2' } } });
+    expect(message.json).toMatchObject({
+      workspaceId: globex.workspaceId,
+      data: { project: { name: 'Globex API 2' } },
+    });
     expect(await jobsOf(globexHook.body.webhook.webhookId)).toHaveLength(1);
   });
 

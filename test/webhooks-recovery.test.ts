@@ -29,7 +29,12 @@ describe('webhook delivery across processes', () => {
     return app;
   };
   const rename = (app: Awaited<ReturnType<typeof buildApp>>, ref: string, name: string) =>
-    app.inject({ method: 'PATCH', url: `/api/external/projects/${projects[ref]}`, headers: { authorization: `Bearer ${TOKENS.admin}` }, payload: { name } });
+    app.inject({
+      method: 'PATCH',
+      url: `/api/external/projects/${projects[ref]}`,
+      headers: { authorization: `Bearer ${TOKENS.admin}` },
+      payload: { name },
+    });
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -45,7 +50,10 @@ describe('webhook delivery across processes', () => {
   });
 
   it('delivers an event recorded before a restart from the next process on the same database', async () => {
-    await applyWorkspaceFile(database.db, { workspace: ACME.workspace, webhooks: [{ url: receiver.url('/restart'), events: ['project.updated'], secret: SECRET }] });
+    await applyWorkspaceFile(database.db, {
+      workspace: ACME.workspace,
+      webhooks: [{ url: receiver.url('/restart'), events: ['project.updated'], secret: SECRET }],
+    });
     const before = await startApp(false);
     expect((await rename(before, 'ENG/API', 'Recorded before the restart')).statusCode).toBe(200);
     await before.close();
@@ -53,11 +61,17 @@ describe('webhook delivery across processes', () => {
 
     await startApp(true);
     const [message] = await receiver.waitFor('/restart', 1);
-    expect(new Webhook(SECRET).verify(message.body, message.headers)).toMatchObject({ type: 'project.updated', data: { project: { name: 'Recorded before the restart' } } });
+    expect(new Webhook(SECRET).verify(message.body, message.headers)).toMatchObject({
+      type: 'project.updated',
+      data: { project: { name: 'Recorded before the restart' } },
+    });
   });
 
   it('lets several dispatchers share one outbox without sending anything twice', async () => {
-    await applyWorkspaceFile(database.db, { workspace: ACME.workspace, webhooks: [{ url: receiver.url('/shared'), events: ['project.updated'], secret: SECRET }] });
+    await applyWorkspaceFile(database.db, {
+      workspace: ACME.workspace,
+      webhooks: [{ url: receiver.url('/shared'), events: ['project.updated'], secret: SECRET }],
+    });
     const writer = await startApp(false);
     await startApp(true);
     await startApp(true);
@@ -66,8 +80,13 @@ describe('webhook delivery across processes', () => {
     for (const name of names) expect((await rename(writer, 'ENG/WEB', name)).statusCode).toBe(200);
 
     await receiver.waitFor('/shared', names.length);
-    const jobs = () => database.db.selectFrom('webhook_jobs').innerJoin('webhooks', 'webhooks.id', 'webhook_jobs.webhook_id')
-      .select('webhook_jobs.state').where('webhooks.url', '=', receiver.url('/shared')).execute();
+    const jobs = () =>
+      database.db
+        .selectFrom('webhook_jobs')
+        .innerJoin('webhooks', 'webhooks.id', 'webhook_jobs.webhook_id')
+        .select('webhook_jobs.state')
+        .where('webhooks.url', '=', receiver.url('/shared'))
+        .execute();
     await expect.poll(async () => (await jobs()).every((job) => job.state === 'succeeded')).toBe(true);
     const ids = receiver.received.filter((r) => r.path === '/shared').map((r) => r.headers['webhook-id']);
     expect(ids).toHaveLength(names.length);
@@ -90,19 +109,29 @@ describe('receiver address policy at delivery time', () => {
 
   it('logs a refused loopback receiver as a failed attempt with an error and sends nothing', async () => {
     const { projects, webhooks } = await applyWorkspaceFile(database.db, {
-      ...ACME, webhooks: [{ url: receiver.url('/private'), events: ['*'], secret: SECRET }],
+      ...ACME,
+      webhooks: [{ url: receiver.url('/private'), events: ['*'], secret: SECRET }],
     });
     const config = { ...loadConfig({}), rateLimitPerMinute: 0, webhookMaxAttempts: 1 };
     const app = await buildApp({ database, config, workers: true });
     try {
       const res = await app.inject({
-        method: 'PATCH', url: `/api/external/projects/${projects['ENG/API']}`,
-        headers: { authorization: `Bearer ${TOKENS.admin}` }, payload: { name: 'Refused receiver' },
+        method: 'PATCH',
+        url: `/api/external/projects/${projects['ENG/API']}`,
+        headers: { authorization: `Bearer ${TOKENS.admin}` },
+        payload: { name: 'Refused receiver' },
       });
       expect(res.statusCode).toBe(200);
-      const deliveries = async () => JSON.parse((await app.inject({
-        method: 'GET', url: `/api/external/webhooks/${webhooks[receiver.url('/private')]}/deliveries`, headers: { authorization: `Bearer ${TOKENS.admin}` },
-      })).body).deliveries;
+      const deliveries = async () =>
+        JSON.parse(
+          (
+            await app.inject({
+              method: 'GET',
+              url: `/api/external/webhooks/${webhooks[receiver.url('/private')]}/deliveries`,
+              headers: { authorization: `Bearer ${TOKENS.admin}` },
+            })
+          ).body,
+        ).deliveries;
       await expect.poll(async () => (await deliveries()).map((d: any) => d.status)).toEqual(['failed']);
       const [attempt] = await deliveries();
       expect(attempt).toMatchObject({ attempt: 1, eventType: 'project.updated', responseStatus: null });
@@ -120,7 +149,13 @@ describe('a receiver that does not answer', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const outcome = await sendWebhook({ url: `http://127.0.0.1:${port}/slow`, headers: {}, body: '{}', allowPrivate: true, timeoutMs: 200 });
+      const outcome = await sendWebhook({
+        url: `http://127.0.0.1:${port}/slow`,
+        headers: {},
+        body: '{}',
+        allowPrivate: true,
+        timeoutMs: 200,
+      });
       expect(outcome).toMatchObject({ ok: false, responseStatus: null, error: 'timed out after 0.2 s' });
     } finally {
       server.closeAllConnections();
@@ -133,7 +168,12 @@ describe('a receiver that does not answer', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     await new Promise((resolve) => server.close(resolve));
-    const outcome = await sendWebhook({ url: `http://127.0.0.1:${port}/gone`, headers: {}, body: '{}', allowPrivate: true });
+    const outcome = await sendWebhook({
+      url: `http://127.0.0.1:${port}/gone`,
+      headers: {},
+      body: '{}',
+      allowPrivate: true,
+    });
     expect(outcome).toMatchObject({ ok: false, responseStatus: null, error: expect.stringContaining('ECONNREFUSED') });
   });
 });

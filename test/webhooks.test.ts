@@ -60,10 +60,24 @@ describe('webhook subscriptions', () => {
 
   it('refuses missing, malformed, non-http and private receiver URLs with INVALID_WEBHOOK_URL', async () => {
     const urls: unknown[] = [
-      undefined, '', '   ', 42, 'not a url', 'ftp://hooks.example.test/x', '/relative/path',
-      'http://127.0.0.1:9999/hook', 'http://localhost:8080/hook', 'http://10.1.2.3/hook', 'http://172.20.0.1/hook',
-      'http://192.168.1.10/hook', 'http://169.254.169.254/latest', 'http://[::1]:8080/hook', 'http://[fd00::1]/hook',
-      'http://[fe80::1]/hook', 'http://0.0.0.0/hook', 'http://[::ffff:127.0.0.1]/hook',
+      undefined,
+      '',
+      '   ',
+      42,
+      'not a url',
+      'ftp://hooks.example.test/x',
+      '/relative/path',
+      'http://127.0.0.1:9999/hook',
+      'http://localhost:8080/hook',
+      'http://10.1.2.3/hook',
+      'http://172.20.0.1/hook',
+      'http://192.168.1.10/hook',
+      'http://169.254.169.254/latest',
+      'http://[::1]:8080/hook',
+      'http://[fd00::1]/hook',
+      'http://[fe80::1]/hook',
+      'http://0.0.0.0/hook',
+      'http://[::ffff:127.0.0.1]/hook',
     ];
     for (const url of urls) {
       const res = await create(url === undefined ? { events: ['*'] } : { url, events: ['*'] });
@@ -81,11 +95,22 @@ describe('webhook subscriptions', () => {
   it('updates url, events and active; an empty PATCH is UNSUPPORTED_ACTION', async () => {
     const { body } = await create({ url: RECEIVER, events: ['project.created'] });
     const path = `/api/external/webhooks/${body.webhook.webhookId}`;
-    const res = await h.call('PATCH', path, { token: TOKENS.admin, body: { url: `${RECEIVER}/v2`, events: ['*'], active: false } });
+    const res = await h.call('PATCH', path, {
+      token: TOKENS.admin,
+      body: { url: `${RECEIVER}/v2`, events: ['*'], active: false },
+    });
     expect(res.status).toBe(200);
-    expect(res.body.webhook).toMatchObject({ webhookId: body.webhook.webhookId, url: `${RECEIVER}/v2`, events: ['*'], active: false });
+    expect(res.body.webhook).toMatchObject({
+      webhookId: body.webhook.webhookId,
+      url: `${RECEIVER}/v2`,
+      events: ['*'],
+      active: false,
+    });
     expect(res.body.webhook.secret).toBeUndefined();
-    expect((await h.call('GET', path, { token: TOKENS.admin })).body.webhook).toMatchObject({ url: `${RECEIVER}/v2`, active: false });
+    expect((await h.call('GET', path, { token: TOKENS.admin })).body.webhook).toMatchObject({
+      url: `${RECEIVER}/v2`,
+      active: false,
+    });
 
     const empty = await h.call('PATCH', path, { token: TOKENS.admin, body: {} });
     expect(empty.status).toBe(400);
@@ -105,8 +130,16 @@ describe('webhook subscriptions', () => {
     const res = await h.call('DELETE', path, { token: TOKENS.admin });
     expect(res.status).toBe(204);
     expect(res.body).toBeUndefined();
-    for (const [method, url] of [['GET', path], ['PATCH', path], ['DELETE', path], ['GET', `${path}/deliveries`]] as const) {
-      const gone = await h.call(method, url, { token: TOKENS.admin, ...(method === 'PATCH' ? { body: { active: true } } : {}) });
+    for (const [method, url] of [
+      ['GET', path],
+      ['PATCH', path],
+      ['DELETE', path],
+      ['GET', `${path}/deliveries`],
+    ] as const) {
+      const gone = await h.call(method, url, {
+        token: TOKENS.admin,
+        ...(method === 'PATCH' ? { body: { active: true } } : {}),
+      });
       expect(gone.status, `${method} ${url}`).toBe(404);
       expect(gone.body).toMatchObject({ code: 'WEBHOOK_NOT_FOUND', details: { webhookId: body.webhook.webhookId } });
     }
@@ -114,7 +147,9 @@ describe('webhook subscriptions', () => {
 
   it('lists deliveries as a paginated list (empty before any event)', async () => {
     const { body } = await create({ url: RECEIVER, events: ['*'] });
-    const res = await h.call('GET', `/api/external/webhooks/${body.webhook.webhookId}/deliveries`, { token: TOKENS.admin });
+    const res = await h.call('GET', `/api/external/webhooks/${body.webhook.webhookId}/deliveries`, {
+      token: TOKENS.admin,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ deliveries: [], pageInfo: { hasMore: false, nextCursor: null, limit: 50 } });
   });
@@ -123,7 +158,9 @@ describe('webhook subscriptions', () => {
     const first = await h.call('GET', '/api/external/webhooks?limit=2', { token: TOKENS.admin });
     expect(first.body.webhooks).toHaveLength(2);
     expect(first.body.pageInfo.hasMore).toBe(true);
-    const second = await h.call('GET', `/api/external/webhooks?limit=2&cursor=${first.body.pageInfo.nextCursor}`, { token: TOKENS.admin });
+    const second = await h.call('GET', `/api/external/webhooks?limit=2&cursor=${first.body.pageInfo.nextCursor}`, {
+      token: TOKENS.admin,
+    });
     expect(second.status).toBe(200);
     const ids = [...first.body.webhooks, ...second.body.webhooks].map((w: any) => w.webhookId);
     expect(new Set(ids).size).toBe(ids.length);
@@ -146,15 +183,25 @@ describe('webhook subscriptions', () => {
       expect(list.body.webhooks.map((w: any) => w.webhookId)).not.toContain(body.webhook.webhookId);
     }
     expect((await h.call('PATCH', path, { token: TOKENS.bot, body: { active: false } })).status).toBe(404);
-    expect((await h.call('PATCH', path, { token: TOKENS.alice, body: { active: false } })).body.webhook.active).toBe(false);
+    expect((await h.call('PATCH', path, { token: TOKENS.alice, body: { active: false } })).body.webhook.active).toBe(
+      false,
+    );
     expect((await h.call('DELETE', path, { token: TOKENS.alice })).status).toBe(204);
   });
 
   it('is invisible to another workspace', async () => {
     const { body } = await create({ url: RECEIVER, events: ['*'] });
     const path = `/api/external/webhooks/${body.webhook.webhookId}`;
-    for (const [method, url] of [['GET', path], ['PATCH', path], ['DELETE', path], ['GET', `${path}/deliveries`]] as const) {
-      const res = await h.call(method, url, { token: TOKENS.globex, ...(method === 'PATCH' ? { body: { active: false } } : {}) });
+    for (const [method, url] of [
+      ['GET', path],
+      ['PATCH', path],
+      ['DELETE', path],
+      ['GET', `${path}/deliveries`],
+    ] as const) {
+      const res = await h.call(method, url, {
+        token: TOKENS.globex,
+        ...(method === 'PATCH' ? { body: { active: false } } : {}),
+      });
       expect(res.status, `${method} ${url}`).toBe(404);
       expect(res.body.code).toBe('WEBHOOK_NOT_FOUND');
     }
@@ -182,9 +229,15 @@ describe('webhook subscriptions with private receivers allowed', () => {
   });
 
   it('accepts loopback receivers when WSX_WEBHOOK_ALLOW_PRIVATE is on, but still only http(s)', async () => {
-    const ok = await h.call('POST', '/api/external/webhooks', { token: TOKENS.admin, body: { url: 'http://127.0.0.1:9/hook', events: ['*'] } });
+    const ok = await h.call('POST', '/api/external/webhooks', {
+      token: TOKENS.admin,
+      body: { url: 'http://127.0.0.1:9/hook', events: ['*'] },
+    });
     expect(ok.status).toBe(201);
-    const ftp = await h.call('POST', '/api/external/webhooks', { token: TOKENS.admin, body: { url: 'ftp://127.0.0.1/hook', events: ['*'] } });
+    const ftp = await h.call('POST', '/api/external/webhooks', {
+      token: TOKENS.admin,
+      body: { url: 'ftp://127.0.0.1/hook', events: ['*'] },
+    });
     expect(ftp.body.code).toBe('INVALID_WEBHOOK_URL');
   });
 });
@@ -202,7 +255,12 @@ describe('webhooks in the workspace file', () => {
   });
 
   it('creates subscriptions by url, converges on re-apply and never duplicates', async () => {
-    const first = await h.apply(file([{ url: 'http://127.0.0.1:9999/hook', events: ['*'], secret: SECRET }, { url: RECEIVER, events: ['issue.created'] }]));
+    const first = await h.apply(
+      file([
+        { url: 'http://127.0.0.1:9999/hook', events: ['*'], secret: SECRET },
+        { url: RECEIVER, events: ['issue.created'] },
+      ]),
+    );
     const id = first.webhooks['http://127.0.0.1:9999/hook'];
     expect(id).toMatch(/^whk_/);
     expect(first.webhooks[RECEIVER]).toMatch(/^whk_/);
@@ -221,10 +279,21 @@ describe('webhooks in the workspace file', () => {
 
   it('refuses invalid entries with the path of the offending value', async () => {
     await expect(h.apply(file([{ url: 'ftp://x', events: ['*'] }]))).rejects.toThrow(/webhooks\[0\]\.url/);
-    await expect(h.apply(file([{ url: RECEIVER, events: ['*', 'issue.created'] }]))).rejects.toThrow(/webhooks\[0\]\.events/);
+    await expect(h.apply(file([{ url: RECEIVER, events: ['*', 'issue.created'] }]))).rejects.toThrow(
+      /webhooks\[0\]\.events/,
+    );
     await expect(h.apply(file([{ url: RECEIVER, events: ['nope'] }]))).rejects.toThrow(/webhooks\[0\]\.events\[0\]/);
     await expect(h.apply(file([{ url: RECEIVER }]))).rejects.toThrow(/webhooks\[0\]\.events/);
-    await expect(h.apply(file([{ url: RECEIVER, events: ['*'], secret: 'whsec_short' }]))).rejects.toThrow(/webhooks\[0\]\.secret/);
-    await expect(h.apply(file([{ url: RECEIVER, events: ['*'] }, { url: RECEIVER, events: ['*'] }]))).rejects.toThrow(/webhooks\[1\]/);
+    await expect(h.apply(file([{ url: RECEIVER, events: ['*'], secret: 'whsec_short' }]))).rejects.toThrow(
+      /webhooks\[0\]\.secret/,
+    );
+    await expect(
+      h.apply(
+        file([
+          { url: RECEIVER, events: ['*'] },
+          { url: RECEIVER, events: ['*'] },
+        ]),
+      ),
+    ).rejects.toThrow(/webhooks\[1\]/);
   });
 });

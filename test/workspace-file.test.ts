@@ -46,8 +46,19 @@ oauthTokens:
 `;
 
 const SNAPSHOT_TABLES = [
-  'workspaces', 'users', 'teams', 'team_members', 'statuses', 'status_transitions', 'projects', 'project_statuses',
-  'api_tokens', 'token_project_grants', 'oauth_tokens', 'tags', 'issue_containers',
+  'workspaces',
+  'users',
+  'teams',
+  'team_members',
+  'statuses',
+  'status_transitions',
+  'projects',
+  'project_statuses',
+  'api_tokens',
+  'token_project_grants',
+  'oauth_tokens',
+  'tags',
+  'issue_containers',
 ] as const;
 
 let database: Database;
@@ -64,7 +75,11 @@ async function snapshot() {
 }
 
 const rowOf = (table: (typeof SNAPSHOT_TABLES)[number], column: string, value: string) =>
-  db().selectFrom(table).selectAll().where(column as never, '=', value as never).executeTakeFirstOrThrow() as Promise<Record<string, any>>;
+  db()
+    .selectFrom(table)
+    .selectAll()
+    .where(column as never, '=', value as never)
+    .executeTakeFirstOrThrow() as Promise<Record<string, any>>;
 
 const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
 
@@ -91,8 +106,17 @@ describe('applying a workspace file', () => {
     const result = await applyWorkspaceFile(db(), ACME_YAML);
 
     expect(Object.keys(result).sort()).toEqual([
-      'agendaStatuses', 'containers', 'discussionGroups', 'externalOwnerPresets', 'oauthTokens', 'projects', 'teams',
-      'tokens', 'users', 'webhooks', 'workspaceId',
+      'agendaStatuses',
+      'containers',
+      'discussionGroups',
+      'externalOwnerPresets',
+      'oauthTokens',
+      'projects',
+      'teams',
+      'tokens',
+      'users',
+      'webhooks',
+      'workspaceId',
     ]);
     expect(result.workspaceId).toMatch(/^ws_/);
     expect(Object.keys(result.users)).toEqual(['alice', 'bob']);
@@ -112,7 +136,11 @@ describe('applying a workspace file', () => {
 
     const workspace = await rowOf('workspaces', 'id', result.workspaceId);
     expect(workspace).toMatchObject({ slug: 'acme', name: 'Acme' });
-    expect(await rowOf('users', 'id', result.users.bob)).toMatchObject({ handle: 'bob', name: 'Bob Builder', email: null });
+    expect(await rowOf('users', 'id', result.users.bob)).toMatchObject({
+      handle: 'bob',
+      name: 'Bob Builder',
+      email: null,
+    });
 
     const eng = await rowOf('teams', 'id', result.teams.ENG);
     expect(eng).toMatchObject({ key: 'ENG', name: 'Engineering', is_default: 1, has_transition_rules: 1 });
@@ -120,27 +148,56 @@ describe('applying a workspace file', () => {
     const members = await db().selectFrom('team_members').select(['team_id', 'user_id']).execute();
     expect(members).toHaveLength(3);
 
-    const engStatuses = await db().selectFrom('statuses').select(['id', 'key', 'name', 'category', 'position'])
-      .where('team_id', '=', result.teams.ENG).orderBy('position').execute();
+    const engStatuses = await db()
+      .selectFrom('statuses')
+      .select(['id', 'key', 'name', 'category', 'position'])
+      .where('team_id', '=', result.teams.ENG)
+      .orderBy('position')
+      .execute();
     expect(engStatuses.map(({ key, name, category, position }) => ({ key, name, category, position }))).toEqual([
       { key: 'todo', name: 'Todo', category: 'unstarted', position: 0 },
       { key: 'in-progress', name: 'In Progress', category: 'started', position: 1 },
       { key: 'done', name: 'Done', category: 'completed', position: 2 },
     ]);
     const keyOf = new Map(engStatuses.map((status) => [status.id, status.key]));
-    const transitions = await db().selectFrom('status_transitions').selectAll().where('team_id', '=', result.teams.ENG).execute();
-    expect(transitions.map((t) => `${keyOf.get(t.from_status_id)}>${keyOf.get(t.to_status_id)}`).sort())
-      .toEqual(['in-progress>done', 'in-progress>todo', 'todo>in-progress']);
+    const transitions = await db()
+      .selectFrom('status_transitions')
+      .selectAll()
+      .where('team_id', '=', result.teams.ENG)
+      .execute();
+    expect(transitions.map((t) => `${keyOf.get(t.from_status_id)}>${keyOf.get(t.to_status_id)}`).sort()).toEqual([
+      'in-progress>done',
+      'in-progress>todo',
+      'todo>in-progress',
+    ]);
 
     const api = await rowOf('projects', 'id', result.projects['ENG/API']);
-    expect(api).toMatchObject({ key: 'API', team_id: result.teams.ENG, owner_id: result.users.alice, subtasks_enabled: 1, issue_containers_enabled: 1, has_workflow: 1 });
-    const workflow = await db().selectFrom('project_statuses').select('status_id').where('project_id', '=', api.id).execute();
+    expect(api).toMatchObject({
+      key: 'API',
+      team_id: result.teams.ENG,
+      owner_id: result.users.alice,
+      subtasks_enabled: 1,
+      issue_containers_enabled: 1,
+      has_workflow: 1,
+    });
+    const workflow = await db()
+      .selectFrom('project_statuses')
+      .select('status_id')
+      .where('project_id', '=', api.id)
+      .execute();
     expect(workflow.map((row) => keyOf.get(row.status_id)).sort()).toEqual(['done', 'todo']);
     expect(await rowOf('projects', 'id', result.projects['OPS/INFRA'])).toMatchObject({
-      owner_id: 'api-token:triage-bot', subtasks_enabled: 0, issue_containers_enabled: 0, has_workflow: 0,
+      owner_id: 'api-token:triage-bot',
+      subtasks_enabled: 0,
+      issue_containers_enabled: 0,
+      has_workflow: 0,
     });
     expect(await rowOf('issue_containers', 'id', result.containers['ENG/API/Launch'])).toMatchObject({
-      project_id: api.id, name: 'Launch', start_date: '2026-01-05', due_date: '2026-03-31', archived: 0,
+      project_id: api.id,
+      name: 'Launch',
+      start_date: '2026-01-05',
+      due_date: '2026-03-31',
+      archived: 0,
     });
 
     const tags = await db().selectFrom('tags').select(['name', 'name_lower', 'scopes']).orderBy('name_lower').execute();
@@ -152,10 +209,17 @@ describe('applying a workspace file', () => {
     const admin = await rowOf('api_tokens', 'name', 'admin');
     expect(admin).toMatchObject({ secret_hash: hashSecret(PAT), active: 1, all_projects: 1 });
     const bot = await rowOf('api_tokens', 'name', 'triage-bot');
-    expect(bot).toMatchObject({ secret_hash: hashSecret(result.tokens['triage-bot'] as string), active: 1, all_projects: 0 });
+    expect(bot).toMatchObject({
+      secret_hash: hashSecret(result.tokens['triage-bot'] as string),
+      active: 1,
+      all_projects: 0,
+    });
     const grants = await db().selectFrom('token_project_grants').select(['token_id', 'project_id']).execute();
     expect(grants).toEqual([{ token_id: bot.id, project_id: api.id }]);
-    expect(await rowOf('oauth_tokens', 'user_id', result.users.alice)).toMatchObject({ secret_hash: hashSecret(OAT), active: 1 });
+    expect(await rowOf('oauth_tokens', 'user_id', result.users.alice)).toMatchObject({
+      secret_hash: hashSecret(OAT),
+      active: 1,
+    });
   });
 
   it('reads JSON text and plain objects the same way as YAML', async () => {
@@ -186,12 +250,30 @@ describe('applying a workspace file', () => {
     await pause();
     const changed = await applyWorkspaceFile(db(), {
       workspace: { slug: 'acme', name: 'Acme Inc' },
-      users: [{ handle: 'alice', name: 'Alice A.', email: 'alice@acme.example' }, { handle: 'carol', name: 'Carol' }],
-      teams: [{
-        key: 'ENG', name: 'Eng', members: ['bob'],
-        statuses: [{ key: 'todo', name: 'To do', category: 'unstarted' }, { key: 'review', name: 'Review', category: 'started' }],
-      }],
-      projects: [{ team: 'ENG', key: 'API', name: 'API', subtasks: false, containers: [{ name: 'Launch', dueDate: '2026-04-30' }, { name: 'Later' }] }],
+      users: [
+        { handle: 'alice', name: 'Alice A.', email: 'alice@acme.example' },
+        { handle: 'carol', name: 'Carol' },
+      ],
+      teams: [
+        {
+          key: 'ENG',
+          name: 'Eng',
+          members: ['bob'],
+          statuses: [
+            { key: 'todo', name: 'To do', category: 'unstarted' },
+            { key: 'review', name: 'Review', category: 'started' },
+          ],
+        },
+      ],
+      projects: [
+        {
+          team: 'ENG',
+          key: 'API',
+          name: 'API',
+          subtasks: false,
+          containers: [{ name: 'Launch', dueDate: '2026-04-30' }, { name: 'Later' }],
+        },
+      ],
       tags: [{ name: 'BUG', scopes: ['issues'] }],
       tokens: [{ name: 'triage-bot', projects: ['OPS/INFRA'] }],
     });
@@ -207,48 +289,89 @@ describe('applying a workspace file', () => {
     expect(alice).toMatchObject({ name: 'Alice A.', email: 'alice@acme.example' });
     expect(alice.updated_at > alice.created_at).toBe(true);
     // Rows the file no longer names are still there, untouched.
-    expect(await rowOf('users', 'id', first.users.bob)).toEqual(JSON.parse(before.users.find((row) => (row as string).includes('"bob"')) as string));
+    expect(await rowOf('users', 'id', first.users.bob)).toEqual(
+      JSON.parse(before.users.find((row) => (row as string).includes('"bob"')) as string),
+    );
     expect(await rowOf('projects', 'id', first.projects['OPS/INFRA'])).toMatchObject({ name: 'Infrastructure' });
-    expect(await rowOf('teams', 'id', first.teams.ENG)).toMatchObject({ name: 'Eng', is_default: 1, has_transition_rules: 1 });
+    expect(await rowOf('teams', 'id', first.teams.ENG)).toMatchObject({
+      name: 'Eng',
+      is_default: 1,
+      has_transition_rules: 1,
+    });
 
-    const engStatuses = await db().selectFrom('statuses').select(['key', 'name', 'position']).where('team_id', '=', first.teams.ENG).orderBy('key').execute();
+    const engStatuses = await db()
+      .selectFrom('statuses')
+      .select(['key', 'name', 'position'])
+      .where('team_id', '=', first.teams.ENG)
+      .orderBy('key')
+      .execute();
     expect(engStatuses).toEqual([
       { key: 'done', name: 'Done', position: 2 },
       { key: 'in-progress', name: 'In Progress', position: 1 },
       { key: 'review', name: 'Review', position: 1 },
       { key: 'todo', name: 'To do', position: 0 },
     ]);
-    expect(await db().selectFrom('team_members').select('user_id').where('team_id', '=', first.teams.ENG).execute()).toHaveLength(2);
+    expect(
+      await db().selectFrom('team_members').select('user_id').where('team_id', '=', first.teams.ENG).execute(),
+    ).toHaveLength(2);
     expect(await db().selectFrom('status_transitions').selectAll().execute()).toHaveLength(3);
 
     const api = await rowOf('projects', 'id', first.projects['ENG/API']);
     expect(api).toMatchObject({ name: 'API', subtasks_enabled: 0, owner_id: first.users.alice, has_workflow: 1 });
-    expect(await rowOf('issue_containers', 'id', first.containers['ENG/API/Launch'])).toMatchObject({ start_date: '2026-01-05', due_date: '2026-04-30' });
-    expect(await db().selectFrom('tags').select(['name', 'scopes']).where('name_lower', '=', 'bug').executeTakeFirst())
-      .toEqual({ name: 'BUG', scopes: '["issues"]' });
+    expect(await rowOf('issue_containers', 'id', first.containers['ENG/API/Launch'])).toMatchObject({
+      start_date: '2026-01-05',
+      due_date: '2026-04-30',
+    });
+    expect(
+      await db().selectFrom('tags').select(['name', 'scopes']).where('name_lower', '=', 'bug').executeTakeFirst(),
+    ).toEqual({ name: 'BUG', scopes: '["issues"]' });
     expect(await db().selectFrom('tags').selectAll().execute()).toHaveLength(2);
 
     const bot = await rowOf('api_tokens', 'name', 'triage-bot');
-    const grants = await db().selectFrom('token_project_grants').select('project_id').where('token_id', '=', bot.id).execute();
-    expect(grants.map((g) => g.project_id).sort()).toEqual([first.projects['ENG/API'], first.projects['OPS/INFRA']].sort());
+    const grants = await db()
+      .selectFrom('token_project_grants')
+      .select('project_id')
+      .where('token_id', '=', bot.id)
+      .execute();
+    expect(grants.map((g) => g.project_id).sort()).toEqual(
+      [first.projects['ENG/API'], first.projects['OPS/INFRA']].sort(),
+    );
     expect(changed.tokens).toEqual({ 'triage-bot': null });
   });
 
   it('gives a team created without statuses the default set', async () => {
-    const result = await applyWorkspaceFile(db(), { workspace: { slug: 'acme', name: 'Acme' }, teams: [{ key: 'MAIN', name: 'Main' }] });
-    const statuses = await db().selectFrom('statuses').select(['key', 'name', 'category', 'position']).where('team_id', '=', result.teams.MAIN)
-      .orderBy('position').execute();
+    const result = await applyWorkspaceFile(db(), {
+      workspace: { slug: 'acme', name: 'Acme' },
+      teams: [{ key: 'MAIN', name: 'Main' }],
+    });
+    const statuses = await db()
+      .selectFrom('statuses')
+      .select(['key', 'name', 'category', 'position'])
+      .where('team_id', '=', result.teams.MAIN)
+      .orderBy('position')
+      .execute();
     expect(statuses.map((s) => [s.key, s.category, s.position])).toEqual([
-      ['backlog', 'backlog', 0], ['todo', 'unstarted', 1], ['in-progress', 'started', 2], ['in-review', 'started', 3],
-      ['done', 'completed', 4], ['canceled', 'canceled', 5],
+      ['backlog', 'backlog', 0],
+      ['todo', 'unstarted', 1],
+      ['in-progress', 'started', 2],
+      ['in-review', 'started', 3],
+      ['done', 'completed', 4],
+      ['canceled', 'canceled', 5],
     ]);
     expect(await rowOf('teams', 'id', result.teams.MAIN)).toMatchObject({ is_default: 1, has_transition_rules: 0 });
   });
 
   it('keeps exactly one default team', async () => {
     const ws = { slug: 'acme', name: 'Acme' };
-    const first = await applyWorkspaceFile(db(), { workspace: ws, teams: [{ key: 'A', name: 'A' }, { key: 'B', name: 'B' }] });
-    const defaults = async () => (await db().selectFrom('teams').select('key').where('is_default', '=', 1).execute()).map((r) => r.key);
+    const first = await applyWorkspaceFile(db(), {
+      workspace: ws,
+      teams: [
+        { key: 'A', name: 'A' },
+        { key: 'B', name: 'B' },
+      ],
+    });
+    const defaults = async () =>
+      (await db().selectFrom('teams').select('key').where('is_default', '=', 1).execute()).map((r) => r.key);
     expect(await defaults()).toEqual(['A']);
 
     await applyWorkspaceFile(db(), { workspace: ws, teams: [{ key: 'C', name: 'C' }] });
@@ -256,16 +379,31 @@ describe('applying a workspace file', () => {
 
     await applyWorkspaceFile(db(), { workspace: ws, teams: [{ key: 'B', name: 'B', default: true }] });
     expect(await defaults()).toEqual(['B']);
-    expect(first.teams.B).toBe((await applyWorkspaceFile(db(), { workspace: ws, teams: [{ key: 'B', name: 'B' }] })).teams.B);
+    expect(first.teams.B).toBe(
+      (await applyWorkspaceFile(db(), { workspace: ws, teams: [{ key: 'B', name: 'B' }] })).teams.B,
+    );
 
-    await expectFileError({ workspace: ws, teams: [{ key: 'B', name: 'B', default: false }] }, /^teams\[0\]\.default: this is the default team/);
-    await expectFileError({ workspace: ws, teams: [{ key: 'A', name: 'A', default: true }, { key: 'B', name: 'B', default: true }] },
-      'teams[1].default: only one team may be the default');
-    await expectFileError({ workspace: { slug: 'other', name: 'Other' }, teams: [{ key: 'A', name: 'A', default: false }] },
-      'teams: one team must be the default');
+    await expectFileError(
+      { workspace: ws, teams: [{ key: 'B', name: 'B', default: false }] },
+      /^teams\[0\]\.default: this is the default team/,
+    );
+    await expectFileError(
+      {
+        workspace: ws,
+        teams: [
+          { key: 'A', name: 'A', default: true },
+          { key: 'B', name: 'B', default: true },
+        ],
+      },
+      'teams[1].default: only one team may be the default',
+    );
+    await expectFileError(
+      { workspace: { slug: 'other', name: 'Other' }, teams: [{ key: 'A', name: 'A', default: false }] },
+      'teams: one team must be the default',
+    );
   });
 
-  it('replaces a team\'s transition rules and a project\'s workflow when the file gives new ones', async () => {
+  it("replaces a team's transition rules and a project's workflow when the file gives new ones", async () => {
     const base = { workspace: { slug: 'acme', name: 'Acme' } };
     const first = await applyWorkspaceFile(db(), {
       ...base,
@@ -277,24 +415,43 @@ describe('applying a workspace file', () => {
       teams: [{ key: 'ENG', name: 'Eng', transitions: { backlog: ['todo'], todo: ['done', 'canceled'] } }],
       projects: [{ team: 'ENG', key: 'API', name: 'API', statuses: ['in-progress'] }],
     });
-    const statuses = await db().selectFrom('statuses').select(['id', 'key']).where('team_id', '=', first.teams.ENG).execute();
+    const statuses = await db()
+      .selectFrom('statuses')
+      .select(['id', 'key'])
+      .where('team_id', '=', first.teams.ENG)
+      .execute();
     const keyOf = new Map(statuses.map((s) => [s.id, s.key]));
     const rules = await db().selectFrom('status_transitions').selectAll().execute();
-    expect(rules.map((r) => `${keyOf.get(r.from_status_id)}>${keyOf.get(r.to_status_id)}`).sort()).toEqual(['backlog>todo', 'todo>canceled', 'todo>done']);
+    expect(rules.map((r) => `${keyOf.get(r.from_status_id)}>${keyOf.get(r.to_status_id)}`).sort()).toEqual([
+      'backlog>todo',
+      'todo>canceled',
+      'todo>done',
+    ]);
     const workflow = await db().selectFrom('project_statuses').select('status_id').execute();
     expect(workflow.map((w) => keyOf.get(w.status_id))).toEqual(['in-progress']);
   });
 
   it('converges tokens: given secrets replace the hash, active follows the file, grants only grow', async () => {
     const ws = { slug: 'acme', name: 'Acme' };
-    const projects = [{ team: 'ENG', key: 'API', name: 'API' }, { team: 'ENG', key: 'WEB', name: 'Web' }];
+    const projects = [
+      { team: 'ENG', key: 'API', name: 'API' },
+      { team: 'ENG', key: 'WEB', name: 'Web' },
+    ];
     const teams = [{ key: 'ENG', name: 'Eng' }];
-    const first = await applyWorkspaceFile(db(), { workspace: ws, teams, projects, tokens: [{ name: 'bot', projects: ['eng/api'] }] });
+    const first = await applyWorkspaceFile(db(), {
+      workspace: ws,
+      teams,
+      projects,
+      tokens: [{ name: 'bot', projects: ['eng/api'] }],
+    });
     const generated = first.tokens.bot as string;
     expect(generated).toMatch(/^svc_pat_/);
 
     const rotated = 'svc_pat_jXlc2StMlQjgSs7CI0loKw3Bx2NQlinP';
-    const second = await applyWorkspaceFile(db(), { workspace: ws, tokens: [{ name: 'bot', secret: rotated, active: false, projects: ['ENG/WEB'] }] });
+    const second = await applyWorkspaceFile(db(), {
+      workspace: ws,
+      tokens: [{ name: 'bot', secret: rotated, active: false, projects: ['ENG/WEB'] }],
+    });
     expect(second.tokens.bot).toBe(rotated);
     let bot = await rowOf('api_tokens', 'name', 'bot');
     expect(bot).toMatchObject({ secret_hash: hashSecret(rotated), active: 0, all_projects: 0 });
@@ -307,22 +464,32 @@ describe('applying a workspace file', () => {
     await applyWorkspaceFile(db(), { workspace: ws, tokens: [{ name: 'bot', active: true, projects: [] }] });
     expect(await rowOf('api_tokens', 'name', 'bot')).toMatchObject({ active: 1, all_projects: 1 });
 
-    await expectFileError({ workspace: { slug: 'other', name: 'Other' }, tokens: [{ name: 'copy', secret: rotated }] },
-      'tokens[0].secret: is already used by another token');
+    await expectFileError(
+      { workspace: { slug: 'other', name: 'Other' }, tokens: [{ name: 'copy', secret: rotated }] },
+      'tokens[0].secret: is already used by another token',
+    );
   });
 
   it('adds an OAuth token only when the user has none or the file gives a new secret', async () => {
     const base = { workspace: { slug: 'acme', name: 'Acme' }, users: [{ handle: 'alice', name: 'Alice' }] };
     const first = await applyWorkspaceFile(db(), { ...base, oauthTokens: [{ user: 'alice' }] });
     expect(first.oauthTokens.alice).toMatch(/^svc_oat_/);
-    expect((await applyWorkspaceFile(db(), { ...base, oauthTokens: [{ user: 'alice' }] })).oauthTokens.alice).toBeNull();
-    expect((await applyWorkspaceFile(db(), { ...base, oauthTokens: [{ user: 'alice', secret: OAT }] })).oauthTokens.alice).toBe(OAT);
-    expect((await applyWorkspaceFile(db(), { ...base, oauthTokens: [{ user: 'alice', secret: OAT }] })).oauthTokens.alice).toBe(OAT);
+    expect(
+      (await applyWorkspaceFile(db(), { ...base, oauthTokens: [{ user: 'alice' }] })).oauthTokens.alice,
+    ).toBeNull();
+    expect(
+      (await applyWorkspaceFile(db(), { ...base, oauthTokens: [{ user: 'alice', secret: OAT }] })).oauthTokens.alice,
+    ).toBe(OAT);
+    expect(
+      (await applyWorkspaceFile(db(), { ...base, oauthTokens: [{ user: 'alice', secret: OAT }] })).oauthTokens.alice,
+    ).toBe(OAT);
     expect(await db().selectFrom('oauth_tokens').selectAll().execute()).toHaveLength(2);
   });
 
   it('applies within a transaction the caller already holds', async () => {
-    const result = await db().transaction().execute((trx) => applyWorkspaceFile(trx, { workspace: { slug: 'nested', name: 'Nested' } }));
+    const result = await db()
+      .transaction()
+      .execute((trx) => applyWorkspaceFile(trx, { workspace: { slug: 'nested', name: 'Nested' } }));
     expect((await rowOf('workspaces', 'id', result.workspaceId)).slug).toBe('nested');
   });
 });
@@ -331,22 +498,69 @@ describe('workspace file errors', () => {
   const ws = { slug: 'acme', name: 'Acme' };
 
   it.each([
-    ['a bad team key', { workspace: ws, teams: [{ key: 'eng', name: 'Eng' }] }, 'teams[0].key: must match ^[A-Z][A-Z0-9]{0,9}$'],
+    [
+      'a bad team key',
+      { workspace: ws, teams: [{ key: 'eng', name: 'Eng' }] },
+      'teams[0].key: must match ^[A-Z][A-Z0-9]{0,9}$',
+    ],
     ['an unknown section', { workspace: ws, team: [] }, /^team: unknown key \(expected one of workspace, users, teams/],
-    ['an unknown field', { workspace: ws, users: [{ handle: 'a', name: 'A', mail: 'x' }] }, /^users\[0\]\.mail: unknown key/],
+    [
+      'an unknown field',
+      { workspace: ws, users: [{ handle: 'a', name: 'A', mail: 'x' }] },
+      /^users\[0\]\.mail: unknown key/,
+    ],
     ['a missing workspace', { users: [] }, 'workspace: is required'],
     ['a bad slug', { workspace: { slug: 'Acme!', name: 'Acme' } }, 'workspace.slug: must match'],
     ['a missing name', { workspace: ws, teams: [{ key: 'ENG' }] }, 'teams[0].name: is required'],
-    ['a duplicate handle', { workspace: ws, users: [{ handle: 'a', name: 'A' }, { handle: 'a', name: 'B' }] }, 'users[1]: duplicate handle "a"'],
-    ['a bad project key', { workspace: ws, projects: [{ team: 'ENG', key: 'A', name: 'A' }] }, 'projects[0].key: must match ^[A-Z][A-Z0-9]{1,9}$'],
-    ['a bad status category', { workspace: ws, teams: [{ key: 'ENG', name: 'E', statuses: [{ key: 'todo', name: 'T', category: 'open' }] }] },
-      'teams[0].statuses[0].category: must match'],
-    ['a bad date', { workspace: ws, projects: [{ team: 'ENG', key: 'API', name: 'A', containers: [{ name: 'C', dueDate: '2026-02-30' }] }] },
-      'projects[0].containers[0].dueDate: must be a calendar date YYYY-MM-DD'],
-    ['a bad secret', { workspace: ws, tokens: [{ name: 'bot', secret: 'svc_pat_short' }] }, 'tokens[0].secret: must match'],
-    ['a bad project reference', { workspace: ws, tokens: [{ name: 'bot', projects: ['API'] }] }, 'tokens[0].projects[0]: must be "*" or TEAM/PROJ'],
-    ['a bad tag scope', { workspace: ws, tags: [{ name: 'bug', scopes: ['meetings'] }] }, 'tags[0].scopes[0]: must match'],
-    ['a non-boolean', { workspace: ws, tokens: [{ name: 'bot', active: 'yes' }] }, 'tokens[0].active: must be true or false'],
+    [
+      'a duplicate handle',
+      {
+        workspace: ws,
+        users: [
+          { handle: 'a', name: 'A' },
+          { handle: 'a', name: 'B' },
+        ],
+      },
+      'users[1]: duplicate handle "a"',
+    ],
+    [
+      'a bad project key',
+      { workspace: ws, projects: [{ team: 'ENG', key: 'A', name: 'A' }] },
+      'projects[0].key: must match ^[A-Z][A-Z0-9]{1,9}$',
+    ],
+    [
+      'a bad status category',
+      { workspace: ws, teams: [{ key: 'ENG', name: 'E', statuses: [{ key: 'todo', name: 'T', category: 'open' }] }] },
+      'teams[0].statuses[0].category: must match',
+    ],
+    [
+      'a bad date',
+      {
+        workspace: ws,
+        projects: [{ team: 'ENG', key: 'API', name: 'A', containers: [{ name: 'C', dueDate: '2026-02-30' }] }],
+      },
+      'projects[0].containers[0].dueDate: must be a calendar date YYYY-MM-DD',
+    ],
+    [
+      'a bad secret',
+      { workspace: ws, tokens: [{ name: 'bot', secret: 'svc_pat_short' }] },
+      'tokens[0].secret: must match',
+    ],
+    [
+      'a bad project reference',
+      { workspace: ws, tokens: [{ name: 'bot', projects: ['API'] }] },
+      'tokens[0].projects[0]: must be "*" or TEAM/PROJ',
+    ],
+    [
+      'a bad tag scope',
+      { workspace: ws, tags: [{ name: 'bug', scopes: ['meetings'] }] },
+      'tags[0].scopes[0]: must match',
+    ],
+    [
+      'a non-boolean',
+      { workspace: ws, tokens: [{ name: 'bot', active: 'yes' }] },
+      'tokens[0].active: must be true or false',
+    ],
     ['broken YAML', 'workspace: { slug: acme', /^not valid YAML or JSON/],
     ['a list at the top', '[1, 2]', /must be a YAML or JSON object/],
   ])('names the path of %s', async (_case, file, message) => {
@@ -354,18 +568,40 @@ describe('workspace file errors', () => {
   });
 
   it.each([
-    ['an unknown member', { teams: [{ key: 'ENG', name: 'E', members: ['ghost'] }] }, 'teams[0].members[0]: unknown user "ghost"'],
+    [
+      'an unknown member',
+      { teams: [{ key: 'ENG', name: 'E', members: ['ghost'] }] },
+      'teams[0].members[0]: unknown user "ghost"',
+    ],
     ['an unknown team', { projects: [{ team: 'OPS', key: 'API', name: 'A' }] }, 'projects[0].team: unknown team "OPS"'],
-    ['an unknown owner', { projects: [{ team: 'ENG', key: 'API', name: 'A', owner: 'api-token:ghost' }] }, 'projects[0].owner: unknown token "ghost"'],
-    ['an unknown workflow status', { projects: [{ team: 'ENG', key: 'API', name: 'A', statuses: ['todo', 'shipped'] }] },
-      'projects[0].statuses[1]: unknown status "shipped"'],
-    ['an unknown transition status', { teams: [{ key: 'ENG', name: 'E', transitions: { todo: ['nope'] } }] }, 'teams[0].transitions.todo[0]: unknown status "nope"'],
-    ['an unknown granted project', { tokens: [{ name: 'bot', projects: ['ENG/NOPE'] }] }, 'tokens[0].projects[0]: unknown project "ENG/NOPE"'],
+    [
+      'an unknown owner',
+      { projects: [{ team: 'ENG', key: 'API', name: 'A', owner: 'api-token:ghost' }] },
+      'projects[0].owner: unknown token "ghost"',
+    ],
+    [
+      'an unknown workflow status',
+      { projects: [{ team: 'ENG', key: 'API', name: 'A', statuses: ['todo', 'shipped'] }] },
+      'projects[0].statuses[1]: unknown status "shipped"',
+    ],
+    [
+      'an unknown transition status',
+      { teams: [{ key: 'ENG', name: 'E', transitions: { todo: ['nope'] } }] },
+      'teams[0].transitions.todo[0]: unknown status "nope"',
+    ],
+    [
+      'an unknown granted project',
+      { tokens: [{ name: 'bot', projects: ['ENG/NOPE'] }] },
+      'tokens[0].projects[0]: unknown project "ENG/NOPE"',
+    ],
     ['an unknown OAuth user', { oauthTokens: [{ user: 'ghost' }] }, 'oauthTokens[0].user: unknown user "ghost"'],
   ])('refuses %s and writes nothing', async (_case, sections, message) => {
     await applyWorkspaceFile(db(), { workspace: ws, teams: [{ key: 'ENG', name: 'E' }] });
     const before = await snapshot();
-    await expectFileError({ workspace: { slug: 'acme', name: 'Renamed' }, users: [{ handle: 'new', name: 'New' }], ...sections }, message);
+    await expectFileError(
+      { workspace: { slug: 'acme', name: 'Renamed' }, users: [{ handle: 'new', name: 'New' }], ...sections },
+      message,
+    );
     expect(await snapshot()).toEqual(before);
   });
 });
@@ -381,7 +617,11 @@ describe('bootstrap', () => {
     const teams = await db().selectFrom('teams').selectAll().execute();
     expect(teams).toEqual([expect.objectContaining({ key: 'MAIN', is_default: 1, workspace_id: workspace.id })]);
     expect(await db().selectFrom('statuses').selectAll().execute()).toHaveLength(6);
-    expect(await rowOf('api_tokens', 'name', 'admin')).toMatchObject({ all_projects: 1, active: 1, secret_hash: hashSecret(secret as string) });
+    expect(await rowOf('api_tokens', 'name', 'admin')).toMatchObject({
+      all_projects: 1,
+      active: 1,
+      secret_hash: hashSecret(secret as string),
+    });
   });
 
   it('does nothing when any workspace exists', async () => {

@@ -6,7 +6,8 @@ import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './comm
 import { processContext, type CliContext } from './context.js';
 import { isOperatorError } from './errors.js';
 
-const DATABASE_HELP = '\nEnvironment: DATABASE_URL (default sqlite:./data/wsx.sqlite; sqlite:PATH, sqlite::memory: or postgres://…).';
+const DATABASE_HELP =
+  '\nEnvironment: DATABASE_URL (default sqlite:./data/wsx.sqlite; sqlite:PATH, sqlite::memory: or postgres://…).';
 
 /** The `wsx` command tree; actions write through `ctx` and throw on failure. */
 export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.env): Command {
@@ -16,39 +17,52 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
     .configureOutput({ writeOut: (text) => ctx.out(text.trimEnd()), writeErr: (text) => ctx.err(text.trimEnd()) })
     .showHelpAfterError();
 
-  program.command('serve')
+  program
+    .command('serve')
     .description('Start the HTTP server (migrates first; creates the "default" workspace on an empty database).')
-    .addHelpText('after', `${DATABASE_HELP}\nAlso: PORT (8080), HOST (127.0.0.1), LOG_LEVEL, WSX_BOOTSTRAP=off, WSX_RATE_LIMIT, WSX_AUTH_FAILURE_LIMIT, REDIS_URL.`)
+    .addHelpText(
+      'after',
+      `${DATABASE_HELP}\nAlso: PORT (8080), HOST (127.0.0.1), LOG_LEVEL, WSX_BOOTSTRAP=off, WSX_RATE_LIMIT, WSX_AUTH_FAILURE_LIMIT, REDIS_URL.`,
+    )
     .action(async () => {
       // Loaded on demand: admin commands start without the HTTP stack and its operations.
       const { serveCommand } = await import('./commands/serve.js');
       await serveCommand(ctx, loadConfig(env));
     });
 
-  program.command('migrate')
+  program
+    .command('migrate')
     .description('Bring the database schema up to date.')
     .addHelpText('after', DATABASE_HELP)
     .action(() => migrateCommand(ctx));
 
-  program.command('apply')
+  program
+    .command('apply')
     .description('Apply a workspace file (YAML or JSON): create what is missing, update what differs, never delete.')
     .requiredOption('-f, --file <path>', 'the workspace file')
     .option('--json', 'print the ids and secrets as one JSON object')
     .addHelpText('after', DATABASE_HELP)
     .action((options) => applyCommand(ctx, options));
 
-  const token = program.command('token').description('Create, revoke and list workspace tokens and OAuth access tokens.');
-  token.command('create')
+  const token = program
+    .command('token')
+    .description('Create, revoke and list workspace tokens and OAuth access tokens.');
+  token
+    .command('create')
     .description('Create a workspace token and print its secret (shown only once).')
     .requiredOption('--workspace <slug>', 'workspace slug')
     .requiredOption('--name <name>', 'token name (also its assignee id api-token:<name>)')
     .option('--project <TEAM/PROJ...>', 'grant access to a project (repeatable)')
     .option('--all-projects', 'grant access to every project, present and future')
-    .option('--expires-at <datetime>', 'refuse the token from this instant on (ISO 8601 with an offset, e.g. 2026-12-31T23:59:59Z)')
+    .option(
+      '--expires-at <datetime>',
+      'refuse the token from this instant on (ISO 8601 with an offset, e.g. 2026-12-31T23:59:59Z)',
+    )
     .option('--json', 'print { name, secret, assigneeId } (and expiresAt when given)')
     .addHelpText('after', DATABASE_HELP)
     .action((options) => tokenCreateCommand(ctx, options));
-  token.command('revoke')
+  token
+    .command('revoke')
     .description('Deactivate a workspace token, or OAuth access tokens; the next request with one is refused.')
     .requiredOption('--workspace <slug>', 'workspace slug')
     .option('--name <name>', 'the workspace token with this name')
@@ -56,8 +70,11 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
     .option('--oauth-token <id>', 'one OAuth access token, by the id `token list` shows (oat_…)')
     .addHelpText('after', `\nGive exactly one of --name, --oauth-user and --oauth-token.${DATABASE_HELP}`)
     .action((options) => tokenRevokeCommand(ctx, options));
-  token.command('list')
-    .description('List the workspace tokens (with their project access) and OAuth access tokens of a workspace; never secrets.')
+  token
+    .command('list')
+    .description(
+      'List the workspace tokens (with their project access) and OAuth access tokens of a workspace; never secrets.',
+    )
     .requiredOption('--workspace <slug>', 'workspace slug')
     .option('--json', 'print { tokens: [...], oauthTokens: [...] }')
     .addHelpText('after', DATABASE_HELP)
@@ -70,7 +87,11 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
  * Runs one command line (without the node and script arguments); answers the exit code.
  * Operator mistakes print one line to stderr; anything unexpected prints its stack.
  */
-export async function runCli(args: string[], ctx: CliContext = processContext(), env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runCli(
+  args: string[],
+  ctx: CliContext = processContext(),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   try {
     await buildProgram(ctx, env).parseAsync(args, { from: 'user' });
     return 0;

@@ -13,7 +13,8 @@ const SEAL = 'wsx-cursor-v2';
 
 const digest = (text: string): string => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
-const sign = (key: Buffer, body: string): Buffer => createHmac('sha256', key).update(SEAL).update('\n').update(body).digest();
+const sign = (key: Buffer, body: string): Buffer =>
+  createHmac('sha256', key).update(SEAL).update('\n').update(body).digest();
 
 /** Stable hash of a scope (route + workspace) and its filters; key order does not matter. */
 export function filterHash(scope: string, filters: Record<string, unknown>): string {
@@ -57,13 +58,22 @@ function verified(outer: { b?: unknown; s?: unknown }, key: Buffer): string {
  * already rules out forged values; the type check keeps a position that does not fit the
  * list (e.g. after a change of sort columns) from ever reaching SQL.
  */
-export function decodeCursor(cursor: string, boundTo: string, columnTypes: readonly SortColumnType[], key: Buffer): KeyValue[] {
+export function decodeCursor(
+  cursor: string,
+  boundTo: string,
+  columnTypes: readonly SortColumnType[],
+  key: Buffer,
+): KeyValue[] {
   try {
-    const body = verified(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { b?: unknown; s?: unknown }, key);
+    const body = verified(
+      JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { b?: unknown; s?: unknown },
+      key,
+    );
     const inner = JSON.parse(body) as { p: unknown; f: unknown };
     if (inner.f !== boundTo || !Array.isArray(inner.p)) throw new Error('scope');
     const position: unknown[] = inner.p;
-    if (position.length !== columnTypes.length || !position.every((value, i) => VALUE_CHECKS[columnTypes[i]](value))) throw new Error('position');
+    if (position.length !== columnTypes.length || !position.every((value, i) => VALUE_CHECKS[columnTypes[i]](value)))
+      throw new Error('position');
     return position as KeyValue[];
   } catch {
     throw new ApiError('INVALID_CURSOR', { field: 'cursor' });

@@ -8,9 +8,35 @@ import { monotonicFactory } from 'ulid';
 const nextUlid = monotonicFactory();
 
 export type IdPrefix =
-  | 'ws' | 'usr' | 'team' | 'st' | 'prj' | 'tok' | 'oat' | 'tag' | 'iss' | 'ic' | 'ms'
-  | 'evo' | 'cmt' | 'lnk' | 'att' | 'sub' | 'mtg' | 'ags' | 'agp' | 'agi' | 'own' | 'pre'
-  | 'wl' | 'dgr' | 'top' | 'whk' | 'evt' | 'dlv' | 'act';
+  | 'ws'
+  | 'usr'
+  | 'team'
+  | 'st'
+  | 'prj'
+  | 'tok'
+  | 'oat'
+  | 'tag'
+  | 'iss'
+  | 'ic'
+  | 'ms'
+  | 'evo'
+  | 'cmt'
+  | 'lnk'
+  | 'att'
+  | 'sub'
+  | 'mtg'
+  | 'ags'
+  | 'agp'
+  | 'agi'
+  | 'own'
+  | 'pre'
+  | 'wl'
+  | 'dgr'
+  | 'top'
+  | 'whk'
+  | 'evt'
+  | 'dlv'
+  | 'act';
 
 export function newId(prefix: IdPrefix, at: number = Date.now()): string {
   return `${prefix}_${nextUlid(at).toLowerCase()}`;

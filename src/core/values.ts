@@ -50,7 +50,8 @@ export function nonBlank(value: unknown): string | undefined {
 export const hasOwn = (obj: object, key: string): boolean => Object.prototype.hasOwnProperty.call(obj, key);
 
 /** A client object's own value under `key`, or undefined. */
-export const ownValue = (obj: Record<string, unknown>, key: string): unknown => (hasOwn(obj, key) ? obj[key] : undefined);
+export const ownValue = (obj: Record<string, unknown>, key: string): unknown =>
+  hasOwn(obj, key) ? obj[key] : undefined;
 
 /** An absolute http(s) URL of at most 2,048 characters. */
 export function isHttpUrl(value: unknown): value is string {

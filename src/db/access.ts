@@ -9,13 +9,21 @@ import type { Ctx } from '../core/context.js';
 const grantedProjectIds = (ctx: Ctx) =>
   sql`(select project_id from token_project_grants where token_id = ${ctx.access.tokenId})`;
 
-export function whereProjectVisible<QB extends SelectQueryBuilder<any, any, any>>(ctx: Ctx, query: QB, projectColumn: string): QB {
+export function whereProjectVisible<QB extends SelectQueryBuilder<any, any, any>>(
+  ctx: Ctx,
+  query: QB,
+  projectColumn: string,
+): QB {
   if (ctx.access.all) return query;
   return query.where(sql.ref(projectColumn), 'in', grantedProjectIds(ctx)) as QB;
 }
 
 /** For records whose project is optional: no project, or a project the caller can see. */
-export function projectAbsentOrVisible(ctx: Ctx, eb: ExpressionBuilder<any, any>, projectColumn: string): Expression<SqlBool> {
+export function projectAbsentOrVisible(
+  ctx: Ctx,
+  eb: ExpressionBuilder<any, any>,
+  projectColumn: string,
+): Expression<SqlBool> {
   if (ctx.access.all) return eb.lit(true);
   return eb.or([eb(sql.ref(projectColumn), 'is', null), eb(sql.ref(projectColumn), 'in', grantedProjectIds(ctx))]);
 }

@@ -20,8 +20,17 @@ export type DatabaseFault = 'unavailable' | 'full';
 
 /** Socket and resolver errors of a connection that cannot be made or was lost. */
 const UNAVAILABLE_ERRNO = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'EHOSTDOWN',
-  'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
 ]);
 const FULL_ERRNO = new Set(['ENOSPC', 'EDQUOT']);
 
@@ -63,7 +72,8 @@ function faultOf(error: unknown, sqliteFiles?: Iterable<string>): DatabaseFault 
     if (SQLITE_UNAVAILABLE.some((prefix) => code === prefix || code.startsWith(`${prefix}_`))) return 'unavailable';
   }
   const message = (error as { message?: unknown }).message;
-  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return 'unavailable';
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message)))
+    return 'unavailable';
   return undefined;
 }
 
@@ -78,7 +88,9 @@ export function databaseFault(error: unknown, sqliteFiles?: Iterable<string>, de
   const own = faultOf(error, sqliteFiles);
   if (own) return own;
   const { cause, errors } = error as { cause?: unknown; errors?: unknown };
-  const nested = [cause, ...(Array.isArray(errors) ? errors : [])].map((inner) => databaseFault(inner, sqliteFiles, depth + 1));
+  const nested = [cause, ...(Array.isArray(errors) ? errors : [])].map((inner) =>
+    databaseFault(inner, sqliteFiles, depth + 1),
+  );
   return nested.includes('full') ? 'full' : nested.find((fault) => fault !== undefined);
 }
 
@@ -90,8 +102,14 @@ export const STORAGE_FULL_RETRY_AFTER_SECONDS = 60;
 /** The catalog error a store fault answers (503 or 507, with Retry-After), or undefined. */
 export function databaseApiError(error: unknown): ApiError | undefined {
   const fault = databaseFault(error);
-  if (fault === 'full') return new ApiError('STORAGE_FULL', {}, { headers: { 'Retry-After': String(STORAGE_FULL_RETRY_AFTER_SECONDS) } });
-  if (fault === 'unavailable') return new ApiError('DATABASE_UNAVAILABLE', {}, { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
+  if (fault === 'full')
+    return new ApiError('STORAGE_FULL', {}, { headers: { 'Retry-After': String(STORAGE_FULL_RETRY_AFTER_SECONDS) } });
+  if (fault === 'unavailable')
+    return new ApiError(
+      'DATABASE_UNAVAILABLE',
+      {},
+      { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } },
+    );
   return undefined;
 }
 
@@ -103,7 +121,8 @@ export function describeDatabaseError(error: unknown): string {
     seen.add(current);
     const { code, message } = current as { code?: unknown; message?: unknown };
     const text = typeof message === 'string' ? message.split('\n')[0].trim() : '';
-    if (text || typeof code === 'string') return [typeof code === 'string' ? code : '', text].filter(Boolean).join(': ');
+    if (text || typeof code === 'string')
+      return [typeof code === 'string' ? code : '', text].filter(Boolean).join(': ');
     const { cause, errors } = current as { cause?: unknown; errors?: unknown };
     current = cause ?? (Array.isArray(errors) ? errors[0] : undefined);
   }

@@ -21,11 +21,16 @@ const loaded = new WeakMap<Kysely<DB>, Map<InstallationSecretName, Promise<Buffe
  * and both then read the winner's value.
  */
 async function loadOrCreate(db: Kysely<DB>, name: InstallationSecretName): Promise<Buffer> {
-  await db.insertInto('installation_secrets')
+  await db
+    .insertInto('installation_secrets')
     .values({ name, value: randomBytes(SECRET_BYTES).toString('base64url'), created_at: nowIso() })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();
-  const row = await db.selectFrom('installation_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('installation_secrets')
+    .select('value')
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow();
   return Buffer.from(row.value, 'base64url');
 }
 

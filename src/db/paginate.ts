@@ -47,10 +47,17 @@ export async function paginate<DB, TB extends keyof DB, O>(
   const key = await cursorSigningKey(ctx.db);
   let q: SelectQueryBuilder<any, any, O> = query as any;
   if (page.cursor) {
-    const position = decodeCursor(page.cursor, boundTo, page.orderBy.map(([, type]) => type), key);
+    const position = decodeCursor(
+      page.cursor,
+      boundTo,
+      page.orderBy.map(([, type]) => type),
+      key,
+    );
     const columns = sql.join(page.orderBy.map(([column]) => sql.ref(column)));
     const values = sql.join(position.map((v) => sql`${v}`));
-    q = q.where(direction === 'desc' ? sql<boolean>`(${columns}) < (${values})` : sql<boolean>`(${columns}) > (${values})`);
+    q = q.where(
+      direction === 'desc' ? sql<boolean>`(${columns}) < (${values})` : sql<boolean>`(${columns}) > (${values})`,
+    );
   }
   for (const [column] of page.orderBy) q = q.orderBy(sql.ref(column), direction);
   const rows = await q.limit(limit + 1).execute();

@@ -11,41 +11,116 @@ export interface Timestamps {
   updated_at: string;
 }
 
-export interface WorkspaceRow extends Timestamps { id: string; slug: string; name: string }
-export interface UserRow extends Timestamps { id: string; workspace_id: string; handle: string; name: string; email: string | null }
+export interface WorkspaceRow extends Timestamps {
+  id: string;
+  slug: string;
+  name: string;
+}
+export interface UserRow extends Timestamps {
+  id: string;
+  workspace_id: string;
+  handle: string;
+  name: string;
+  email: string | null;
+}
 export interface TeamRow extends Timestamps {
-  id: string; workspace_id: string; key: string; name: string; is_default: Bool; has_transition_rules: Bool; issue_counter: number;
+  id: string;
+  workspace_id: string;
+  key: string;
+  name: string;
+  is_default: Bool;
+  has_transition_rules: Bool;
+  issue_counter: number;
 }
-export interface TeamMemberRow { workspace_id: string; team_id: string; user_id: string }
+export interface TeamMemberRow {
+  workspace_id: string;
+  team_id: string;
+  user_id: string;
+}
 export interface StatusRow extends Timestamps {
-  id: string; workspace_id: string; team_id: string; key: string; name: string; category: string; position: number;
+  id: string;
+  workspace_id: string;
+  team_id: string;
+  key: string;
+  name: string;
+  category: string;
+  position: number;
 }
-export interface StatusTransitionRow { workspace_id: string; team_id: string; from_status_id: string; to_status_id: string }
+export interface StatusTransitionRow {
+  workspace_id: string;
+  team_id: string;
+  from_status_id: string;
+  to_status_id: string;
+}
 export interface ProjectRow extends Timestamps {
-  id: string; workspace_id: string; team_id: string; key: string; name: string; description: string | null;
-  owner_id: string | null; start_date: string | null; end_date: string | null;
-  subtasks_enabled: Bool; issue_containers_enabled: Bool; has_workflow: Bool; created_by: string | null;
+  id: string;
+  workspace_id: string;
+  team_id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  owner_id: string | null;
+  start_date: string | null;
+  end_date: string | null;
+  subtasks_enabled: Bool;
+  issue_containers_enabled: Bool;
+  has_workflow: Bool;
+  created_by: string | null;
 }
-export interface ProjectStatusRow { workspace_id: string; project_id: string; status_id: string }
+export interface ProjectStatusRow {
+  workspace_id: string;
+  project_id: string;
+  status_id: string;
+}
 export interface ApiTokenRow extends Timestamps {
-  id: string; workspace_id: string; name: string; secret_hash: string; active: Bool; all_projects: Bool;
+  id: string;
+  workspace_id: string;
+  name: string;
+  secret_hash: string;
+  active: Bool;
+  all_projects: Bool;
   /** ISO-8601 UTC; null: never expires. */
   expires_at: string | null;
 }
-export interface TokenProjectGrantRow { workspace_id: string; token_id: string; project_id: string }
+export interface TokenProjectGrantRow {
+  workspace_id: string;
+  token_id: string;
+  project_id: string;
+}
 export interface OauthTokenRow extends Timestamps {
-  id: string; workspace_id: string; user_id: string; secret_hash: string; active: Bool;
+  id: string;
+  workspace_id: string;
+  user_id: string;
+  secret_hash: string;
+  active: Bool;
   /** ISO-8601 UTC; null: never expires. */
   expires_at: string | null;
 }
-export interface TagRow extends Timestamps { id: string; workspace_id: string; name: string; name_lower: string; scopes: string }
+export interface TagRow extends Timestamps {
+  id: string;
+  workspace_id: string;
+  name: string;
+  name_lower: string;
+  scopes: string;
+}
 export interface TagUsageRow {
-  workspace_id: string; entity_type: 'issue' | 'agenda_item' | 'discussion_topic'; entity_id: string;
-  name: string; name_lower: string; project_id: string | null;
+  workspace_id: string;
+  entity_type: 'issue' | 'agenda_item' | 'discussion_topic';
+  entity_id: string;
+  name: string;
+  name_lower: string;
+  project_id: string | null;
 }
 export interface IdempotencyKeyRow {
-  workspace_id: string; credential_id: string; key: string; request_hash: string; state: 'running' | 'done';
-  response_status: number | null; response_body: string | null; created_at: string; expires_at: string;
+  workspace_id: string;
+  credential_id: string;
+  key: string;
+  request_hash: string;
+  state: 'running' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
   /** The server instance running the request (see ServerInstanceRow); null on rows older than 0010. */
   holder: string | null;
   /** Unique per claim: a result is recorded only by the claim that still holds the key. */
@@ -54,21 +129,64 @@ export interface IdempotencyKeyRow {
   heartbeat_at: string | null;
 }
 export interface IssueContainerRow extends Timestamps {
-  id: string; workspace_id: string; project_id: string; name: string; description: string | null;
-  start_date: string | null; due_date: string | null; archived: Bool;
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  start_date: string | null;
+  due_date: string | null;
+  archived: Bool;
 }
 export interface MilestoneRow extends Timestamps {
-  id: string; workspace_id: string; project_id: string; container_id: string; title: string; owner_id: string | null;
-  status: string; start_date: string | null; due_date: string | null; order_index: number; tags: string; created_by: string | null;
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  container_id: string;
+  title: string;
+  owner_id: string | null;
+  status: string;
+  start_date: string | null;
+  due_date: string | null;
+  order_index: number;
+  tags: string;
+  created_by: string | null;
 }
 export interface IssueRow extends Timestamps {
-  id: string; workspace_id: string; key_team_id: string; number: number; issue_key: string; team_id: string;
-  project_id: string; status_id: string; assignee_id: string | null; reporter_id: string | null; created_by: string;
-  title: string; description: string | null; priority: string; start_date: string | null; due_date: string | null;
-  duration_days: number | null; tags: string; archived: Bool; archived_at: string | null; container_id: string | null;
-  milestone_id: string | null; subtasks_enabled: Bool; source_type: string | null; source_id: string | null;
+  id: string;
+  workspace_id: string;
+  key_team_id: string;
+  number: number;
+  issue_key: string;
+  team_id: string;
+  project_id: string;
+  status_id: string;
+  assignee_id: string | null;
+  reporter_id: string | null;
+  created_by: string;
+  title: string;
+  description: string | null;
+  priority: string;
+  start_date: string | null;
+  due_date: string | null;
+  duration_days: number | null;
+  tags: string;
+  archived: Bool;
+  archived_at: string | null;
+  container_id: string | null;
+  milestone_id: string | null;
+  subtasks_enabled: Bool;
+  source_type: string | null;
+  source_id: string | null;
 }
-export interface OutboxEventRow { id: string; workspace_id: string; type: string; project_id: string | null; payload: string; created_at: string }
+export interface OutboxEventRow {
+  id: string;
+  workspace_id: string;
+  type: string;
+  project_id: string | null;
+  payload: string;
+  created_at: string;
+}
 
 export interface CoreTables {
   workspaces: WorkspaceRow;
@@ -99,5 +217,11 @@ import type { PlanningTables } from './tables/planning.js';
 import type { ReliabilityTables } from './tables/reliability.js';
 import type { WebhooksTables } from './tables/webhooks.js';
 
-export type DB = CoreTables & IssuesTables & PlanningTables & MeetingsTables & DiscussionsTables & WebhooksTables &
-  InstallationTables & ReliabilityTables;
+export type DB = CoreTables &
+  IssuesTables &
+  PlanningTables &
+  MeetingsTables &
+  DiscussionsTables &
+  WebhooksTables &
+  InstallationTables &
+  ReliabilityTables;

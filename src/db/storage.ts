@@ -52,7 +52,11 @@ async function pragma(database: Database, name: string): Promise<number> {
  */
 export async function sqliteStorageExhausted(database: Database): Promise<boolean> {
   if (database.dialect !== 'sqlite') return false;
-  const [pages, maxPages, freePages] = [await pragma(database, 'page_count'), await pragma(database, 'max_page_count'), await pragma(database, 'freelist_count')];
+  const [pages, maxPages, freePages] = [
+    await pragma(database, 'page_count'),
+    await pragma(database, 'max_page_count'),
+    await pragma(database, 'freelist_count'),
+  ];
   if (pages >= maxPages && freePages === 0) return true;
   if (!database.file) return false;
   return freeBytes(await statfs(dirname(database.file))) < MIN_FREE_BYTES;

@@ -6,7 +6,12 @@ import type { Database } from '../db/connect.js';
 import type { WebhookDeliveryRow, WebhookJobRow } from '../db/tables/webhooks.js';
 import { sendWebhook, type SendOutcome } from './delivery.js';
 import {
-  claimDueJobs, failInterruptedAttempts, finishAttempt, insertDeliveries, listEventPayloads, listSubscriptionTargets,
+  claimDueJobs,
+  failInterruptedAttempts,
+  finishAttempt,
+  insertDeliveries,
+  listEventPayloads,
+  listSubscriptionTargets,
 } from './dispatch.repository.js';
 import type { Holder } from './holder.js';
 import { LEASE_MS, retryDelayMs } from './scheduling.js';
@@ -32,7 +37,8 @@ export interface ClaimOptions {
   nowMs: number;
 }
 
-export const URL_SETTER_REFUSED = 'receiver URL was set by a credential that can no longer manage this subscription; set the URL again';
+export const URL_SETTER_REFUSED =
+  'receiver URL was set by a credential that can no longer manage this subscription; set the URL again';
 
 type Target = Awaited<ReturnType<typeof listSubscriptionTargets>>[number];
 
@@ -45,7 +51,9 @@ type Target = Awaited<ReturnType<typeof listSubscriptionTargets>>[number];
 function urlRefusal(target: Target): string | undefined {
   const setter = target.url_set_by_token_id;
   if (setter === null || setter === target.creator_token_id) return undefined;
-  const setterLive = target.setter_active !== null && isTokenLive({ active: target.setter_active, expires_at: target.setter_expires_at });
+  const setterLive =
+    target.setter_active !== null &&
+    isTokenLive({ active: target.setter_active, expires_at: target.setter_expires_at });
   return setterLive && target.setter_all_projects === 1 ? undefined : URL_SETTER_REFUSED;
 }
 
@@ -57,13 +65,31 @@ export async function claimAttempts(database: Database, config: AppConfig, optio
   const { holder, nowMs } = options;
   const now = nowIso(nowMs);
   const { sendable, exhausted } = await database.db.transaction().execute(async (trx) => {
-    const jobs = await claimDueJobs(trx, database.dialect, { now, leaseUntil: nowIso(nowMs + LEASE_MS), holder, limit: options.limit });
+    const jobs = await claimDueJobs(trx, database.dialect, {
+      now,
+      leaseUntil: nowIso(nowMs + LEASE_MS),
+      holder,
+      limit: options.limit,
+    });
     if (jobs.length === 0) return { sendable: [], exhausted: [] };
-    await failInterruptedAttempts(trx, jobs.map((job) => job.id));
+    await failInterruptedAttempts(
+      trx,
+      jobs.map((job) => job.id),
+    );
     const within = jobs.filter((job) => job.attempts <= config.webhookMaxAttempts);
     const rows: WebhookDeliveryRow[] = within.map((job) => ({
-      id: newId('dlv', nowMs), workspace_id: job.workspace_id, webhook_id: job.webhook_id, job_id: job.id, event_id: job.event_id,
-      event_type: job.event_type, attempt: job.attempts, status: 'pending', response_status: null, duration_ms: null, error: null, created_at: now,
+      id: newId('dlv', nowMs),
+      workspace_id: job.workspace_id,
+      webhook_id: job.webhook_id,
+      job_id: job.id,
+      event_id: job.event_id,
+      event_type: job.event_type,
+      attempt: job.attempts,
+      status: 'pending',
+      response_status: null,
+      duration_ms: null,
+      error: null,
+      created_at: now,
     }));
     await insertDeliveries(trx, rows);
     return {
@@ -72,12 +98,25 @@ export async function claimAttempts(database: Database, config: AppConfig, optio
     };
   });
   for (const job of exhausted) {
-    await finishAttempt(database.db, job.id, holder.id, { deliveryId: null, status: 'failed', responseStatus: null, durationMs: null, error: null }, { state: 'failed', dueAt: null, now });
+    await finishAttempt(
+      database.db,
+      job.id,
+      holder.id,
+      { deliveryId: null, status: 'failed', responseStatus: null, durationMs: null, error: null },
+      { state: 'failed', dueAt: null, now },
+    );
   }
   if (sendable.length === 0) return [];
-  const targets = new Map((await listSubscriptionTargets(database.db, [...new Set(sendable.map((a) => a.job.webhook_id))])).map((t) => [t.id, t]));
+  const targets = new Map(
+    (await listSubscriptionTargets(database.db, [...new Set(sendable.map((a) => a.job.webhook_id))])).map((t) => [
+      t.id,
+      t,
+    ]),
+  );
   const shared = [...new Set(sendable.filter((a) => a.job.body === null).map((a) => a.job.event_id))];
-  const payloads = new Map((shared.length ? await listEventPayloads(database.db, shared) : []).map((p) => [p.id, p.payload]));
+  const payloads = new Map(
+    (shared.length ? await listEventPayloads(database.db, shared) : []).map((p) => [p.id, p.payload]),
+  );
   return sendable.flatMap(({ job, deliveryId }) => {
     const target = targets.get(job.webhook_id);
     const body = job.body ?? payloads.get(job.event_id);
@@ -102,11 +141,22 @@ function signedHeaders(attempt: Attempt): Record<string, string> {
 
 async function send(config: AppConfig, attempt: Attempt): Promise<SendOutcome> {
   if (attempt.refused) return { ok: false, responseStatus: null, durationMs: 0, error: attempt.refused };
-  return sendWebhook({ url: attempt.url, headers: signedHeaders(attempt), body: attempt.body, allowPrivate: config.webhookAllowPrivate });
+  return sendWebhook({
+    url: attempt.url,
+    headers: signedHeaders(attempt),
+    body: attempt.body,
+    allowPrivate: config.webhookAllowPrivate,
+  });
 }
 
 /** Sends one attempt and records its outcome; a failure before the last attempt schedules the next. */
-export async function runAttempt(database: Database, config: AppConfig, attempt: Attempt, holder: Holder, clock: () => number = Date.now): Promise<void> {
+export async function runAttempt(
+  database: Database,
+  config: AppConfig,
+  attempt: Attempt,
+  holder: Holder,
+  clock: () => number = Date.now,
+): Promise<void> {
   const outcome = await send(config, attempt);
   const endedMs = clock();
   const now = nowIso(endedMs);
@@ -115,13 +165,23 @@ export async function runAttempt(database: Database, config: AppConfig, attempt:
   const next = outcome.ok
     ? { state: 'succeeded' as const, dueAt: null, now }
     : retry
-      ? { state: 'pending' as const, dueAt: nowIso(endedMs + retryDelayMs(attempts + 1, config.webhookRetryBaseMs)), now }
+      ? {
+          state: 'pending' as const,
+          dueAt: nowIso(endedMs + retryDelayMs(attempts + 1, config.webhookRetryBaseMs)),
+          now,
+        }
       : { state: 'failed' as const, dueAt: null, now };
-  await finishAttempt(database.db, attempt.job.id, holder.id, {
-    deliveryId: attempt.deliveryId,
-    status: outcome.ok ? 'succeeded' : 'failed',
-    responseStatus: outcome.responseStatus,
-    durationMs: outcome.durationMs,
-    error: outcome.ok ? null : outcome.error,
-  }, next);
+  await finishAttempt(
+    database.db,
+    attempt.job.id,
+    holder.id,
+    {
+      deliveryId: attempt.deliveryId,
+      status: outcome.ok ? 'succeeded' : 'failed',
+      responseStatus: outcome.responseStatus,
+      durationMs: outcome.durationMs,
+      error: outcome.ok ? null : outcome.error,
+    },
+    next,
+  );
 }

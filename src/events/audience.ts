@@ -29,15 +29,24 @@ export function serialiseAudience(audience: EventAudience | undefined): string |
   const hidden = audience?.hidden ?? [];
   const schedule = audience?.schedule;
   if (requires.length === 0 && hidden.length === 0 && !schedule) return null;
-  return JSON.stringify({ ...(requires.length ? { requires } : {}), ...(hidden.length ? { hidden } : {}), ...(schedule ? { schedule } : {}) });
+  return JSON.stringify({
+    ...(requires.length ? { requires } : {}),
+    ...(hidden.length ? { hidden } : {}),
+    ...(schedule ? { schedule } : {}),
+  });
 }
 
-export const parseAudience = (stored: string | null): EventAudience | null => (stored === null ? null : (JSON.parse(stored) as EventAudience));
+export const parseAudience = (stored: string | null): EventAudience | null =>
+  stored === null ? null : (JSON.parse(stored) as EventAudience);
 
 /** Every project an audience names (so their grants can be loaded in one query). */
 export const audienceProjects = (audience: EventAudience | null): string[] =>
   audience
-    ? [...(audience.requires ?? []), ...(audience.hidden ?? []).map((part) => part.projectId), ...(audience.schedule?.blockers ?? []).map((b) => b.projectId)]
+    ? [
+        ...(audience.requires ?? []),
+        ...(audience.hidden ?? []).map((part) => part.projectId),
+        ...(audience.schedule?.blockers ?? []).map((b) => b.projectId),
+      ]
     : [];
 
 /** The object or array holding the last step of `path`, or undefined. */
@@ -70,7 +79,11 @@ export type SubscriberPayload = { send: false } | { send: true; body: string | n
  * payload without the parts it may not see, serialised once so every attempt sends (and
  * signs) the same bytes.
  */
-export function payloadFor(payload: string, audience: EventAudience | null, sees: (projectId: string) => boolean): SubscriberPayload {
+export function payloadFor(
+  payload: string,
+  audience: EventAudience | null,
+  sees: (projectId: string) => boolean,
+): SubscriberPayload {
   if (!audience) return { send: true, body: null };
   if ((audience.requires ?? []).some((projectId) => !sees(projectId))) return { send: false };
   const hidden = (audience.hidden ?? []).filter((part) => !sees(part.projectId));
@@ -79,7 +92,11 @@ export function payloadFor(payload: string, audience: EventAudience | null, sees
   if (hidden.length === 0 && !reschedule) return { send: true, body: null };
   const event = JSON.parse(payload) as { data: unknown };
   if (schedule && reschedule) {
-    setAt(event.data, schedule.path, dayAfterLatest(schedule.blockers.filter((b) => sees(b.projectId)).map((b) => b.dueDate)));
+    setAt(
+      event.data,
+      schedule.path,
+      dayAfterLatest(schedule.blockers.filter((b) => sees(b.projectId)).map((b) => b.dueDate)),
+    );
   }
   // Later array entries first, so removing one does not shift the index of another.
   const indexOf = (path: DataPath) => {

@@ -36,18 +36,30 @@ class ConnectTimeoutError extends Error {
  * here, not only when the subscription was made, closes the gap of a name that later
  * resolves to an internal address.
  */
-const guardedLookup = (allowPrivate: boolean): LookupFunction => (hostname, options, callback) => {
-  lookupHost(hostname).then((addresses) => {
-    if (addresses.length === 0) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-    const refused = addresses.map((address) => judgeAddress(address, allowPrivate)).find((verdict) => verdict.refusedAs);
-    if (refused) return callback(new Error(refusalMessage(refused)), '', 0);
-    const entries: LookupAddress[] = addresses.map((address) => ({ address, family: isIP(address) }));
-    const wanted = options.family === 4 || options.family === 6 ? entries.filter((entry) => entry.family === options.family) : entries;
-    if (wanted.length === 0) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-    if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, wanted);
-    return callback(null, wanted[0].address, wanted[0].family);
-  }, (error: Error) => callback(error, '', 0));
-};
+const guardedLookup =
+  (allowPrivate: boolean): LookupFunction =>
+  (hostname, options, callback) => {
+    lookupHost(hostname).then(
+      (addresses) => {
+        if (addresses.length === 0)
+          return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+        const refused = addresses
+          .map((address) => judgeAddress(address, allowPrivate))
+          .find((verdict) => verdict.refusedAs);
+        if (refused) return callback(new Error(refusalMessage(refused)), '', 0);
+        const entries: LookupAddress[] = addresses.map((address) => ({ address, family: isIP(address) }));
+        const wanted =
+          options.family === 4 || options.family === 6
+            ? entries.filter((entry) => entry.family === options.family)
+            : entries;
+        if (wanted.length === 0)
+          return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+        if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, wanted);
+        return callback(null, wanted[0].address, wanted[0].family);
+      },
+      (error: Error) => callback(error, '', 0),
+    );
+  };
 
 /** A short, operator-readable reason for the delivery log. */
 function describeFailure(error: Error, timeoutMs: number): string {
@@ -88,18 +100,29 @@ export function sendWebhook(input: SendRequest): Promise<SendOutcome> {
       res.resume();
       res.on('end', () => {
         const status = res.statusCode ?? 0;
-        resolve(status >= 200 && status < 300
-          ? { ok: true, responseStatus: status, durationMs: elapsed() }
-          : { ok: false, responseStatus: status, durationMs: elapsed(), error: null });
+        resolve(
+          status >= 200 && status < 300
+            ? { ok: true, responseStatus: status, durationMs: elapsed() }
+            : { ok: false, responseStatus: status, durationMs: elapsed(), error: null },
+        );
       });
-      res.on('error', (error: Error) => resolve({ ok: false, responseStatus: res.statusCode ?? null, durationMs: elapsed(), error: describeFailure(error, timeoutMs) }));
+      res.on('error', (error: Error) =>
+        resolve({
+          ok: false,
+          responseStatus: res.statusCode ?? null,
+          durationMs: elapsed(),
+          error: describeFailure(error, timeoutMs),
+        }),
+      );
     });
     req.on('socket', (socket: Socket) => {
       const timer = setTimeout(() => req.destroy(new ConnectTimeoutError(connectTimeoutMs)), connectTimeoutMs);
       socket.once('connect', () => clearTimeout(timer));
       req.once('close', () => clearTimeout(timer));
     });
-    req.on('error', (error: Error) => resolve({ ok: false, responseStatus: null, durationMs: elapsed(), error: describeFailure(error, timeoutMs) }));
+    req.on('error', (error: Error) =>
+      resolve({ ok: false, responseStatus: null, durationMs: elapsed(), error: describeFailure(error, timeoutMs) }),
+    );
     req.end(input.body);
   });
 }

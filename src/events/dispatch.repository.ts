@@ -24,8 +24,12 @@ export interface PendingEvent {
 }
 
 export async function takeUndispatchedEvents(trx: Db, dialect: DialectName, limit: number): Promise<PendingEvent[]> {
-  let query = trx.selectFrom('outbox_events').select(['id', 'workspace_id', 'type', 'project_id', 'audience', 'created_at'])
-    .where('dispatched_at', 'is', null).orderBy('id').limit(limit);
+  let query = trx
+    .selectFrom('outbox_events')
+    .select(['id', 'workspace_id', 'type', 'project_id', 'audience', 'created_at'])
+    .where('dispatched_at', 'is', null)
+    .orderBy('id')
+    .limit(limit);
   if (dialect === 'postgres') query = query.forUpdate().skipLocked();
   return query.execute();
 }
@@ -35,23 +39,38 @@ export async function markDispatched(trx: Db, eventIds: string[], now: string): 
 }
 
 export function listActiveSubscriptions(trx: Db, workspaceIds: string[]) {
-  return trx.selectFrom('webhooks')
+  return trx
+    .selectFrom('webhooks')
     .select(['id', 'workspace_id', 'events', 'creator_kind', 'creator_token_id', 'created_at'])
-    .where('workspace_id', 'in', workspaceIds).where('active', '=', 1).execute();
+    .where('workspace_id', 'in', workspaceIds)
+    .where('active', '=', 1)
+    .execute();
 }
 
 export function listCreatorTokens(trx: Db, tokenIds: string[]) {
-  return trx.selectFrom('api_tokens').select(['id', 'active', 'expires_at', 'all_projects']).where('id', 'in', tokenIds).execute();
+  return trx
+    .selectFrom('api_tokens')
+    .select(['id', 'active', 'expires_at', 'all_projects'])
+    .where('id', 'in', tokenIds)
+    .execute();
 }
 
 export function listGrants(trx: Db, tokenIds: string[], projectIds: string[]) {
-  return trx.selectFrom('token_project_grants').select(['token_id', 'project_id'])
-    .where('token_id', 'in', tokenIds).where('project_id', 'in', projectIds).execute();
+  return trx
+    .selectFrom('token_project_grants')
+    .select(['token_id', 'project_id'])
+    .where('token_id', 'in', tokenIds)
+    .where('project_id', 'in', projectIds)
+    .execute();
 }
 
 export async function insertJobs(trx: Db, jobs: WebhookJobRow[]): Promise<void> {
   if (jobs.length === 0) return;
-  await trx.insertInto('webhook_jobs').values(jobs).onConflict((oc) => oc.column('id').doNothing()).execute();
+  await trx
+    .insertInto('webhook_jobs')
+    .values(jobs)
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
 }
 
 /** Claims of all processes are taken one at a time on PostgreSQL, so the caps hold across nodes. */
@@ -74,49 +93,93 @@ export interface ClaimRequest {
 export async function claimDueJobs(trx: Db, dialect: DialectName, request: ClaimRequest): Promise<WebhookJobRow[]> {
   const { now } = request;
   if (dialect === 'postgres') await CLAIM_LOCK.execute(trx);
-  const running = await trx.selectFrom('webhook_jobs').select(['workspace_id', 'webhook_id']).select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('state', '=', 'sending').where('due_at', '>', now).groupBy(['workspace_id', 'webhook_id']).execute();
-  const ranked = trx.selectFrom('webhook_jobs as j').innerJoin('webhooks as w', 'w.id', 'j.webhook_id')
+  const running = await trx
+    .selectFrom('webhook_jobs')
+    .select(['workspace_id', 'webhook_id'])
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('state', '=', 'sending')
+    .where('due_at', '>', now)
+    .groupBy(['workspace_id', 'webhook_id'])
+    .execute();
+  const ranked = trx
+    .selectFrom('webhook_jobs as j')
+    .innerJoin('webhooks as w', 'w.id', 'j.webhook_id')
     .select(['j.id', 'j.workspace_id', 'j.webhook_id', 'j.due_at'])
     .select(sql<number>`row_number() over (partition by j.webhook_id order by j.due_at, j.id)`.as('sub_rank'))
-    .where('j.due_at', '<=', now).where('w.active', '=', 1);
-  const candidates = await trx.selectFrom(ranked.as('c')).select(['c.id', 'c.workspace_id', 'c.webhook_id'])
-    .where('c.sub_rank', '<=', SUBSCRIPTION_CONCURRENCY).orderBy('c.due_at').orderBy('c.id').execute();
-  const chosen = pickFairly(candidates, running.map((row) => ({ ...row, n: Number(row.n) })), request.limit);
+    .where('j.due_at', '<=', now)
+    .where('w.active', '=', 1);
+  const candidates = await trx
+    .selectFrom(ranked.as('c'))
+    .select(['c.id', 'c.workspace_id', 'c.webhook_id'])
+    .where('c.sub_rank', '<=', SUBSCRIPTION_CONCURRENCY)
+    .orderBy('c.due_at')
+    .orderBy('c.id')
+    .execute();
+  const chosen = pickFairly(
+    candidates,
+    running.map((row) => ({ ...row, n: Number(row.n) })),
+    request.limit,
+  );
   if (chosen.length === 0) return [];
-  return trx.updateTable('webhook_jobs')
+  return trx
+    .updateTable('webhook_jobs')
     .set({
-      state: 'sending', attempts: sql`attempts + 1`, due_at: request.leaseUntil, updated_at: now,
-      holder_id: request.holder.id, holder_host: request.holder.host, holder_pid: request.holder.pid,
+      state: 'sending',
+      attempts: sql`attempts + 1`,
+      due_at: request.leaseUntil,
+      updated_at: now,
+      holder_id: request.holder.id,
+      holder_host: request.holder.host,
+      holder_pid: request.holder.pid,
     })
-    .where('id', 'in', chosen).where('due_at', '<=', now)
+    .where('id', 'in', chosen)
+    .where('due_at', '<=', now)
     .returningAll()
     .execute();
 }
 
 /** Holders other than `selfId` with jobs under way on this host (the live queue is small: due_at is set). */
 export function listLocalHolders(db: Db, host: string, selfId: string) {
-  return db.selectFrom('webhook_jobs').select(['holder_id', 'holder_pid']).distinct()
-    .where('due_at', 'is not', null).where('state', '=', 'sending')
-    .where('holder_host', '=', host).where('holder_id', '!=', selfId)
+  return db
+    .selectFrom('webhook_jobs')
+    .select(['holder_id', 'holder_pid'])
+    .distinct()
+    .where('due_at', 'is not', null)
+    .where('state', '=', 'sending')
+    .where('holder_host', '=', host)
+    .where('holder_id', '!=', selfId)
     .execute() as Promise<Array<{ holder_id: string; holder_pid: number }>>;
 }
 
 /** Ends the leases of the given holders' claims now, so any dispatcher may claim those jobs. */
 export async function releaseClaims(db: Db, holderIds: string[], now: string): Promise<void> {
-  await db.updateTable('webhook_jobs').set({ due_at: now })
-    .where('due_at', 'is not', null).where('state', '=', 'sending').where('holder_id', 'in', holderIds).execute();
+  await db
+    .updateTable('webhook_jobs')
+    .set({ due_at: now })
+    .where('due_at', 'is not', null)
+    .where('state', '=', 'sending')
+    .where('holder_id', 'in', holderIds)
+    .execute();
 }
 
 export async function renewHeldLeases(db: Db, holderId: string, leaseUntil: string): Promise<void> {
-  await db.updateTable('webhook_jobs').set({ due_at: leaseUntil })
-    .where('due_at', 'is not', null).where('state', '=', 'sending').where('holder_id', '=', holderId).execute();
+  await db
+    .updateTable('webhook_jobs')
+    .set({ due_at: leaseUntil })
+    .where('due_at', 'is not', null)
+    .where('state', '=', 'sending')
+    .where('holder_id', '=', holderId)
+    .execute();
 }
 
 /** An attempt still `pending` when its job is claimed again was cut off by a stopped process. */
 export async function failInterruptedAttempts(trx: Db, jobIds: string[]): Promise<void> {
-  await trx.updateTable('webhook_deliveries').set({ status: 'failed', error: 'attempt interrupted: the sending process stopped' })
-    .where('job_id', 'in', jobIds).where('status', '=', 'pending').execute();
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', error: 'attempt interrupted: the sending process stopped' })
+    .where('job_id', 'in', jobIds)
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 export async function insertDeliveries(trx: Db, rows: WebhookDeliveryRow[]): Promise<void> {
@@ -125,10 +188,21 @@ export async function insertDeliveries(trx: Db, rows: WebhookDeliveryRow[]): Pro
 
 /** Where and how to send, and whether the token that set the URL may still manage the subscription. */
 export function listSubscriptionTargets(db: Db, webhookIds: string[]) {
-  return db.selectFrom('webhooks as w')
+  return db
+    .selectFrom('webhooks as w')
     .leftJoin('api_tokens as setter', 'setter.id', 'w.url_set_by_token_id')
-    .select(['w.id', 'w.url', 'w.secret', 'w.creator_token_id', 'w.url_set_by_token_id', 'setter.active as setter_active', 'setter.expires_at as setter_expires_at', 'setter.all_projects as setter_all_projects'])
-    .where('w.id', 'in', webhookIds).execute();
+    .select([
+      'w.id',
+      'w.url',
+      'w.secret',
+      'w.creator_token_id',
+      'w.url_set_by_token_id',
+      'setter.active as setter_active',
+      'setter.expires_at as setter_expires_at',
+      'setter.all_projects as setter_all_projects',
+    ])
+    .where('w.id', 'in', webhookIds)
+    .execute();
 }
 
 export function listEventPayloads(db: Db, eventIds: string[]) {
@@ -149,15 +223,31 @@ export interface AttemptResult {
  * another process took over records its attempt, but leaves the job to the new holder.
  */
 export async function finishAttempt(
-  db: Db, jobId: string, holderId: string, attempt: AttemptResult, next: { state: WebhookJobState; dueAt: string | null; now: string },
+  db: Db,
+  jobId: string,
+  holderId: string,
+  attempt: AttemptResult,
+  next: { state: WebhookJobState; dueAt: string | null; now: string },
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     if (attempt.deliveryId) {
-      await trx.updateTable('webhook_deliveries')
-        .set({ status: attempt.status, response_status: attempt.responseStatus, duration_ms: attempt.durationMs, error: attempt.error })
-        .where('id', '=', attempt.deliveryId).execute();
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({
+          status: attempt.status,
+          response_status: attempt.responseStatus,
+          duration_ms: attempt.durationMs,
+          error: attempt.error,
+        })
+        .where('id', '=', attempt.deliveryId)
+        .execute();
     }
-    await trx.updateTable('webhook_jobs').set({ state: next.state, due_at: next.dueAt, updated_at: next.now })
-      .where('id', '=', jobId).where('holder_id', '=', holderId).where('state', '=', 'sending').execute();
+    await trx
+      .updateTable('webhook_jobs')
+      .set({ state: next.state, due_at: next.dueAt, updated_at: next.now })
+      .where('id', '=', jobId)
+      .where('holder_id', '=', holderId)
+      .where('state', '=', 'sending')
+      .execute();
   });
 }

@@ -98,8 +98,9 @@ export class Dispatcher {
   /** Keeps the leases of this process's attempts alive while they run. */
   private renew(): void {
     if (this.inFlight.size === 0) return;
-    renewLeases(this.database, this.holder, this.clock())
-      .catch((error: unknown) => this.faults.failed(error, 'webhook lease renewal failed'));
+    renewLeases(this.database, this.holder, this.clock()).catch((error: unknown) =>
+      this.faults.failed(error, 'webhook lease renewal failed'),
+    );
   }
 
   private async tick(): Promise<void> {
@@ -111,10 +112,16 @@ export class Dispatcher {
       while ((await fanOutEvents(this.database, FAN_OUT_BATCH, nowIso(this.clock()))) === FAN_OUT_BATCH);
       const capacity = MAX_IN_FLIGHT - this.inFlight.size;
       if (capacity <= 0) return;
-      const attempts = await claimAttempts(this.database, this.config, { limit: capacity, holder: this.holder, nowMs: this.clock() });
+      const attempts = await claimAttempts(this.database, this.config, {
+        limit: capacity,
+        holder: this.holder,
+        nowMs: this.clock(),
+      });
       for (const attempt of attempts) {
         const sending: Promise<void> = runAttempt(this.database, this.config, attempt, this.holder, this.clock)
-          .catch((error: unknown) => this.faults.failed(error, 'webhook attempt could not be recorded', { jobId: attempt.job.id }))
+          .catch((error: unknown) =>
+            this.faults.failed(error, 'webhook attempt could not be recorded', { jobId: attempt.job.id }),
+          )
           .finally(() => {
             this.inFlight.delete(sending);
             this.nudge();

@@ -3,7 +3,13 @@ import type { Database } from '../db/connect.js';
 import type { WebhookJobRow } from '../db/tables/webhooks.js';
 import { audienceProjects, parseAudience, payloadFor, type EventAudience } from './audience.js';
 import {
-  insertJobs, listActiveSubscriptions, listCreatorTokens, listEventPayloads, listGrants, markDispatched, takeUndispatchedEvents,
+  insertJobs,
+  listActiveSubscriptions,
+  listCreatorTokens,
+  listEventPayloads,
+  listGrants,
+  markDispatched,
+  takeUndispatchedEvents,
   type PendingEvent,
 } from './dispatch.repository.js';
 
@@ -36,14 +42,17 @@ async function loadAudience(trx: Database['db'], subscriptions: Subscription[], 
   const tokenIds = unique(subscriptions.map((s) => (s.creator_kind === 'api_token' ? s.creator_token_id : null)));
   const tokens = new Map((tokenIds.length ? await listCreatorTokens(trx, tokenIds) : []).map((t) => [t.id, t]));
   const grants = new Set(
-    (tokenIds.length && projectIds.length ? await listGrants(trx, tokenIds, projectIds) : []).map((g) => `${g.token_id}|${g.project_id}`),
+    (tokenIds.length && projectIds.length ? await listGrants(trx, tokenIds, projectIds) : []).map(
+      (g) => `${g.token_id}|${g.project_id}`,
+    ),
   );
-  return (subscription: Subscription) => (projectId: string | null): boolean => {
-    if (subscription.creator_kind !== 'api_token') return true;
-    const token = tokens.get(subscription.creator_token_id ?? '');
-    if (!token || !isTokenLive(token, nowMs)) return false;
-    return projectId === null || token.all_projects === 1 || grants.has(`${token.id}|${projectId}`);
-  };
+  return (subscription: Subscription) =>
+    (projectId: string | null): boolean => {
+      if (subscription.creator_kind !== 'api_token') return true;
+      const token = tokens.get(subscription.creator_token_id ?? '');
+      if (!token || !isTokenLive(token, nowMs)) return false;
+      return projectId === null || token.all_projects === 1 || grants.has(`${token.id}|${projectId}`);
+    };
 }
 
 /** Fans out one batch of events; answers how many events it handled. */
@@ -53,7 +62,10 @@ export async function fanOutEvents(database: Database, batchSize: number, now: s
     if (events.length === 0) return 0;
     const subscriptions = await listActiveSubscriptions(trx, unique(events.map((e) => e.workspace_id)));
     const audiences = new Map<string, EventAudience | null>(events.map((e) => [e.id, parseAudience(e.audience)]));
-    const projectIds = unique([...events.map((e) => e.project_id), ...events.flatMap((e) => audienceProjects(audiences.get(e.id) ?? null))]);
+    const projectIds = unique([
+      ...events.map((e) => e.project_id),
+      ...events.flatMap((e) => audienceProjects(audiences.get(e.id) ?? null)),
+    ]);
     const seesFor = await loadAudience(trx, subscriptions, projectIds, Date.parse(now));
     const payloads = await payloadLoader(trx, events);
     const jobs: WebhookJobRow[] = [];
@@ -64,17 +76,34 @@ export async function fanOutEvents(database: Database, batchSize: number, now: s
         if (!wantsType(subscription, event.type) || !sees(event.project_id)) continue;
         const audience = audiences.get(event.id) ?? null;
         const seesAll = !audience || audienceProjects(audience).every((projectId) => sees(projectId));
-        const view = seesAll ? { send: true as const, body: null } : payloadFor(await payloads(event.id), audience, sees);
+        const view = seesAll
+          ? { send: true as const, body: null }
+          : payloadFor(await payloads(event.id), audience, sees);
         if (!view.send) continue;
         jobs.push({
-          id: jobIdOf(subscription.id, event.id), workspace_id: event.workspace_id, webhook_id: subscription.id,
-          event_id: event.id, event_type: event.type, state: 'pending', attempts: 0, due_at: now, body: view.body,
-          holder_id: null, holder_host: null, holder_pid: null, created_at: now, updated_at: now,
+          id: jobIdOf(subscription.id, event.id),
+          workspace_id: event.workspace_id,
+          webhook_id: subscription.id,
+          event_id: event.id,
+          event_type: event.type,
+          state: 'pending',
+          attempts: 0,
+          due_at: now,
+          body: view.body,
+          holder_id: null,
+          holder_host: null,
+          holder_pid: null,
+          created_at: now,
+          updated_at: now,
         });
       }
     }
     await insertJobs(trx, jobs);
-    await markDispatched(trx, events.map((e) => e.id), now);
+    await markDispatched(
+      trx,
+      events.map((e) => e.id),
+      now,
+    );
     return events.length;
   });
 }
@@ -83,8 +112,10 @@ export async function fanOutEvents(database: Database, batchSize: number, now: s
 function payloadLoader(trx: Database['db'], events: PendingEvent[]): (eventId: string) => Promise<string> {
   let loaded: Promise<Map<string, string>> | undefined;
   return async (eventId) => {
-    loaded ??= listEventPayloads(trx, events.filter((e) => e.audience !== null).map((e) => e.id))
-      .then((rows) => new Map(rows.map((row) => [row.id, row.payload])));
+    loaded ??= listEventPayloads(
+      trx,
+      events.filter((e) => e.audience !== null).map((e) => e.id),
+    ).then((rows) => new Map(rows.map((row) => [row.id, row.payload])));
     return (await loaded).get(eventId) as string;
   };
 }

@@ -39,7 +39,9 @@ export function isProcessAlive(pid: number): boolean {
 /** Makes the claims of dead holders on this host claimable now; answers how many holders were dead. */
 export async function reclaimDeadHolders(database: Database, self: Holder, nowMs: number): Promise<number> {
   const holders = await listLocalHolders(database.db, self.host, self.id);
-  const dead = holders.filter((holder) => holder.holder_pid === self.pid || !isProcessAlive(holder.holder_pid)).map((holder) => holder.holder_id);
+  const dead = holders
+    .filter((holder) => holder.holder_pid === self.pid || !isProcessAlive(holder.holder_pid))
+    .map((holder) => holder.holder_id);
   if (dead.length > 0) await releaseClaims(database.db, dead, nowIso(nowMs));
   return dead.length;
 }

@@ -28,7 +28,10 @@ export class OutageLog {
     if (this.outage) return;
     this.outage = true;
     const state = fault === 'full' ? 'full' : 'unavailable';
-    this.log.warn({ cause: describeDatabaseError(error) }, `${this.worker}: the database is ${state}; retrying until it answers`);
+    this.log.warn(
+      { cause: describeDatabaseError(error) },
+      `${this.worker}: the database is ${state}; retrying until it answers`,
+    );
   }
 
   succeeded(): void {

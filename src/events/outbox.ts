@@ -4,12 +4,23 @@ import { serialiseAudience, type EventAudience } from './audience.js';
 
 /** Webhook event types (CONTRACT.md §4). */
 export const EVENT_TYPES = [
-  'project.created', 'project.updated',
-  'issue.created', 'issue.updated', 'issue.archived', 'issue.restored',
-  'issue.comment.created', 'issue.comment.deleted',
-  'issue.link.created', 'issue.link.deleted',
-  'subtask.created', 'subtask.updated', 'subtask.deleted', 'subtask.promoted',
-  'milestone.created', 'milestone.updated', 'milestone.deleted',
+  'project.created',
+  'project.updated',
+  'issue.created',
+  'issue.updated',
+  'issue.archived',
+  'issue.restored',
+  'issue.comment.created',
+  'issue.comment.deleted',
+  'issue.link.created',
+  'issue.link.deleted',
+  'subtask.created',
+  'subtask.updated',
+  'subtask.deleted',
+  'subtask.promoted',
+  'milestone.created',
+  'milestone.updated',
+  'milestone.deleted',
   'milestone.comment.created',
 ] as const;
 
@@ -23,7 +34,11 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * built as a reader of every project sees it and narrowed for each subscriber.
  */
 export async function recordEvent(
-  ctx: Ctx, type: EventType, data: Record<string, unknown>, projectId: string | null, audience?: EventAudience,
+  ctx: Ctx,
+  type: EventType,
+  data: Record<string, unknown>,
+  projectId: string | null,
+  audience?: EventAudience,
 ): Promise<void> {
   const id = newId('evt', ctx.nowMs);
   const payload = {
@@ -37,8 +52,13 @@ export async function recordEvent(
   await ctx.db
     .insertInto('outbox_events')
     .values({
-      id, workspace_id: ctx.workspace.id, type, project_id: projectId, payload: JSON.stringify(payload),
-      audience: serialiseAudience(audience), created_at: ctx.now,
+      id,
+      workspace_id: ctx.workspace.id,
+      type,
+      project_id: projectId,
+      payload: JSON.stringify(payload),
+      audience: serialiseAudience(audience),
+      created_at: ctx.now,
     })
     .execute();
 }

@@ -22,10 +22,23 @@ const METADATA_ADDRESSES = new Set(['169.254.169.254', '169.254.170.2', '100.100
 const PRIVATE_RANGES = new Set(['loopback', 'private', 'uniqueLocal', 'carrierGradeNat']);
 
 const RANGE_NAMES: Record<string, string> = {
-  unspecified: 'unspecified', broadcast: 'broadcast', multicast: 'multicast', linkLocal: 'link-local', loopback: 'loopback',
-  carrierGradeNat: 'shared address space', private: 'private', uniqueLocal: 'unique local', reserved: 'reserved',
-  deprecatedSiteLocal: 'site-local', rfc6052: 'NAT64 local-use', rfc6145: 'IPv4-translated', teredo: 'Teredo',
-  benchmarking: 'benchmarking', discard: 'discard-only', metadata: 'cloud metadata', notGlobal: 'not globally routed',
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  linkLocal: 'link-local',
+  loopback: 'loopback',
+  carrierGradeNat: 'shared address space',
+  private: 'private',
+  uniqueLocal: 'unique local',
+  reserved: 'reserved',
+  deprecatedSiteLocal: 'site-local',
+  rfc6052: 'NAT64 local-use',
+  rfc6145: 'IPv4-translated',
+  teredo: 'Teredo',
+  benchmarking: 'benchmarking',
+  discard: 'discard-only',
+  metadata: 'cloud metadata',
+  notGlobal: 'not globally routed',
 };
 
 /** IPv6 global unicast is 2000::/3; ipaddr.js calls anything outside its special ranges "unicast". */
@@ -52,7 +65,8 @@ function unwrap(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
 
 function rangeOf(address: ipaddr.IPv4 | ipaddr.IPv6): string {
   const range = address.range();
-  if (range === 'unicast' && address.kind() === 'ipv6' && !(address as ipaddr.IPv6).match(GLOBAL_UNICAST_V6)) return 'notGlobal';
+  if (range === 'unicast' && address.kind() === 'ipv6' && !(address as ipaddr.IPv6).match(GLOBAL_UNICAST_V6))
+    return 'notGlobal';
   return range;
 }
 
@@ -78,7 +92,8 @@ export const isLocalhostName = (host: string): boolean => host === 'localhost' |
 /** Resolves a host name to every address it has now (rejects when it has none). */
 export type HostLookup = (host: string) => Promise<string[]>;
 
-const systemLookup: HostLookup = async (host) => (await lookup(host, { all: true, verbatim: true })).map((row) => row.address);
+const systemLookup: HostLookup = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((row) => row.address);
 
 let hostLookup: HostLookup = systemLookup;
 
@@ -103,7 +118,10 @@ export async function resolveWithin(host: string, timeoutMs = DNS_TIMEOUT_MS): P
     timer = setTimeout(resolve, timeoutMs, undefined);
   });
   try {
-    const found = lookupHost(host).then((addresses) => addresses, () => undefined);
+    const found = lookupHost(host).then(
+      (addresses) => addresses,
+      () => undefined,
+    );
     return await Promise.race([found, timeout]);
   } finally {
     clearTimeout(timer);
@@ -131,7 +149,11 @@ export async function resolveReceiver(url: string): Promise<ResolvedReceiver | u
  * name that does not resolve (now) is accepted: DNS can change, and every delivery checks
  * again. `addresses` is what resolveReceiver learned for this URL, when already known.
  */
-export async function refusedAddressOf(url: URL, allowPrivate: boolean, addresses?: string[]): Promise<AddressVerdict | undefined> {
+export async function refusedAddressOf(
+  url: URL,
+  allowPrivate: boolean,
+  addresses?: string[],
+): Promise<AddressVerdict | undefined> {
   const host = bareHostname(url).toLowerCase();
   if (isIP(host)) {
     const verdict = judgeAddress(host, allowPrivate);

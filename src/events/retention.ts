@@ -1,7 +1,12 @@
 import { nowIso } from '../core/clock.js';
 import type { Database } from '../db/connect.js';
 import {
-  deleteDeliveriesThrough, deleteOldDeliveries, deleteOldEvents, deleteOldJobs, findFirstBeyond, listWebhookIds,
+  deleteDeliveriesThrough,
+  deleteOldDeliveries,
+  deleteOldEvents,
+  deleteOldJobs,
+  findFirstBeyond,
+  listWebhookIds,
 } from './retention.repository.js';
 
 /**
@@ -35,7 +40,11 @@ export interface PruneCounts {
 const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Repeats a batch delete until a batch comes back short (or a stop is asked); answers the rows deleted. */
-async function inBatches(batchSize: number, signal: AbortSignal | undefined, deleteBatch: () => Promise<number>): Promise<number> {
+async function inBatches(
+  batchSize: number,
+  signal: AbortSignal | undefined,
+  deleteBatch: () => Promise<number>,
+): Promise<number> {
   let total = 0;
   while (!signal?.aborted) {
     const count = await deleteBatch();
@@ -46,14 +55,22 @@ async function inBatches(batchSize: number, signal: AbortSignal | undefined, del
   return total;
 }
 
-async function trimLogs(database: Database, keep: number, batchSize: number, signal: AbortSignal | undefined): Promise<number> {
+async function trimLogs(
+  database: Database,
+  keep: number,
+  batchSize: number,
+  signal: AbortSignal | undefined,
+): Promise<number> {
   let total = 0;
   let after = '';
   while (!signal?.aborted) {
     const ids = await listWebhookIds(database.db, after, batchSize);
     for (const webhookId of ids) {
       const edge = await findFirstBeyond(database.db, webhookId, keep);
-      if (edge) total += await inBatches(batchSize, signal, () => deleteDeliveriesThrough(database.db, webhookId, edge, batchSize));
+      if (edge)
+        total += await inBatches(batchSize, signal, () =>
+          deleteDeliveriesThrough(database.db, webhookId, edge, batchSize),
+        );
     }
     if (ids.length < batchSize) break;
     after = ids[ids.length - 1];
@@ -66,8 +83,9 @@ export async function pruneWebhookHistory(database: Database, options: PruneOpti
   const batchSize = options.batchSize ?? BATCH_SIZE;
   const cutoff = nowIso(options.nowMs - options.retentionDays * DAY_MS);
   const { db } = database;
-  const deliveries = await inBatches(batchSize, signal, () => deleteOldDeliveries(db, cutoff, batchSize))
-    + await trimLogs(database, options.keepPerSubscription ?? KEEP_PER_SUBSCRIPTION, batchSize, signal);
+  const deliveries =
+    (await inBatches(batchSize, signal, () => deleteOldDeliveries(db, cutoff, batchSize))) +
+    (await trimLogs(database, options.keepPerSubscription ?? KEEP_PER_SUBSCRIPTION, batchSize, signal));
   const jobs = await inBatches(batchSize, signal, () => deleteOldJobs(db, cutoff, batchSize));
   const outboxEvents = await inBatches(batchSize, signal, () => deleteOldEvents(db, cutoff, batchSize));
   return { outboxEvents, jobs, deliveries };

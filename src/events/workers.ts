@@ -20,9 +20,14 @@ export function registerWorkers(app: FastifyInstance, database: Database, config
   const closing = new AbortController();
   let running: Promise<void> = Promise.resolve();
   const purge = async () => {
-    await purgeExpiredKeys(database.db, Date.now()).catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed'));
-    await pruneWebhookHistory(database, { nowMs: Date.now(), retentionDays: config.retentionDays, signal: closing.signal })
-      .catch((err: unknown) => app.log.warn({ err }, 'webhook history pruning failed'));
+    await purgeExpiredKeys(database.db, Date.now()).catch((err: unknown) =>
+      app.log.warn({ err }, 'idempotency purge failed'),
+    );
+    await pruneWebhookHistory(database, {
+      nowMs: Date.now(),
+      retentionDays: config.retentionDays,
+      signal: closing.signal,
+    }).catch((err: unknown) => app.log.warn({ err }, 'webhook history pruning failed'));
   };
   // One housekeeping run at a time; closing waits for the current one, which stops between batches.
   const housekeep = () => {

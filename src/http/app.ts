@@ -26,7 +26,12 @@ export interface AppOptions {
 const ONE_MIB = 1_048_576;
 
 /** Builds the HTTP server: every route comes from the operation catalog. */
-export async function buildApp({ database, config, logger = false, workers = false }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  database,
+  config,
+  logger = false,
+  workers = false,
+}: AppOptions): Promise<FastifyInstance> {
   // The cursor key is made on the first start and read once per process, before any request.
   await cursorSigningKey(database.db);
   const app = Fastify({

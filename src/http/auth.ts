@@ -36,10 +36,15 @@ export function registerAuth(app: FastifyInstance, db: Kysely<DB>): void {
   app.decorateRequest('auth', undefined);
   app.addHook('onRequest', async (request) => {
     const path = requestPath(request);
-    if (APP_PAGE_RE.test(path)) throw new ApiError('UNAUTHORIZED', { reason: 'browser_session_required' }, {
-      message: 'This is a browser app page; API credentials cannot open it.',
-      suggestion: 'Use the routes under /api/external; app pages need a browser session.',
-    });
+    if (APP_PAGE_RE.test(path))
+      throw new ApiError(
+        'UNAUTHORIZED',
+        { reason: 'browser_session_required' },
+        {
+          message: 'This is a browser app page; API credentials cannot open it.',
+          suggestion: 'Use the routes under /api/external; app pages need a browser session.',
+        },
+      );
     if (!API_RE.test(path) || PUBLIC_API_PATHS.has(path)) return;
     const auth = await authenticate(db, credentialFromHeaders(request.headers));
     if (!auth) {

@@ -8,6 +8,8 @@ export function registerDocs(app: FastifyInstance): void {
   const document = buildOpenApiDocument(catalog);
   const documentJson = JSON.stringify(document);
   const page = renderReferencePage(document);
-  app.get('/api/external/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(documentJson));
+  app.get('/api/external/openapi.json', async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(documentJson),
+  );
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
 }

@@ -10,7 +10,11 @@ function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiEr
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('UNSUPPORTED_MEDIA_TYPE', { contentType: request.headers['content-type'] ?? null });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ApiError('VALIDATION_FAILED', { field: 'Content-Length' }, { message: 'The request body does not match its Content-Length.' });
+      return new ApiError(
+        'VALIDATION_FAILED',
+        { field: 'Content-Length' },
+        { message: 'The request body does not match its Content-Length.' },
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('PAYLOAD_TOO_LARGE', { limitBytes: 1_048_576 });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -48,7 +52,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
  * hook (a malformed percent-encoding, an over-long path parameter), in the catalog's shape.
  */
 export function renderUrlError(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  sendError(reply, new ApiError('VALIDATION_FAILED', { field: 'path' }, { message: 'The request path is not a valid URL.' }));
+  sendError(
+    reply,
+    new ApiError('VALIDATION_FAILED', { field: 'path' }, { message: 'The request path is not a valid URL.' }),
+  );
 }
 
 /**
@@ -58,6 +65,7 @@ export function renderUrlError(_error: FastifyError, _request: FastifyRequest, r
  */
 export function answerUnknownRoutesBeforeBody(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
-    if (request.is404) throw new ApiError('ROUTE_NOT_FOUND', { method: request.method, path: request.url.split('?')[0] });
+    if (request.is404)
+      throw new ApiError('ROUTE_NOT_FOUND', { method: request.method, path: request.url.split('?')[0] });
   });
 }

@@ -65,10 +65,15 @@ export function parseJsonBody(raw: Buffer): unknown {
   }
   const field = firstIllFormedString(value);
   if (field !== undefined) {
-    throw new ApiError('INVALID_JSON', { reason: 'lone_surrogate', field }, {
-      message: 'The request body holds a string with an unpaired surrogate escape (\\ud800–\\udfff).',
-      suggestion: 'Escape characters outside the Basic Multilingual Plane as a surrogate pair, or send them as UTF-8.',
-    });
+    throw new ApiError(
+      'INVALID_JSON',
+      { reason: 'lone_surrogate', field },
+      {
+        message: 'The request body holds a string with an unpaired surrogate escape (\\ud800–\\udfff).',
+        suggestion:
+          'Escape characters outside the Basic Multilingual Plane as a surrogate pair, or send them as UTF-8.',
+      },
+    );
   }
   return value;
 }

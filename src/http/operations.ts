@@ -8,7 +8,14 @@ import type { Operation, Result } from '../operations/define.js';
 import { executeOperation } from '../operations/execute.js';
 import { parseInput } from '../operations/validate.js';
 import { holderFor } from '../modules/idempotency/holder.js';
-import { assertValidKey, claimKey, completeKey, keyFinished, releaseKey, requestFingerprint } from '../modules/idempotency/idempotency.service.js';
+import {
+  assertValidKey,
+  claimKey,
+  completeKey,
+  keyFinished,
+  releaseKey,
+  requestFingerprint,
+} from '../modules/idempotency/idempotency.service.js';
 import { pathOf, requireAuth } from './auth.js';
 
 const toFastifyPath = (template: string): string => template.replace(/\{(\w+)\}/g, ':$1');
@@ -30,14 +37,24 @@ export function buildCtx(request: FastifyRequest, database: Database, config: Ap
   const auth = requireAuth(request);
   const nowMs = Date.now();
   return {
-    db: database.db, dialect: database.dialect, config,
-    workspace: auth.workspace, principal: auth.principal, access: auth.access,
-    nowMs, now: nowIso(nowMs),
+    db: database.db,
+    dialect: database.dialect,
+    config,
+    workspace: auth.workspace,
+    principal: auth.principal,
+    access: auth.access,
+    nowMs,
+    now: nowIso(nowMs),
   };
 }
 
 /** The HTTP door: one Fastify route per catalog operation; translation only. */
-export function registerOperations(app: FastifyInstance, operations: Operation[], database: Database, config: AppConfig): void {
+export function registerOperations(
+  app: FastifyInstance,
+  operations: Operation[],
+  database: Database,
+  config: AppConfig,
+): void {
   // A fixed path (`/meetings/settings`) is also matched by its parametric sibling
   // (`/meetings/{meetingId}`) for the methods it lacks; such a request names no resource,
   // so it is an unsupported method on a known path: ROUTE_NOT_FOUND.
@@ -53,7 +70,8 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
       url: toFastifyPath(op.path),
       handler: async (request, reply) => {
         const path = pathOf(request).replace(/\/+$/, '');
-        if (op.path.includes('{') && fixedPaths.has(path)) throw new ApiError('ROUTE_NOT_FOUND', { method: request.method, path });
+        if (op.path.includes('{') && fixedPaths.has(path))
+          throw new ApiError('ROUTE_NOT_FOUND', { method: request.method, path });
         const ctx = buildCtx(request, database, config);
         const input = parseInput(op, { params: request.params, query: request.query, body: request.body });
         const rawKey = request.headers['idempotency-key'];
@@ -62,7 +80,14 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
         const key = Array.isArray(rawKey) ? '' : rawKey;
         assertValidKey(key);
         const scope = { workspace_id: ctx.workspace.id, credential_id: requireAuth(request).credentialId, key };
-        const outcome = await claimKey(database.db, holder, scope, requestFingerprint(op.method, canonicalPath(op.path, input.params), request.body), ctx.nowMs, config.idempotencyTtlHours);
+        const outcome = await claimKey(
+          database.db,
+          holder,
+          scope,
+          requestFingerprint(op.method, canonicalPath(op.path, input.params), request.body),
+          ctx.nowMs,
+          config.idempotencyTtlHours,
+        );
         if (outcome.kind === 'replay') {
           reply.header('Idempotent-Replayed', 'true');
           return send(reply, { status: outcome.status, body: outcome.body });

@@ -125,7 +125,10 @@ export class RedisCounters implements CounterStore {
   private unavailable(error?: unknown): null {
     if (!this.outage) {
       this.outage = true;
-      this.log.warn({ redis: this.safeUrl(), err: error }, 'Redis is unreachable: requests pass without rate limiting until it answers again.');
+      this.log.warn(
+        { redis: this.safeUrl(), err: error },
+        'Redis is unreachable: requests pass without rate limiting until it answers again.',
+      );
     }
     return null;
   }

@@ -25,7 +25,11 @@ const seconds = (ttlMs: number): number => Math.max(1, Math.ceil(ttlMs / 1000));
 
 function rateLimited(limit: number, ttlMs: number): ApiError {
   const retryAfterSeconds = seconds(ttlMs);
-  return new ApiError('RATE_LIMITED', { limit, retryAfterSeconds }, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+  return new ApiError(
+    'RATE_LIMITED',
+    { limit, retryAfterSeconds },
+    { headers: { 'Retry-After': String(retryAfterSeconds) } },
+  );
 }
 
 /**
@@ -35,7 +39,8 @@ function rateLimited(limit: number, ttlMs: number): ApiError {
 export function clientKey(ip: string): string {
   if (!ipaddr.isValid(ip)) return ip;
   let address = ipaddr.parse(ip);
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) address = (address as ipaddr.IPv6).toIPv4Address();
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress())
+    address = (address as ipaddr.IPv6).toIPv4Address();
   if (address.kind() === 'ipv4') return address.toString();
   return `${(address as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
 }
@@ -46,7 +51,11 @@ export function clientKey(ip: string): string {
  */
 function pluginStore(counters: CounterStore) {
   return class {
-    incr(key: string, done: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow = WINDOW_MS): void {
+    incr(
+      key: string,
+      done: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow = WINDOW_MS,
+    ): void {
       counters.hit(CREDENTIAL_NS + key, 1, timeWindow).then(
         (result) => (result ? done(null, result) : done(new Error('rate-limit counters unavailable'))),
         (error: Error) => done(error),
@@ -85,11 +94,15 @@ export async function registerRateLimit(app: FastifyInstance, config: AppConfig)
       const result = await counters.hit(AUTH_FAILURE_NS + clientKey(request.ip), 1, WINDOW_MS);
       if (!result || result.current <= failureLimit) return;
       const retryAfterSeconds = seconds(result.ttl);
-      throw new ApiError('RATE_LIMITED', { reason: 'authentication_failures', limit: failureLimit, retryAfterSeconds }, {
-        message: 'Too many failed authentication attempts from this client address.',
-        suggestion: 'Check the credential you send, then retry after the number of seconds in Retry-After.',
-        headers: { 'Retry-After': String(retryAfterSeconds) },
-      });
+      throw new ApiError(
+        'RATE_LIMITED',
+        { reason: 'authentication_failures', limit: failureLimit, retryAfterSeconds },
+        {
+          message: 'Too many failed authentication attempts from this client address.',
+          suggestion: 'Check the credential you send, then retry after the number of seconds in Retry-After.',
+          headers: { 'Retry-After': String(retryAfterSeconds) },
+        },
+      );
     });
   }
 

@@ -3,7 +3,10 @@
  * operations grouped by area, each with its parameters and request body schema.
  */
 const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 
 interface DocOperation {
   operationId: string;
@@ -28,7 +31,10 @@ function renderFields(schema: any): string {
   if (!schema?.properties) return '';
   const required = new Set<string>(schema.required ?? []);
   const rows = Object.entries<any>(schema.properties)
-    .map(([name, p]) => `<tr><td><code>${escapeHtml(name)}</code>${required.has(name) ? ' *' : ''}</td><td>${escapeHtml(typeOf(p))}</td><td>${escapeHtml(p.description ?? '')}</td></tr>`)
+    .map(
+      ([name, p]) =>
+        `<tr><td><code>${escapeHtml(name)}</code>${required.has(name) ? ' *' : ''}</td><td>${escapeHtml(typeOf(p))}</td><td>${escapeHtml(p.description ?? '')}</td></tr>`,
+    )
     .join('');
   return `<table><tr><th>Body field</th><th>Type</th><th>Notes</th></tr>${rows}</table>`;
 }
@@ -38,11 +44,18 @@ export function renderReferencePage(document: any): string {
   for (const [path, methods] of Object.entries<Record<string, DocOperation>>(document.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       const params = (op.parameters ?? [])
-        .map((p) => `<tr><td><code>${escapeHtml(p.name)}</code>${p.required ? ' *' : ''}</td><td>${p.in}</td><td>${escapeHtml(typeOf(p.schema))}</td><td>${escapeHtml(p.description ?? '')}</td></tr>`)
+        .map(
+          (p) =>
+            `<tr><td><code>${escapeHtml(p.name)}</code>${p.required ? ' *' : ''}</td><td>${p.in}</td><td>${escapeHtml(typeOf(p.schema))}</td><td>${escapeHtml(p.description ?? '')}</td></tr>`,
+        )
         .join('');
       const html = `<section id="${escapeHtml(op.operationId)}">
 <h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></h3>
-<p>${escapeHtml(op.summary)}${op.description ? ` ${escapeHtml(op.description)}` : ''} <small>(operation / MCP tool <code>${escapeHtml(op.operationId)}</code>; success ${Object.keys(op.responses).filter((s) => s !== 'default').join(', ')})</small></p>
+<p>${escapeHtml(op.summary)}${op.description ? ` ${escapeHtml(op.description)}` : ''} <small>(operation / MCP tool <code>${escapeHtml(op.operationId)}</code>; success ${Object.keys(
+        op.responses,
+      )
+        .filter((s) => s !== 'default')
+        .join(', ')})</small></p>
 ${params ? `<table><tr><th>Parameter</th><th>In</th><th>Type</th><th>Notes</th></tr>${params}</table>` : ''}
 ${op.requestBody ? renderFields(op.requestBody.content['application/json'].schema) : ''}
 </section>`;
@@ -51,7 +64,9 @@ ${op.requestBody ? renderFields(op.requestBody.content['application/json'].schem
     }
   }
   const nav = [...groups.keys()].map((tag) => `<a href="#tag-${escapeHtml(tag)}">${escapeHtml(tag)}</a>`).join(' · ');
-  const body = [...groups.entries()].map(([tag, ops]) => `<h2 id="tag-${escapeHtml(tag)}">${escapeHtml(tag)}</h2>${ops.join('\n')}`).join('\n');
+  const body = [...groups.entries()]
+    .map(([tag, ops]) => `<h2 id="tag-${escapeHtml(tag)}">${escapeHtml(tag)}</h2>${ops.join('\n')}`)
+    .join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(document.info.title)}</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
 code{font:13px ui-monospace,monospace;background:#f3f3f5;padding:1px 4px;border-radius:3px}table{border-collapse:collapse;margin:.5rem 0;width:100%}

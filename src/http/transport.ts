@@ -27,7 +27,11 @@ const SHUTDOWN_RETRY_AFTER_SECONDS = 5;
  * Content-Length holds a connection for Node's 300 s default, and an idle keep-alive
  * connection for Fastify's 72 s.
  */
-export function timeoutOptions(config: AppConfig): { requestTimeout: number; keepAliveTimeout: number; http: ServerOptions } {
+export function timeoutOptions(config: AppConfig): {
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  http: ServerOptions;
+} {
   return {
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
@@ -42,11 +46,18 @@ export function timeoutOptions(config: AppConfig): { requestTimeout: number; kee
 function clientErrorToApiError(error: Error & { code?: string }, config: AppConfig): ApiError {
   switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new ApiError('REQUEST_TIMEOUT', { requestTimeoutMs: config.requestTimeoutMs, headersTimeoutMs: config.headersTimeoutMs });
+      return new ApiError('REQUEST_TIMEOUT', {
+        requestTimeoutMs: config.requestTimeoutMs,
+        headersTimeoutMs: config.headersTimeoutMs,
+      });
     case 'HPE_HEADER_OVERFLOW':
       return new ApiError('HEADERS_TOO_LARGE', { limitBytes: maxHeaderSize });
     default:
-      return new ApiError('VALIDATION_FAILED', { field: 'request', reason: error.code ?? 'malformed' }, { message: 'The request is not valid HTTP.' });
+      return new ApiError(
+        'VALIDATION_FAILED',
+        { field: 'request', reason: error.code ?? 'malformed' },
+        { message: 'The request is not valid HTTP.' },
+      );
   }
 }
 
@@ -97,6 +108,10 @@ export function answerRequestsWhileDraining(app: FastifyInstance): void {
   app.addHook('onRequest', async (_request, reply) => {
     if (!draining) return;
     reply.header('Connection', 'close');
-    throw new ApiError('SERVER_SHUTTING_DOWN', {}, { headers: { 'Retry-After': String(SHUTDOWN_RETRY_AFTER_SECONDS) } });
+    throw new ApiError(
+      'SERVER_SHUTTING_DOWN',
+      {},
+      { headers: { 'Retry-After': String(SHUTDOWN_RETRY_AFTER_SECONDS) } },
+    );
   });
 }

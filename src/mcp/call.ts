@@ -23,7 +23,11 @@ function toolResult(body: Record<string, unknown>, isError: boolean): CallToolRe
  * protocol layer removed; they are refused like any other unknown argument.
  */
 export async function callTool(
-  tool: McpTool, args: Record<string, unknown>, makeCtx: () => Ctx, log: FastifyBaseLogger, dropped: readonly string[] = [],
+  tool: McpTool,
+  args: Record<string, unknown>,
+  makeCtx: () => Ctx,
+  log: FastifyBaseLogger,
+  dropped: readonly string[] = [],
 ): Promise<CallToolResult> {
   try {
     const { op, input } = tool.resolve(args, dropped);

@@ -42,12 +42,22 @@ function jsonRpcError(reply: FastifyReply, status: number, message: string): voi
  * SDK answers its own batch limit, carrying the API's error body as `data`.
  */
 function batchTooLarge(reply: FastifyReply, received: number): FastifyReply {
-  const error = new ApiError('VALIDATION_FAILED', { field: 'body', maxBatchSize: MAX_BATCH_MESSAGES, received }, {
-    message: `A JSON-RPC batch holds at most ${MAX_BATCH_MESSAGES} messages; this one has ${received}.`,
-    suggestion: `Send at most ${MAX_BATCH_MESSAGES} messages per POST.`,
-  });
-  return reply.code(400).type('application/json; charset=utf-8')
-    .send({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: ${error.message}`, data: error.toBody() }, id: null });
+  const error = new ApiError(
+    'VALIDATION_FAILED',
+    { field: 'body', maxBatchSize: MAX_BATCH_MESSAGES, received },
+    {
+      message: `A JSON-RPC batch holds at most ${MAX_BATCH_MESSAGES} messages; this one has ${received}.`,
+      suggestion: `Send at most ${MAX_BATCH_MESSAGES} messages per POST.`,
+    },
+  );
+  return reply
+    .code(400)
+    .type('application/json; charset=utf-8')
+    .send({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: `Invalid Request: ${error.message}`, data: error.toBody() },
+      id: null,
+    });
 }
 
 /**
@@ -55,7 +65,12 @@ function batchTooLarge(reply: FastifyReply, received: number): FastifyReply {
  * transport per POST, JSON answers). Authentication is the global hook's, as for
  * /api/external; every tool call builds its Ctx from the request like an HTTP route.
  */
-export function registerMcp(app: FastifyInstance, operations: Operation[], database: Database, config: AppConfig): void {
+export function registerMcp(
+  app: FastifyInstance,
+  operations: Operation[],
+  database: Database,
+  config: AppConfig,
+): void {
   const tools = buildTools(operations);
 
   app.post(MCP_PATH, async (request, reply) => {
@@ -65,10 +80,16 @@ export function registerMcp(app: FastifyInstance, operations: Operation[], datab
     if (messages > MAX_BATCH_MESSAGES) return batchTooLarge(reply, messages);
     if (messages > 1) await app.spendRequestBudget?.(request, reply, messages - 1);
 
-    const server = buildMcpServer(tools, () => buildCtx(request, database, config), request.log, droppedArgumentNames(request.body));
+    const server = buildMcpServer(
+      tools,
+      () => buildCtx(request, database, config),
+      request.log,
+      droppedArgumentNames(request.body),
+    );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // Headers set by earlier hooks (rate limit) must survive the hand-over to the transport.
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    for (const [name, value] of Object.entries(reply.getHeaders()))
+      if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
     reply.raw.on('close', () => {
       void transport.close();
@@ -88,7 +109,14 @@ export function registerMcp(app: FastifyInstance, operations: Operation[], datab
   // Stateless: no server-initiated stream (GET) and no session to end (DELETE); the
   // protocol's answer for both is 405.
   const notAllowed = async (_request: unknown, reply: FastifyReply) =>
-    reply.code(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; use POST.' }, id: null });
+    reply
+      .code(405)
+      .header('allow', 'POST')
+      .send({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; use POST.' },
+        id: null,
+      });
   app.get(MCP_PATH, notAllowed);
   app.delete(MCP_PATH, notAllowed);
 }

@@ -18,7 +18,10 @@ const INSTRUCTIONS =
  * argument names the SDK's parse removed from a call (see sent-arguments.ts).
  */
 export function buildMcpServer(
-  tools: McpTool[], makeCtx: () => Ctx, log: FastifyBaseLogger, dropped: (id: string | number) => string[] = () => [],
+  tools: McpTool[],
+  makeCtx: () => Ctx,
+  log: FastifyBaseLogger,
+  dropped: (id: string | number) => string[] = () => [],
 ): Server {
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });

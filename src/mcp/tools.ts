@@ -47,7 +47,8 @@ const plain = (schema: TSchema): JsonSchema => JSON.parse(JSON.stringify(schema)
 function fieldsOf(schema: TSchema | undefined): Fields {
   if (!schema) return { properties: {}, required: [] };
   const json = plain(schema);
-  if (json.properties) return { properties: json.properties as Record<string, JsonSchema>, required: (json.required as string[]) ?? [] };
+  if (json.properties)
+    return { properties: json.properties as Record<string, JsonSchema>, required: (json.required as string[]) ?? [] };
   const members = (json.anyOf ?? json.oneOf) as JsonSchema[] | undefined;
   if (!members) return { properties: {}, required: [] };
   return { properties: Object.assign({}, ...members.map((m) => m.properties ?? {})), required: [] };
@@ -59,7 +60,9 @@ const pathParams = (op: Operation): string[] => Object.keys(fieldsOf(op.params).
 function byKeyTwin(op: Operation, operations: Operation[]): Operation | undefined {
   const match = /^(.*)\/\{\w+\}$/.exec(op.path);
   if (!match) return undefined;
-  return operations.find((other) => other !== op && other.method === op.method && other.path.startsWith(`${match[1]}/by-key/`));
+  return operations.find(
+    (other) => other !== op && other.method === op.method && other.path.startsWith(`${match[1]}/by-key/`),
+  );
 }
 
 function definitionOf(op: Operation, twin: Operation | undefined): ToolDefinition {
@@ -68,7 +71,9 @@ function definitionOf(op: Operation, twin: Operation | undefined): ToolDefinitio
   const body = fieldsOf(op.body);
   const aliases = Object.entries(op.mcpAliases ?? {});
   const twinParams = twin ? fieldsOf(twin.params).properties : {};
-  const aliasProperties = Object.fromEntries(aliases.map(([alias, target]) => [alias, { type: 'string', description: `Stands for ${target}.` }]));
+  const aliasProperties = Object.fromEntries(
+    aliases.map(([alias, target]) => [alias, { type: 'string', description: `Stands for ${target}.` }]),
+  );
   // A path parameter that another argument can stand for is not required on its own.
   const aliasTargets = new Set(aliases.map(([, target]) => target));
   const paramsRequired = twin ? [] : params.required.filter((name) => !aliasTargets.has(name));
@@ -78,7 +83,9 @@ function definitionOf(op: Operation, twin: Operation | undefined): ToolDefinitio
   const alternatives = [
     twin && `or by ${Object.keys(twinParams).join(' and ')}`,
     ...aliases.filter(([alias]) => !(alias in twinParams)).map(([alias, target]) => `${alias} may stand for ${target}`),
-  ].filter(Boolean).join('; ');
+  ]
+    .filter(Boolean)
+    .join('; ');
   return {
     name: op.id,
     description: alternatives ? `${op.summary} (${alternatives})` : op.summary,
@@ -113,7 +120,8 @@ const shapeOf = (op: Operation): RouteShape => ({
   aliases: new Map(Object.entries(op.mcpAliases ?? {})),
 });
 
-const has = (args: Record<string, unknown>, name: string): boolean => Object.hasOwn(args, name) && args[name] !== undefined;
+const has = (args: Record<string, unknown>, name: string): boolean =>
+  Object.hasOwn(args, name) && args[name] !== undefined;
 
 /**
  * Splits tool arguments into params, query and body by the operation's schemas. Every
@@ -139,13 +147,21 @@ function splitArguments(shape: RouteShape, args: Record<string, unknown>, droppe
     else unknownFields.push(name);
   }
   if (unknownFields.length > 0) {
-    throw new ApiError('VALIDATION_FAILED', { unknownFields }, { message: `Unknown argument(s): ${unknownFields.join(', ')}.` });
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { unknownFields },
+      { message: `Unknown argument(s): ${unknownFields.join(', ')}.` },
+    );
   }
   const input: RawInput = { params: Object.fromEntries(params), query: Object.fromEntries(query), body: undefined };
   for (const name of shape.paramNames) {
     const value = Object.hasOwn(input.params, name) ? input.params[name] : undefined;
     if (typeof value !== 'string' || value.length === 0) {
-      throw new ApiError('VALIDATION_FAILED', { field: name }, { message: `${name} is required and must be a non-empty string.` });
+      throw new ApiError(
+        'VALIDATION_FAILED',
+        { field: name },
+        { message: `${name} is required and must be a non-empty string.` },
+      );
     }
   }
   if (body.length > 0 || shape.op.body) input.body = Object.fromEntries(body);

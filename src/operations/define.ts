@@ -24,7 +24,12 @@ export interface OperationInput<P, Q, B> {
  * One endpoint, declared once. The HTTP adapter, the MCP tool adapter and the OpenAPI
  * document are all generated from this record; none of them holds business logic.
  */
-export interface Operation<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, R = unknown> {
+export interface Operation<
+  P extends TSchema = TSchema,
+  Q extends TSchema = TSchema,
+  B extends TSchema = TSchema,
+  R = unknown,
+> {
   /** snake_case; also the MCP tool name. */
   id: string;
   method: HttpMethod;
@@ -57,6 +62,8 @@ export interface Operation<P extends TSchema = TSchema, Q extends TSchema = TSch
   run: (ctx: Ctx, input: OperationInput<Static<P>, Static<Q>, Static<B>> & { prepared?: R }) => Promise<Result>;
 }
 
-export function defineOperation<P extends TSchema, Q extends TSchema, B extends TSchema, R = unknown>(op: Operation<P, Q, B, R>): Operation {
+export function defineOperation<P extends TSchema, Q extends TSchema, B extends TSchema, R = unknown>(
+  op: Operation<P, Q, B, R>,
+): Operation {
   return op as unknown as Operation;
 }

@@ -33,12 +33,22 @@ export function buildOpenApiDocument(operations: Operation[]): Record<string, un
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const status = String(op.successStatus ?? (op.method === 'POST' ? 201 : op.method === 'DELETE' ? 204 : 200));
-    const success = status === '204'
-      ? { description: 'No content' }
-      : { description: 'Success', content: { 'application/json': { schema: op.response ? plain(op.response) : { type: 'object' } } } };
+    const success =
+      status === '204'
+        ? { description: 'No content' }
+        : {
+            description: 'Success',
+            content: { 'application/json': { schema: op.response ? plain(op.response) : { type: 'object' } } },
+          };
     const parameters = [...parametersOf(op.params, 'path'), ...parametersOf(op.query, 'query')];
     if (op.method === 'POST') {
-      parameters.push({ name: 'Idempotency-Key', in: 'header' as never, required: false, description: 'Replays the first result of a create; 1–255 visible ASCII characters.', schema: { type: 'string', minLength: 1, maxLength: 255 } });
+      parameters.push({
+        name: 'Idempotency-Key',
+        in: 'header' as never,
+        required: false,
+        description: 'Replays the first result of a create; 1–255 visible ASCII characters.',
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      });
     }
     (paths[op.path] ??= {})[op.method.toLowerCase()] = {
       operationId: op.id,
@@ -46,10 +56,15 @@ export function buildOpenApiDocument(operations: Operation[]): Record<string, un
       ...(op.description ? { description: op.description } : {}),
       tags: [op.tag],
       ...(parameters.length ? { parameters } : {}),
-      ...(op.body ? { requestBody: { required: false, content: { 'application/json': { schema: plain(op.body) } } } } : {}),
+      ...(op.body
+        ? { requestBody: { required: false, content: { 'application/json': { schema: plain(op.body) } } } }
+        : {}),
       responses: {
         [status]: success,
-        default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        default: {
+          description: 'Error',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
       },
     };
   }
@@ -58,13 +73,18 @@ export function buildOpenApiDocument(operations: Operation[]): Record<string, un
     info: {
       title: 'wsx — Workspace Execution External API',
       version: '1.0.0',
-      description: 'JSON API for automation agents and backend clients of one workspace. Send `Authorization: Bearer <token>`.',
+      description:
+        'JSON API for automation agents and backend clients of one workspace. Send `Authorization: Bearer <token>`.',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }, { apiKey: [] }],
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'svc_pat_… workspace token or svc_oat_… OAuth access token.' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'svc_pat_… workspace token or svc_oat_… OAuth access token.',
+        },
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
       },
       schemas: { Error: ERROR_SCHEMA },

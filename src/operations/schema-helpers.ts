@@ -13,10 +13,12 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 export const DateString = (description = 'Calendar date, YYYY-MM-DD.') => Type.String({ description });
 
 /** An id, key or other reference in a body or query string. */
-export const Ref = (description?: string) => Type.String({ maxLength: LIMITS.ref, ...(description ? { description } : {}) });
+export const Ref = (description?: string) =>
+  Type.String({ maxLength: LIMITS.ref, ...(description ? { description } : {}) });
 
 /** A path parameter; the router refuses longer segments before the route runs. */
-export const PathParam = (description?: string) => Type.String({ maxLength: LIMITS.pathParam, ...(description ? { description } : {}) });
+export const PathParam = (description?: string) =>
+  Type.String({ maxLength: LIMITS.pathParam, ...(description ? { description } : {}) });
 
 /** A title: issues, sub-tasks, milestones, meetings, agenda items, topics. */
 export const Title = (description: string) => Type.String({ maxLength: LIMITS.title, description });
@@ -29,11 +31,14 @@ export const Text = (description?: string, maxLength: number = LIMITS.text) =>
 export const Description = (description?: string) => Text(description, LIMITS.description);
 
 /** Search text of a list's `q`. */
-export const SearchText = (description: string) => Type.Optional(Type.String({ maxLength: LIMITS.search, description }));
+export const SearchText = (description: string) =>
+  Type.Optional(Type.String({ maxLength: LIMITS.search, description }));
 
 /** A list in a body: at most 100 entries unless a tighter bound is given. */
-export const List = <T extends TSchema>(items: T, options: { description?: string; minItems?: number; maxItems?: number } = {}) =>
-  Type.Array(items, { maxItems: LIMITS.list, ...options });
+export const List = <T extends TSchema>(
+  items: T,
+  options: { description?: string; minItems?: number; maxItems?: number } = {},
+) => Type.Array(items, { maxItems: LIMITS.list, ...options });
 
 /**
  * Marks a bounded schema whose bound has its own code in the spec (an over-long evolution
@@ -48,8 +53,12 @@ export function overLimitCode<T extends TSchema>(schema: T, code: ErrorCode): T 
 }
 
 export const PaginationQuery = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, description: 'Page size, default 50; values above 200 are clamped to 200.' })),
-  cursor: Type.Optional(Type.String({ maxLength: LIMITS.cursor, description: 'nextCursor of the previous page (same filters).' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'Page size, default 50; values above 200 are clamped to 200.' }),
+  ),
+  cursor: Type.Optional(
+    Type.String({ maxLength: LIMITS.cursor, description: 'nextCursor of the previous page (same filters).' }),
+  ),
 };
 
 export const PageInfoSchema = Type.Object({

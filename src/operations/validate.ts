@@ -31,7 +31,12 @@ function checker(schema: TSchema): TypeCheck<TSchema> {
   return check;
 }
 
-const pathToField = (path: string): string => path.replace(/^\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+const pathToField = (path: string): string =>
+  path
+    .replace(/^\//, '')
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
 const joinPath = (path: string, key: string): string => (path ? `${path}.${key}` : key);
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -52,7 +57,11 @@ function tooDeep(root: unknown): string | undefined {
     const keys = Object.keys(value);
     // Pushed in reverse, so the walk (and the path answered) follows document order.
     for (let i = keys.length - 1; i >= 0; i--) {
-      stack.push({ value: (value as Record<string, unknown>)[keys[i]], path: joinPath(path, keys[i]), depth: depth + 1 });
+      stack.push({
+        value: (value as Record<string, unknown>)[keys[i]],
+        path: joinPath(path, keys[i]),
+        depth: depth + 1,
+      });
     }
   }
   return undefined;
@@ -61,9 +70,13 @@ function tooDeep(root: unknown): string | undefined {
 function checkDepth(value: unknown, where: string): void {
   const field = tooDeep(value);
   if (field === undefined) return;
-  throw new ApiError('VALIDATION_FAILED', { field: field || where, max: LIMITS.jsonDepth }, {
-    message: `The ${where} nests objects and arrays more than ${LIMITS.jsonDepth} levels deep.`,
-  });
+  throw new ApiError(
+    'VALIDATION_FAILED',
+    { field: field || where, max: LIMITS.jsonDepth },
+    {
+      message: `The ${where} nests objects and arrays more than ${LIMITS.jsonDepth} levels deep.`,
+    },
+  );
 }
 
 /**
@@ -116,10 +129,16 @@ function firstError(schema: TSchema, value: unknown): ValueError | undefined {
 function overLimit(error: ValueError, keyword: 'maxLength' | 'maxItems' | 'maxProperties'): ApiError {
   const field = pathToField(error.path);
   const max = (error.schema as Record<string, unknown>)[keyword] as number;
-  const code = ((error.schema as unknown as Record<symbol, unknown>)[OVER_LIMIT_CODE] as ErrorCode | undefined) ?? 'VALIDATION_FAILED';
+  const code =
+    ((error.schema as unknown as Record<symbol, unknown>)[OVER_LIMIT_CODE] as ErrorCode | undefined) ??
+    'VALIDATION_FAILED';
   const details = { field, max, ...(Array.isArray(error.value) ? { count: error.value.length } : {}) };
   const what = keyword === 'maxLength' ? 'characters' : keyword === 'maxItems' ? 'entries' : 'fields';
-  return new ApiError(code, details, code === 'VALIDATION_FAILED' ? { message: `${field || 'The value'} takes at most ${max} ${what}.` } : {});
+  return new ApiError(
+    code,
+    details,
+    code === 'VALIDATION_FAILED' ? { message: `${field || 'The value'} takes at most ${max} ${what}.` } : {},
+  );
 }
 
 /**
@@ -128,14 +147,20 @@ function overLimit(error: ValueError, keyword: 'maxLength' | 'maxItems' | 'maxPr
  * matched part of the path, which is what `details.field` names (`statusMapping` for a bad
  * `statusMapping.to-do`, `links.3.url` for a bad URL in a list).
  */
-function ownCode(codes: Record<string, ErrorCode> | undefined, field: string): { code: ErrorCode; field: string } | undefined {
+function ownCode(
+  codes: Record<string, ErrorCode> | undefined,
+  field: string,
+): { code: ErrorCode; field: string } | undefined {
   if (!codes) return undefined;
   const segments = field.split('.');
   for (let length = segments.length; length > 0; length--) {
     const prefix = segments.slice(0, length);
     for (const key of Object.keys(codes)) {
       const pattern = key.split('.');
-      if (pattern.length === length && pattern.every((part, i) => part === prefix[i] || (part === '*' && /^\d+$/.test(prefix[i])))) {
+      if (
+        pattern.length === length &&
+        pattern.every((part, i) => part === prefix[i] || (part === '*' && /^\d+$/.test(prefix[i])))
+      ) {
         return { code: codes[key], field: prefix.join('.') };
       }
     }
@@ -153,7 +178,11 @@ function bodyFailure(op: Operation, error: ValueError): ApiError {
   }
   const own = ownCode(op.fieldCodes, field);
   if (own) return new ApiError(own.code, { field: own.field });
-  return new ApiError('VALIDATION_FAILED', { field }, { message: field ? `The field ${field} is not valid.` : 'The request body is not valid.' });
+  return new ApiError(
+    'VALIDATION_FAILED',
+    { field },
+    { message: field ? `The field ${field} is not valid.` : 'The request body is not valid.' },
+  );
 }
 
 function checkBody(op: Operation, body: unknown): unknown {
@@ -162,16 +191,23 @@ function checkBody(op: Operation, body: unknown): unknown {
   if (!schema) {
     if (present && !(isPlainObject(body) && Object.keys(body).length === 0)) {
       const unknownFields = isPlainObject(body) ? Object.keys(body) : [];
-      throw new ApiError('VALIDATION_FAILED', unknownFields.length ? { unknownFields } : { field: 'body' }, { message: 'This route takes no request body.' });
+      throw new ApiError('VALIDATION_FAILED', unknownFields.length ? { unknownFields } : { field: 'body' }, {
+        message: 'This route takes no request body.',
+      });
     }
     return undefined;
   }
   const value = present ? body : {};
-  if (!isPlainObject(value)) throw new ApiError('VALIDATION_FAILED', { field: 'body' }, { message: 'The request body must be a JSON object.' });
+  if (!isPlainObject(value))
+    throw new ApiError('VALIDATION_FAILED', { field: 'body' }, { message: 'The request body must be a JSON object.' });
   if (schema[Kind] === 'Object' && schema.properties) {
     const unknownFields = Object.keys(value).filter((key) => !hasOwn(schema.properties, key));
     if (unknownFields.length) {
-      throw new ApiError('VALIDATION_FAILED', { unknownFields }, { message: `Unknown field(s): ${unknownFields.join(', ')}.` });
+      throw new ApiError(
+        'VALIDATION_FAILED',
+        { unknownFields },
+        { message: `Unknown field(s): ${unknownFields.join(', ')}.` },
+      );
     }
   }
   const error = firstError(schema, value);
@@ -194,7 +230,11 @@ const INTEGER_TEXT = /^[+-]?\d+$/;
  */
 function convertQuery(schema: TSchema, raw: Record<string, unknown>): unknown {
   const properties = (schema as TObject).properties ?? {};
-  const known = Object.fromEntries(Object.keys(raw).filter((name) => hasOwn(properties, name)).map((name) => [name, raw[name]]));
+  const known = Object.fromEntries(
+    Object.keys(raw)
+      .filter((name) => hasOwn(properties, name))
+      .map((name) => [name, raw[name]]),
+  );
   const value = Value.Convert(schema, known) as Record<string, unknown>;
   for (const [name, property] of Object.entries(properties)) {
     // Read from the raw query: Convert may change its argument in place.
@@ -218,7 +258,8 @@ function checkQuery(schema: TSchema | undefined, query: unknown): unknown {
   const error = firstError(schema, value);
   if (error) throw paramsFailure('query parameter', error);
   const field = firstNulText(value);
-  if (field !== undefined) throw new ApiError('VALIDATION_FAILED', { field }, { message: `The query parameter ${field} is not valid.` });
+  if (field !== undefined)
+    throw new ApiError('VALIDATION_FAILED', { field }, { message: `The query parameter ${field} is not valid.` });
   return value;
 }
 
@@ -227,14 +268,22 @@ function checkParams(schema: TSchema | undefined, params: unknown): Record<strin
   const error = schema ? firstError(schema, value) : undefined;
   if (error) throw paramsFailure('path parameter', error);
   const field = firstNulText(value);
-  if (field !== undefined) throw new ApiError('VALIDATION_FAILED', { field }, { message: `The path parameter ${field} is not valid.` });
+  if (field !== undefined)
+    throw new ApiError('VALIDATION_FAILED', { field }, { message: `The path parameter ${field} is not valid.` });
   return value;
 }
 
-export function parseInput(op: Operation, raw: { params?: unknown; query?: unknown; body?: unknown }): OperationInput<any, any, any> {
+export function parseInput(
+  op: Operation,
+  raw: { params?: unknown; query?: unknown; body?: unknown },
+): OperationInput<any, any, any> {
   // Depth first: every later check walks the input recursively.
   checkDepth(raw.params, 'path');
   checkDepth(raw.query, 'query');
   checkDepth(raw.body, 'body');
-  return { params: checkParams(op.params, raw.params), query: checkQuery(op.query, raw.query), body: checkBody(op, raw.body) };
+  return {
+    params: checkParams(op.params, raw.params),
+    query: checkQuery(op.query, raw.query),
+    body: checkBody(op, raw.body),
+  };
 }

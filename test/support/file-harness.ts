@@ -16,7 +16,9 @@ import type { CallOptions, Harness, Reply } from './harness.js';
  */
 export async function startFileHarness(files: Array<object | string> = []): Promise<Harness & { dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'wsx-file-'));
-  const database = process.env.TEST_DATABASE_URL ? await openTestDatabase() : await openDatabase(`sqlite:${join(dir, 'wsx.sqlite')}`);
+  const database = process.env.TEST_DATABASE_URL
+    ? await openTestDatabase()
+    : await openDatabase(`sqlite:${join(dir, 'wsx.sqlite')}`);
   if (database.dialect === 'sqlite') await migrateToLatest(database);
   for (const file of files) await applyWorkspaceFile(database.db, file);
   const app = await buildApp({ database, config: { ...loadConfig({}), rateLimitPerMinute: 0 } });

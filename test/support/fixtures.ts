@@ -19,7 +19,13 @@ export const ACME = {
     { key: 'OPS', name: 'Operations', members: ['bob'] },
   ],
   projects: [
-    { team: 'ENG', key: 'API', name: 'Public API', owner: 'alice', containers: [{ name: 'Launch', startDate: '2026-01-05', dueDate: '2026-03-31' }] },
+    {
+      team: 'ENG',
+      key: 'API',
+      name: 'Public API',
+      owner: 'alice',
+      containers: [{ name: 'Launch', startDate: '2026-01-05', dueDate: '2026-03-31' }],
+    },
     { team: 'ENG', key: 'WEB', name: 'Website' },
     { team: 'OPS', key: 'INFRA', name: 'Infrastructure' },
   ],

@@ -37,10 +37,16 @@ export interface Harness {
  * seeded with workspace files. Rate limiting (per credential, and of failed
  * authentications) is off unless a test turns it on.
  */
-export async function startHarness(files: Array<object | string> = [], config: Partial<AppConfig> = {}): Promise<Harness> {
+export async function startHarness(
+  files: Array<object | string> = [],
+  config: Partial<AppConfig> = {},
+): Promise<Harness> {
   const database = await openTestDatabase();
   for (const file of files) await applyWorkspaceFile(database.db, file);
-  const app = await buildApp({ database, config: { ...loadConfig({}), rateLimitPerMinute: 0, authFailureLimit: 0, ...config } });
+  const app = await buildApp({
+    database,
+    config: { ...loadConfig({}), rateLimitPerMinute: 0, authFailureLimit: 0, ...config },
+  });
   const call = async (method: string, url: string, options: CallOptions = {}): Promise<Reply> => {
     const response = await app.inject({
       method: method as never,

@@ -53,16 +53,25 @@ export async function startThrowawayCluster(): Promise<ThrowawayCluster> {
     owner ? run('runuser', ['-u', 'postgres', '--', join(BIN, name), ...args]) : run(join(BIN, name), args);
   const port = await freePort();
   const options = [
-    `-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1',
+    `-p ${port}`,
+    `-k ${dir}`,
+    '-c listen_addresses=127.0.0.1',
     // Throwaway data: durability settings only slow the test down.
-    '-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off', '-c max_connections=40',
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+    '-c max_connections=40',
   ].join(' ');
   const pgCtl = async (args: string[]) => {
     try {
       await tool('pg_ctl', ['-D', data, '-l', log, '-w', '-t', '20', ...args]);
     } catch (error) {
       let tail = '';
-      try { tail = readFileSync(log, 'utf8').split('\n').slice(-15).join('\n'); } catch { /* no log yet */ }
+      try {
+        tail = readFileSync(log, 'utf8').split('\n').slice(-15).join('\n');
+      } catch {
+        /* no log yet */
+      }
       throw new Error(`pg_ctl ${args.join(' ')} failed: ${(error as Error).message}\n${tail}`);
     }
   };

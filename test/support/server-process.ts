@@ -26,17 +26,22 @@ export function spawnServer(env: Record<string, string>): ServerProcess {
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | string | null>((resolve) => child.on('close', (code, signal) => resolve(code ?? signal)));
-  const waitFor = (pattern: RegExp) => new Promise<RegExpExecArray>((resolve, reject) => {
-    const check = () => {
-      const match = pattern.exec(stdout) ?? pattern.exec(stderr);
-      if (match) resolve(match);
-    };
-    child.stdout.on('data', check);
-    child.stderr.on('data', check);
-    check();
-    void exited.then((code) => reject(new Error(`server exited (${code}) before printing ${pattern}:\n${stdout}\n${stderr}`)));
-  });
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.on('close', (code, signal) => resolve(code ?? signal)),
+  );
+  const waitFor = (pattern: RegExp) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(stdout) ?? pattern.exec(stderr);
+        if (match) resolve(match);
+      };
+      child.stdout.on('data', check);
+      child.stderr.on('data', check);
+      check();
+      void exited.then((code) =>
+        reject(new Error(`server exited (${code}) before printing ${pattern}:\n${stdout}\n${stderr}`)),
+      );
+    });
   const listening = waitFor(/wsx is listening on (http:\/\/\S+) /).then((match) => match[1]);
   // A caller that never awaits `listening` must not see an unhandled rejection.
   listening.catch(() => undefined);

@@ -13,7 +13,11 @@ export interface Statement {
 
 export interface CountingHarness extends Harness {
   /** Runs one request and answers its reply with the statements it sent. */
-  measure: <T = any>(method: string, url: string, options?: Parameters<Harness['call']>[2]) => Promise<{ reply: Reply<T>; statements: Statement[] }>;
+  measure: <T = any>(
+    method: string,
+    url: string,
+    options?: Parameters<Harness['call']>[2],
+  ) => Promise<{ reply: Reply<T>; statements: Statement[] }>;
 }
 
 /**
@@ -34,7 +38,10 @@ export async function startCountingHarness(files: Array<object | string> = []): 
     },
     transformResult: async (args) => args.result,
   };
-  const app = await buildApp({ database: { ...database, db: database.db.withPlugin(counter) }, config: { ...loadConfig({}), rateLimitPerMinute: 0 } });
+  const app = await buildApp({
+    database: { ...database, db: database.db.withPlugin(counter) },
+    config: { ...loadConfig({}), rateLimitPerMinute: 0 },
+  });
   const call = async (method: string, url: string, options: Parameters<Harness['call']>[2] = {}): Promise<Reply> => {
     const response = await app.inject({
       method: method as never,
@@ -42,7 +49,11 @@ export async function startCountingHarness(files: Array<object | string> = []): 
       headers: { ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers },
       ...(options.body !== undefined ? { payload: options.body as never } : {}),
     });
-    return { status: response.statusCode, body: response.body ? JSON.parse(response.body) : undefined, headers: response.headers };
+    return {
+      status: response.statusCode,
+      body: response.body ? JSON.parse(response.body) : undefined,
+      headers: response.headers,
+    };
   };
   return {
     app,

@@ -24,7 +24,9 @@ export interface Receiver {
 }
 
 const flatHeaders = (headers: IncomingHttpHeaders): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]));
+  Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]),
+  );
 
 export async function startReceiver(): Promise<Receiver> {
   const received: ReceivedWebhook[] = [];
@@ -49,7 +51,9 @@ export async function startReceiver(): Promise<Receiver> {
   return {
     url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
     received,
-    respond: (next) => { answer = next; },
+    respond: (next) => {
+      answer = next;
+    },
     waitFor: async (path, count = 1) => {
       const deadline = Date.now() + 15_000;
       while (of(path).length < count) {
@@ -64,7 +68,10 @@ export async function startReceiver(): Promise<Receiver> {
 
 /** Test configuration for webhook delivery: local receivers allowed, fast retries. */
 export const webhookTestConfig = (overrides: Partial<AppConfig> = {}): Partial<AppConfig> => ({
-  webhookAllowPrivate: true, webhookRetryBaseMs: 30, webhookMaxAttempts: 3, ...overrides,
+  webhookAllowPrivate: true,
+  webhookRetryBaseMs: 30,
+  webhookMaxAttempts: 3,
+  ...overrides,
 });
 
 /** A test harness whose app runs the webhook dispatcher. */

@@ -46,7 +46,11 @@ export function startWriteLoad(baseUrl: string, token: string, { workers = 6, pr
         const response = await createIssue(baseUrl, token, key, title);
         const text = await response.text();
         let code: string | undefined;
-        try { code = JSON.parse(text).code; } catch { /* not JSON */ }
+        try {
+          code = JSON.parse(text).code;
+        } catch {
+          /* not JSON */
+        }
         replies.push({ key, title, status: response.status, code, retryAfter: response.headers.get('retry-after') });
         pending.delete(key);
         if (response.status >= 200 && response.status < 300) {
@@ -71,11 +75,12 @@ export function startWriteLoad(baseUrl: string, token: string, { workers = 6, pr
   return {
     replies,
     pending,
-    acknowledged: (count) => new Promise<void>((resolve) => {
-      const target = okCount + count;
-      if (okCount >= target) resolve();
-      else waiters.push({ target, resolve });
-    }),
+    acknowledged: (count) =>
+      new Promise<void>((resolve) => {
+        const target = okCount + count;
+        if (okCount >= target) resolve();
+        else waiters.push({ target, resolve });
+      }),
     async stop() {
       running = false;
       await all;

@@ -19,7 +19,8 @@ async function readWorkspaceFile(path: string): Promise<string> {
 /** Human summary: counts, then every secret this run made known (they are not shown again). */
 function summary(path: string, result: ApplyResult): string[] {
   const counts = (['users', 'teams', 'projects', 'containers', 'tokens', 'oauthTokens'] as const)
-    .map((key) => `${key} ${Object.keys(result[key]).length}`).join(', ');
+    .map((key) => `${key} ${Object.keys(result[key]).length}`)
+    .join(', ');
   const lines = [`Applied ${path} to workspace ${result.workspaceId} (${counts}).`];
   const secrets = [
     ...Object.entries(result.tokens).map(([name, secret]) => [`token ${name}`, secret] as const),

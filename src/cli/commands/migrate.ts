@@ -2,8 +2,10 @@ import type { CliContext } from '../context.js';
 
 export async function migrateCommand(ctx: CliContext): Promise<void> {
   await ctx.withDatabase(async (database, migrated) => {
-    ctx.out(migrated.length > 0
-      ? `Migrated ${database.describe}: applied ${migrated.join(', ')}.`
-      : `${database.describe} is already up to date.`);
+    ctx.out(
+      migrated.length > 0
+        ? `Migrated ${database.describe}: applied ${migrated.join(', ')}.`
+        : `${database.describe} is already up to date.`,
+    );
   });
 }

@@ -82,7 +82,9 @@ async function openServedDatabase(ctx: CliContext, config: AppConfig): Promise<D
       if (fault === 'full') throw storageFullError(error);
       if (fault !== 'unavailable') throw error;
       const delayMs = Math.min(FIRST_RETRY_MS * 2 ** (attempt - 1), MAX_RETRY_MS);
-      ctx.err(`database unavailable (${describeDatabaseError(error)}); retrying in ${delayMs / 1000} s (attempt ${attempt})`);
+      ctx.err(
+        `database unavailable (${describeDatabaseError(error)}); retrying in ${delayMs / 1000} s (attempt ${attempt})`,
+      );
       await sleep(delayMs);
     }
   }
@@ -122,12 +124,17 @@ export async function serveCommand(ctx: CliContext, config: AppConfig): Promise<
     const adminSecret = config.bootstrap ? await bootstrapWorkspace(database.db) : null;
     const url = displayUrl(config.host, (app.server.address() as AddressInfo).port);
     if (adminSecret) ctx.out(bootstrapNotice(adminSecret, url));
-    ctx.out(`wsx is listening on ${url} (database ${database.describe}). API ${url}/api/external, reference ${url}/docs`);
+    ctx.out(
+      `wsx is listening on ${url} (database ${database.describe}). API ${url}/api/external, reference ${url}/docs`,
+    );
   } catch (error) {
     await app?.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     if (databaseFault(error) === 'full') throw storageFullError(error);
-    if (databaseFault(error) === 'unavailable') throw new CliError(`the database became unavailable while starting (${describeDatabaseError(error)}); start wsx again`);
+    if (databaseFault(error) === 'unavailable')
+      throw new CliError(
+        `the database became unavailable while starting (${describeDatabaseError(error)}); start wsx again`,
+      );
     throw error;
   }
 }

@@ -1,5 +1,11 @@
 import {
-  createToken, listOauthTokens, listTokens, revokeOauthTokens, revokeToken, type OauthTokenSummary, type TokenSummary,
+  createToken,
+  listOauthTokens,
+  listTokens,
+  revokeOauthTokens,
+  revokeToken,
+  type OauthTokenSummary,
+  type TokenSummary,
 } from '../../modules/auth/tokens.service.js';
 import { isExpired } from '../../core/credential-expiry.js';
 import { CliError } from '../errors.js';
@@ -15,10 +21,15 @@ export interface TokenCreateOptions {
 }
 
 export async function tokenCreateCommand(ctx: CliContext, options: TokenCreateOptions): Promise<void> {
-  const created = await ctx.withDatabase((database) => createToken(database.db, {
-    workspace: options.workspace, name: options.name, projects: options.project ?? [], allProjects: options.allProjects === true,
-    expiresAt: options.expiresAt,
-  }));
+  const created = await ctx.withDatabase((database) =>
+    createToken(database.db, {
+      workspace: options.workspace,
+      name: options.name,
+      projects: options.project ?? [],
+      allProjects: options.allProjects === true,
+      expiresAt: options.expiresAt,
+    }),
+  );
   if (options.json) {
     ctx.out(JSON.stringify(created, null, 2));
     return;
@@ -44,7 +55,9 @@ export interface TokenRevokeOptions {
 export async function tokenRevokeCommand(ctx: CliContext, options: TokenRevokeOptions): Promise<void> {
   const given = [options.name, options.oauthUser, options.oauthToken].filter((value) => value !== undefined).length;
   if (given === 0) {
-    throw new CliError("required option '--name <name>' not specified (or, for OAuth tokens, --oauth-user <handle> or --oauth-token <id>)");
+    throw new CliError(
+      "required option '--name <name>' not specified (or, for OAuth tokens, --oauth-user <handle> or --oauth-token <id>)",
+    );
   }
   if (given > 1) throw new CliError('give only one of --name, --oauth-user and --oauth-token');
   if (options.name !== undefined) {
@@ -54,13 +67,20 @@ export async function tokenRevokeCommand(ctx: CliContext, options: TokenRevokeOp
     return;
   }
   const { user, revoked } = await ctx.withDatabase((database) =>
-    revokeOauthTokens(database.db, { workspace: options.workspace, user: options.oauthUser, tokenId: options.oauthToken }));
+    revokeOauthTokens(database.db, {
+      workspace: options.workspace,
+      user: options.oauthUser,
+      tokenId: options.oauthToken,
+    }),
+  );
   const where = `of user "${user}" in workspace "${options.workspace}"`;
   if (options.oauthToken !== undefined) {
     ctx.out(`Revoked OAuth token ${options.oauthToken} ${where}; requests with it are refused from now on.`);
   } else {
     const noun = revoked === 1 ? 'OAuth token' : 'OAuth tokens';
-    ctx.out(`Revoked ${revoked} ${noun} ${where}; requests with ${revoked === 1 ? 'it' : 'them'} are refused from now on.`);
+    ctx.out(
+      `Revoked ${revoked} ${noun} ${where}; requests with ${revoked === 1 ? 'it' : 'them'} are refused from now on.`,
+    );
   }
 }
 
@@ -73,23 +93,40 @@ function state(active: boolean, expiresAt: string | undefined): string {
 
 function table(rows: string[][]): string[] {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd());
+  return rows.map((row) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
-const tokenTable = (tokens: TokenSummary[]) => table([
-  ['NAME', 'ACTIVE', 'PROJECTS', 'CREATED'],
-  ...tokens.map((t) => [t.name, state(t.active, t.expiresAt), t.allProjects ? '*' : t.projects.join(', ') || '-', t.createdAt]),
-]);
+const tokenTable = (tokens: TokenSummary[]) =>
+  table([
+    ['NAME', 'ACTIVE', 'PROJECTS', 'CREATED'],
+    ...tokens.map((t) => [
+      t.name,
+      state(t.active, t.expiresAt),
+      t.allProjects ? '*' : t.projects.join(', ') || '-',
+      t.createdAt,
+    ]),
+  ]);
 
-const oauthTable = (tokens: OauthTokenSummary[]) => table([
-  ['OAUTH TOKEN', 'USER', 'ACTIVE', 'CREATED'],
-  ...tokens.map((t) => [t.id, t.user, state(t.active, t.expiresAt), t.createdAt]),
-]);
+const oauthTable = (tokens: OauthTokenSummary[]) =>
+  table([
+    ['OAUTH TOKEN', 'USER', 'ACTIVE', 'CREATED'],
+    ...tokens.map((t) => [t.id, t.user, state(t.active, t.expiresAt), t.createdAt]),
+  ]);
 
 /** Workspace tokens, then OAuth tokens: names, ids and state, never a secret. */
 export async function tokenListCommand(ctx: CliContext, options: { workspace: string; json?: boolean }): Promise<void> {
-  const [tokens, oauthTokens] = await ctx.withDatabase(async (database) =>
-    [await listTokens(database.db, options.workspace), await listOauthTokens(database.db, options.workspace)] as const);
+  const [tokens, oauthTokens] = await ctx.withDatabase(
+    async (database) =>
+      [
+        await listTokens(database.db, options.workspace),
+        await listOauthTokens(database.db, options.workspace),
+      ] as const,
+  );
   if (options.json) {
     ctx.out(JSON.stringify({ tokens, oauthTokens }, null, 2));
     return;

@@ -82,8 +82,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .$call(timestamps)
     .addUniqueConstraint('projects_key_uq', ['team_id', 'key'])
     .execute();
-  await db.schema.createIndex('projects_ws_order_idx').on('projects').columns(['workspace_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('projects_team_order_idx').on('projects').columns(['team_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('projects_ws_order_idx')
+    .on('projects')
+    .columns(['workspace_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('projects_team_order_idx')
+    .on('projects')
+    .columns(['team_id', 'created_at', 'id'])
+    .execute();
   await db.schema.createIndex('projects_ws_key_idx').on('projects').columns(['workspace_id', 'key']).execute();
 
   await db.schema
@@ -119,7 +127,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .$call(boolColumn('active', 1))
     .$call(timestamps)
     .execute();
-  await db.schema.createIndex('oauth_tokens_user_idx').on('oauth_tokens').columns(['workspace_id', 'user_id']).execute();
+  await db.schema
+    .createIndex('oauth_tokens_user_idx')
+    .on('oauth_tokens')
+    .columns(['workspace_id', 'user_id'])
+    .execute();
 
   // Managed tags (the workspace file's `tags`): name plus the scopes it is offered in.
   await tenantTable(db, 'tags')
@@ -141,7 +153,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('project_id', 'text')
     .addPrimaryKeyConstraint('tag_usages_pk', ['entity_type', 'entity_id', 'name_lower'])
     .execute();
-  await db.schema.createIndex('tag_usages_ws_idx').on('tag_usages').columns(['workspace_id', 'entity_type', 'name_lower']).execute();
+  await db.schema
+    .createIndex('tag_usages_ws_idx')
+    .on('tag_usages')
+    .columns(['workspace_id', 'entity_type', 'name_lower'])
+    .execute();
 
   await db.schema
     .createTable('idempotency_keys')
@@ -168,8 +184,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .$call(boolColumn('archived'))
     .$call(timestamps)
     .execute();
-  await db.schema.createIndex('issue_containers_project_idx').on('issue_containers').columns(['project_id', 'archived', 'created_at', 'id']).execute();
-  await db.schema.createIndex('issue_containers_ws_idx').on('issue_containers').columns(['workspace_id', 'archived', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('issue_containers_project_idx')
+    .on('issue_containers')
+    .columns(['project_id', 'archived', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('issue_containers_ws_idx')
+    .on('issue_containers')
+    .columns(['workspace_id', 'archived', 'created_at', 'id'])
+    .execute();
 
   await tenantTable(db, 'milestones')
     .addColumn('project_id', 'text', (c) => c.notNull())
@@ -184,8 +208,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_by', 'text')
     .$call(timestamps)
     .execute();
-  await db.schema.createIndex('milestones_container_idx').on('milestones').columns(['container_id', 'order_index', 'created_at', 'id']).execute();
-  await db.schema.createIndex('milestones_ws_idx').on('milestones').columns(['workspace_id', 'order_index', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('milestones_container_idx')
+    .on('milestones')
+    .columns(['container_id', 'order_index', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('milestones_ws_idx')
+    .on('milestones')
+    .columns(['workspace_id', 'order_index', 'created_at', 'id'])
+    .execute();
 
   await tenantTable(db, 'issues')
     // The team whose counter minted issue_key; the key never changes, even across moves.
@@ -217,11 +249,31 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('issues_key_uq', ['workspace_id', 'issue_key'])
     .execute();
   // Keyset order is (created_at, id) newest first; each list filter leads its own index.
-  await db.schema.createIndex('issues_ws_order_idx').on('issues').columns(['workspace_id', 'archived', 'created_at', 'id']).execute();
-  await db.schema.createIndex('issues_project_order_idx').on('issues').columns(['project_id', 'archived', 'created_at', 'id']).execute();
-  await db.schema.createIndex('issues_team_order_idx').on('issues').columns(['team_id', 'archived', 'created_at', 'id']).execute();
-  await db.schema.createIndex('issues_assignee_order_idx').on('issues').columns(['workspace_id', 'assignee_id', 'archived', 'created_at', 'id']).execute();
-  await db.schema.createIndex('issues_status_order_idx').on('issues').columns(['status_id', 'archived', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('issues_ws_order_idx')
+    .on('issues')
+    .columns(['workspace_id', 'archived', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('issues_project_order_idx')
+    .on('issues')
+    .columns(['project_id', 'archived', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('issues_team_order_idx')
+    .on('issues')
+    .columns(['team_id', 'archived', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('issues_assignee_order_idx')
+    .on('issues')
+    .columns(['workspace_id', 'assignee_id', 'archived', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('issues_status_order_idx')
+    .on('issues')
+    .columns(['status_id', 'archived', 'created_at', 'id'])
+    .execute();
   await db.schema.createIndex('issues_container_idx').on('issues').columns(['container_id']).execute();
   await db.schema.createIndex('issues_milestone_idx').on('issues').columns(['milestone_id']).execute();
 
@@ -232,14 +284,33 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('payload', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('outbox_events_ws_idx').on('outbox_events').columns(['workspace_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('outbox_events_ws_idx')
+    .on('outbox_events')
+    .columns(['workspace_id', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   for (const table of [
-    'outbox_events', 'issues', 'milestones', 'issue_containers', 'idempotency_keys', 'tag_usages', 'tags',
-    'oauth_tokens', 'token_project_grants', 'api_tokens', 'project_statuses', 'projects', 'status_transitions',
-    'statuses', 'team_members', 'teams', 'users', 'workspaces',
+    'outbox_events',
+    'issues',
+    'milestones',
+    'issue_containers',
+    'idempotency_keys',
+    'tag_usages',
+    'tags',
+    'oauth_tokens',
+    'token_project_grants',
+    'api_tokens',
+    'project_statuses',
+    'projects',
+    'status_transitions',
+    'statuses',
+    'team_members',
+    'teams',
+    'users',
+    'workspaces',
   ]) {
     await db.schema.dropTable(table).ifExists().execute();
   }

@@ -26,7 +26,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('actor_id', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('issue_evolutions_issue_idx').on('issue_evolutions').columns(['issue_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('issue_evolutions_issue_idx')
+    .on('issue_evolutions')
+    .columns(['issue_id', 'created_at', 'id'])
+    .execute();
 
   await tenantTable(db, 'comments')
     .addColumn('issue_id', 'text')
@@ -39,7 +43,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .$call(timestamps)
     .execute();
   await db.schema.createIndex('comments_issue_idx').on('comments').columns(['issue_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('comments_milestone_idx').on('comments').columns(['milestone_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('comments_milestone_idx')
+    .on('comments')
+    .columns(['milestone_id', 'created_at', 'id'])
+    .execute();
   await db.schema.createIndex('comments_parent_idx').on('comments').columns(['parent_comment_id']).execute();
 
   await tenantTable(db, 'attachments')
@@ -50,8 +58,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_by', 'text', (c) => c.notNull())
     .$call(timestamps)
     .execute();
-  await db.schema.createIndex('attachments_issue_idx').on('attachments').columns(['issue_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('attachments_agenda_item_idx').on('attachments').columns(['agenda_item_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('attachments_issue_idx')
+    .on('attachments')
+    .columns(['issue_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('attachments_agenda_item_idx')
+    .on('attachments')
+    .columns(['agenda_item_id', 'created_at', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -24,7 +24,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_by', 'text', (c) => c.notNull())
     .$call(timestamps)
     .execute();
-  await db.schema.createIndex('subtasks_parent_order_idx').on('subtasks').columns(['parent_issue_id', 'position', 'id']).execute();
+  await db.schema
+    .createIndex('subtasks_parent_order_idx')
+    .on('subtasks')
+    .columns(['parent_issue_id', 'position', 'id'])
+    .execute();
 
   // One row per side: a link and its inverse on the target are two rows.
   await tenantTable(db, 'subtask_links')
@@ -46,10 +50,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('actor_id', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('milestone_activity_order_idx').on('milestone_activity').columns(['milestone_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('milestone_activity_order_idx')
+    .on('milestone_activity')
+    .columns(['milestone_id', 'created_at', 'id'])
+    .execute();
 
   // The milestone list's project and owner filters (the core migration indexes container and workspace order).
-  await db.schema.createIndex('milestones_project_idx').on('milestones').columns(['project_id', 'order_index', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('milestones_project_idx')
+    .on('milestones')
+    .columns(['project_id', 'order_index', 'created_at', 'id'])
+    .execute();
   await db.schema.createIndex('milestones_owner_idx').on('milestones').columns(['workspace_id', 'owner_id']).execute();
 }
 

@@ -21,9 +21,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     .$call(timestamps)
     .execute();
   // Keyset order is (created_at, id) newest first; each list filter leads its own index.
-  await db.schema.createIndex('meetings_ws_order_idx').on('meetings').columns(['workspace_id', 'archived', 'created_at', 'id']).execute();
-  await db.schema.createIndex('meetings_team_order_idx').on('meetings').columns(['team_id', 'archived', 'created_at', 'id']).execute();
-  await db.schema.createIndex('meetings_project_order_idx').on('meetings').columns(['project_id', 'archived', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('meetings_ws_order_idx')
+    .on('meetings')
+    .columns(['workspace_id', 'archived', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('meetings_team_order_idx')
+    .on('meetings')
+    .columns(['team_id', 'archived', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('meetings_project_order_idx')
+    .on('meetings')
+    .columns(['project_id', 'archived', 'created_at', 'id'])
+    .execute();
 
   await tenantTable(db, 'agenda_statuses')
     .addColumn('name', 'text', (c) => c.notNull())
@@ -41,7 +53,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('external_email', 'text')
     .$call(timestamps)
     .execute();
-  await db.schema.createIndex('external_owner_presets_ws_idx').on('external_owner_presets').columns(['workspace_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('external_owner_presets_ws_idx')
+    .on('external_owner_presets')
+    .columns(['workspace_id', 'created_at'])
+    .execute();
 
   await tenantTable(db, 'agenda_groups')
     .addColumn('meeting_id', 'text', (c) => c.notNull())
@@ -50,7 +66,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('position', 'integer', (c) => c.notNull())
     .$call(timestamps)
     .execute();
-  await db.schema.createIndex('agenda_groups_meeting_idx').on('agenda_groups').columns(['meeting_id', 'position']).execute();
+  await db.schema
+    .createIndex('agenda_groups_meeting_idx')
+    .on('agenda_groups')
+    .columns(['meeting_id', 'position'])
+    .execute();
 
   await tenantTable(db, 'agenda_items')
     .addColumn('meeting_id', 'text', (c) => c.notNull())
@@ -71,8 +91,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_by', 'text', (c) => c.notNull())
     .$call(timestamps)
     .execute();
-  await db.schema.createIndex('agenda_items_meeting_idx').on('agenda_items').columns(['meeting_id', 'group_id', 'position']).execute();
-  await db.schema.createIndex('agenda_items_status_idx').on('agenda_items').columns(['workspace_id', 'status_id']).execute();
+  await db.schema
+    .createIndex('agenda_items_meeting_idx')
+    .on('agenda_items')
+    .columns(['meeting_id', 'group_id', 'position'])
+    .execute();
+  await db.schema
+    .createIndex('agenda_items_status_idx')
+    .on('agenda_items')
+    .columns(['workspace_id', 'status_id'])
+    .execute();
 
   await tenantTable(db, 'agenda_owners')
     .addColumn('agenda_item_id', 'text', (c) => c.notNull())
@@ -83,7 +111,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('external_email', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('agenda_owners_item_idx').on('agenda_owners').columns(['agenda_item_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('agenda_owners_item_idx')
+    .on('agenda_owners')
+    .columns(['agenda_item_id', 'created_at'])
+    .execute();
 
   await tenantTable(db, 'work_links')
     .addColumn('owner_type', 'text', (c) => c.notNull())
@@ -95,11 +127,23 @@ export async function up(db: Kysely<any>): Promise<void> {
     // Duplicate links collapse: one owner links one target once.
     .addUniqueConstraint('work_links_target_uq', ['owner_type', 'owner_id', 'target_type', 'target_id'])
     .execute();
-  await db.schema.createIndex('work_links_target_idx').on('work_links').columns(['workspace_id', 'target_type', 'target_id']).execute();
+  await db.schema
+    .createIndex('work_links_target_idx')
+    .on('work_links')
+    .columns(['workspace_id', 'target_type', 'target_id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['work_links', 'agenda_owners', 'agenda_items', 'agenda_groups', 'external_owner_presets', 'agenda_statuses', 'meetings']) {
+  for (const table of [
+    'work_links',
+    'agenda_owners',
+    'agenda_items',
+    'agenda_groups',
+    'external_owner_presets',
+    'agenda_statuses',
+    'meetings',
+  ]) {
     await db.schema.dropTable(table).ifExists().execute();
   }
 }

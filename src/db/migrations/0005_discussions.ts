@@ -17,8 +17,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('api_visibility', 'text', (c) => c.notNull())
     .$call(timestamps)
     .execute();
-  await db.schema.createIndex('discussion_groups_ws_order_idx').on('discussion_groups').columns(['workspace_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('discussion_groups_ws_name_idx').on('discussion_groups').columns(['workspace_id', 'name']).execute();
+  await db.schema
+    .createIndex('discussion_groups_ws_order_idx')
+    .on('discussion_groups')
+    .columns(['workspace_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('discussion_groups_ws_name_idx')
+    .on('discussion_groups')
+    .columns(['workspace_id', 'name'])
+    .execute();
 
   await db.schema
     .createTable('discussion_group_members')
@@ -27,7 +35,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('member_id', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('discussion_group_members_pk', ['group_id', 'member_id'])
     .execute();
-  await db.schema.createIndex('discussion_group_members_member_idx').on('discussion_group_members').columns(['member_id', 'group_id']).execute();
+  await db.schema
+    .createIndex('discussion_group_members_member_idx')
+    .on('discussion_group_members')
+    .columns(['member_id', 'group_id'])
+    .execute();
 
   await tenantTable(db, 'discussion_topics')
     .addColumn('group_id', 'text', (c) => c.notNull())
@@ -41,9 +53,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_by', 'text', (c) => c.notNull())
     .$call(timestamps)
     .execute();
-  await db.schema.createIndex('discussion_topics_ws_order_idx').on('discussion_topics').columns(['workspace_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('discussion_topics_group_order_idx').on('discussion_topics').columns(['group_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('discussion_topics_status_order_idx').on('discussion_topics').columns(['workspace_id', 'status', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('discussion_topics_ws_order_idx')
+    .on('discussion_topics')
+    .columns(['workspace_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('discussion_topics_group_order_idx')
+    .on('discussion_topics')
+    .columns(['group_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('discussion_topics_status_order_idx')
+    .on('discussion_topics')
+    .columns(['workspace_id', 'status', 'created_at', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

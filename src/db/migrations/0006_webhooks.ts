@@ -18,7 +18,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('creator_token_id', 'text')
     .$call(timestamps)
     .execute();
-  await db.schema.createIndex('webhooks_ws_order_idx').on('webhooks').columns(['workspace_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('webhooks_ws_order_idx')
+    .on('webhooks')
+    .columns(['workspace_id', 'created_at', 'id'])
+    .execute();
 
   await tenantTable(db, 'webhook_jobs')
     .addColumn('webhook_id', 'text', (c) => c.notNull())
@@ -29,7 +33,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('due_at', 'text')
     .$call(timestamps)
     .execute();
-  await db.schema.createIndex('webhook_jobs_due_idx').on('webhook_jobs').columns(['due_at']).where(sql.ref('due_at'), 'is not', null).execute();
+  await db.schema
+    .createIndex('webhook_jobs_due_idx')
+    .on('webhook_jobs')
+    .columns(['due_at'])
+    .where(sql.ref('due_at'), 'is not', null)
+    .execute();
 
   await tenantTable(db, 'webhook_deliveries')
     .addColumn('webhook_id', 'text', (c) => c.notNull())
@@ -43,15 +52,25 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('error', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_deliveries_order_idx').on('webhook_deliveries').columns(['webhook_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_order_idx')
+    .on('webhook_deliveries')
+    .columns(['webhook_id', 'created_at', 'id'])
+    .execute();
   await db.schema.createIndex('webhook_deliveries_job_idx').on('webhook_deliveries').columns(['job_id']).execute();
 
   await db.schema.alterTable('outbox_events').addColumn('dispatched_at', 'text').execute();
-  await db.schema.createIndex('outbox_events_undispatched_idx').on('outbox_events').columns(['id']).where(sql.ref('dispatched_at'), 'is', null).execute();
+  await db.schema
+    .createIndex('outbox_events_undispatched_idx')
+    .on('outbox_events')
+    .columns(['id'])
+    .where(sql.ref('dispatched_at'), 'is', null)
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('outbox_events_undispatched_idx').ifExists().execute();
   await db.schema.alterTable('outbox_events').dropColumn('dispatched_at').execute();
-  for (const table of ['webhook_deliveries', 'webhook_jobs', 'webhooks']) await db.schema.dropTable(table).ifExists().execute();
+  for (const table of ['webhook_deliveries', 'webhook_jobs', 'webhooks'])
+    await db.schema.dropTable(table).ifExists().execute();
 }

@@ -14,7 +14,10 @@ import { sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('webhooks').addColumn('url_set_by_token_id', 'text').execute();
-  await db.updateTable('webhooks').set({ url_set_by_token_id: sql.ref('creator_token_id') }).execute();
+  await db
+    .updateTable('webhooks')
+    .set({ url_set_by_token_id: sql.ref('creator_token_id') })
+    .execute();
 
   await db.schema.alterTable('outbox_events').addColumn('audience', 'text').execute();
 
@@ -24,16 +27,36 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('webhook_jobs').addColumn('holder_pid', 'integer').execute();
 
   await db.schema.createIndex('webhook_jobs_event_idx').on('webhook_jobs').columns(['event_id']).execute();
-  await db.schema.createIndex('webhook_jobs_finished_idx').on('webhook_jobs').columns(['updated_at']).where(sql.ref('due_at'), 'is', null).execute();
-  await db.schema.createIndex('webhook_deliveries_created_idx').on('webhook_deliveries').columns(['created_at']).execute();
-  await db.schema.createIndex('outbox_events_dispatched_idx').on('outbox_events').columns(['dispatched_at']).where(sql.ref('dispatched_at'), 'is not', null).execute();
+  await db.schema
+    .createIndex('webhook_jobs_finished_idx')
+    .on('webhook_jobs')
+    .columns(['updated_at'])
+    .where(sql.ref('due_at'), 'is', null)
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_created_idx')
+    .on('webhook_deliveries')
+    .columns(['created_at'])
+    .execute();
+  await db.schema
+    .createIndex('outbox_events_dispatched_idx')
+    .on('outbox_events')
+    .columns(['dispatched_at'])
+    .where(sql.ref('dispatched_at'), 'is not', null)
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const index of ['outbox_events_dispatched_idx', 'webhook_deliveries_created_idx', 'webhook_jobs_finished_idx', 'webhook_jobs_event_idx']) {
+  for (const index of [
+    'outbox_events_dispatched_idx',
+    'webhook_deliveries_created_idx',
+    'webhook_jobs_finished_idx',
+    'webhook_jobs_event_idx',
+  ]) {
     await db.schema.dropIndex(index).ifExists().execute();
   }
-  for (const column of ['holder_pid', 'holder_host', 'holder_id', 'body']) await db.schema.alterTable('webhook_jobs').dropColumn(column).execute();
+  for (const column of ['holder_pid', 'holder_host', 'holder_id', 'body'])
+    await db.schema.alterTable('webhook_jobs').dropColumn(column).execute();
   await db.schema.alterTable('outbox_events').dropColumn('audience').execute();
   await db.schema.alterTable('webhooks').dropColumn('url_set_by_token_id').execute();
 }

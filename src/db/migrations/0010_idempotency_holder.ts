@@ -24,8 +24,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('idempotency_keys').addColumn('claim_id', 'text').execute();
   await db.schema.alterTable('idempotency_keys').addColumn('heartbeat_at', 'text').execute();
   // Running claims are few; releasing a holder's claims must not scan 24 h of results.
-  await db.schema.createIndex('idempotency_running_holder_idx').on('idempotency_keys').columns(['holder'])
-    .where(sql.ref('state'), '=', 'running').execute();
+  await db.schema
+    .createIndex('idempotency_running_holder_idx')
+    .on('idempotency_keys')
+    .columns(['holder'])
+    .where(sql.ref('state'), '=', 'running')
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

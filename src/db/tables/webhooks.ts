@@ -4,7 +4,9 @@
 export type WebhookCreatorKind = 'api_token' | 'user' | 'workspace_file';
 
 export interface WebhookRow {
-  id: string; workspace_id: string; url: string;
+  id: string;
+  workspace_id: string;
+  url: string;
   /** JSON array of event types, or ["*"]. */
   events: string;
   /** The whsec_ signing secret; kept in clear because every delivery is signed with it. */
@@ -20,7 +22,8 @@ export interface WebhookRow {
    * the subscription (migration 0007_webhook_trust).
    */
   url_set_by_token_id: string | null;
-  created_at: string; updated_at: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export type WebhookJobState = 'pending' | 'sending' | 'succeeded' | 'failed';
@@ -28,7 +31,11 @@ export type WebhookJobState = 'pending' | 'sending' | 'succeeded' | 'failed';
 /** One event to send to one subscription, with its retry schedule. */
 export interface WebhookJobRow {
   /** `<webhookId>:<eventId>`: one job per subscription and event, whoever fans out. */
-  id: string; workspace_id: string; webhook_id: string; event_id: string; event_type: string;
+  id: string;
+  workspace_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
   state: WebhookJobState;
   /** Attempts started so far. */
   attempts: number;
@@ -40,16 +47,26 @@ export interface WebhookJobRow {
   holder_id: string | null;
   holder_host: string | null;
   holder_pid: number | null;
-  created_at: string; updated_at: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
 /** One delivery attempt (the delivery log). */
 export interface WebhookDeliveryRow {
-  id: string; workspace_id: string; webhook_id: string; job_id: string; event_id: string; event_type: string;
-  attempt: number; status: DeliveryStatus; response_status: number | null; duration_ms: number | null;
-  error: string | null; created_at: string;
+  id: string;
+  workspace_id: string;
+  webhook_id: string;
+  job_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  status: DeliveryStatus;
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  created_at: string;
 }
 
 /** The columns this area adds to the core outbox table. */

@@ -5,7 +5,15 @@ export async function findActiveApiToken(db: Kysely<DB>, secretHash: string) {
   return db
     .selectFrom('api_tokens as t')
     .innerJoin('workspaces as w', 'w.id', 't.workspace_id')
-    .select(['t.id', 't.name', 't.all_projects', 't.expires_at', 'w.id as workspace_id', 'w.slug', 'w.name as workspace_name'])
+    .select([
+      't.id',
+      't.name',
+      't.all_projects',
+      't.expires_at',
+      'w.id as workspace_id',
+      'w.slug',
+      'w.name as workspace_name',
+    ])
     .where('t.secret_hash', '=', secretHash)
     .where('t.active', '=', 1)
     .executeTakeFirst();
@@ -23,6 +31,10 @@ export async function findActiveOauthToken(db: Kysely<DB>, secretHash: string) {
 }
 
 export async function listGrantedProjectIds(db: Kysely<DB>, tokenId: string): Promise<string[]> {
-  const rows = await db.selectFrom('token_project_grants').select('project_id').where('token_id', '=', tokenId).execute();
+  const rows = await db
+    .selectFrom('token_project_grants')
+    .select('project_id')
+    .where('token_id', '=', tokenId)
+    .execute();
   return rows.map((r) => r.project_id);
 }

@@ -7,7 +7,12 @@ export const findWorkspaceBySlug = (db: Kysely<DB>, slug: string) =>
   db.selectFrom('workspaces').select(['id', 'slug', 'name']).where('slug', '=', slug).executeTakeFirst();
 
 export const findTokenByName = (db: Kysely<DB>, workspaceId: string, name: string) =>
-  db.selectFrom('api_tokens').selectAll().where('workspace_id', '=', workspaceId).where('name', '=', name).executeTakeFirst();
+  db
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('name', '=', name)
+    .executeTakeFirst();
 
 /** Secret hashes are unique across every workspace, so this lookup is global. */
 export const findTokenIdByHash = (db: Kysely<DB>, secretHash: string) =>
@@ -22,36 +27,70 @@ export async function updateToken(db: Kysely<DB>, tokenId: string, changes: Part
 }
 
 export async function listGrantedProjectIds(db: Kysely<DB>, tokenId: string): Promise<Set<string>> {
-  const rows = await db.selectFrom('token_project_grants').select('project_id').where('token_id', '=', tokenId).execute();
+  const rows = await db
+    .selectFrom('token_project_grants')
+    .select('project_id')
+    .where('token_id', '=', tokenId)
+    .execute();
   return new Set(rows.map((row) => row.project_id));
 }
 
-export async function insertGrants(db: Kysely<DB>, workspaceId: string, tokenId: string, projectIds: string[]): Promise<void> {
+export async function insertGrants(
+  db: Kysely<DB>,
+  workspaceId: string,
+  tokenId: string,
+  projectIds: string[],
+): Promise<void> {
   if (projectIds.length === 0) return;
-  await db.insertInto('token_project_grants')
+  await db
+    .insertInto('token_project_grants')
     .values(projectIds.map((projectId) => ({ workspace_id: workspaceId, token_id: tokenId, project_id: projectId })))
     .execute();
 }
 
 export const listTokenRows = (db: Kysely<DB>, workspaceId: string) =>
-  db.selectFrom('api_tokens').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at').orderBy('id').execute();
+  db
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 
 /** Every project of the workspace with its team's key, for `TEAM/PROJ` references. */
 export const listProjectRefs = (db: Kysely<DB>, workspaceId: string) =>
-  db.selectFrom('projects as p').innerJoin('teams as t', 't.id', 'p.team_id')
-    .select(['p.id', 'p.key', 't.key as team_key']).where('p.workspace_id', '=', workspaceId).execute();
+  db
+    .selectFrom('projects as p')
+    .innerJoin('teams as t', 't.id', 'p.team_id')
+    .select(['p.id', 'p.key', 't.key as team_key'])
+    .where('p.workspace_id', '=', workspaceId)
+    .execute();
 
 export const listGrants = (db: Kysely<DB>, workspaceId: string) =>
-  db.selectFrom('token_project_grants').select(['token_id', 'project_id']).where('workspace_id', '=', workspaceId).execute();
+  db
+    .selectFrom('token_project_grants')
+    .select(['token_id', 'project_id'])
+    .where('workspace_id', '=', workspaceId)
+    .execute();
 
 export const findOauthTokenByHash = (db: Kysely<DB>, secretHash: string) =>
   db.selectFrom('oauth_tokens').selectAll().where('secret_hash', '=', secretHash).executeTakeFirst();
 
 export const findOauthTokenById = (db: Kysely<DB>, workspaceId: string, id: string) =>
-  db.selectFrom('oauth_tokens').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  db
+    .selectFrom('oauth_tokens')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 
 export const listOauthTokensOfUser = (db: Kysely<DB>, workspaceId: string, userId: string) =>
-  db.selectFrom('oauth_tokens').selectAll().where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
+  db
+    .selectFrom('oauth_tokens')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('user_id', '=', userId)
+    .execute();
 
 export async function insertOauthToken(db: Kysely<DB>, row: OauthTokenRow): Promise<void> {
   await db.insertInto('oauth_tokens').values(row).execute();
@@ -64,12 +103,22 @@ export async function updateOauthTokens(db: Kysely<DB>, ids: string[], changes: 
 
 /** Every OAuth token of the workspace with its user's handle, oldest first. */
 export const listOauthTokenRows = (db: Kysely<DB>, workspaceId: string) =>
-  db.selectFrom('oauth_tokens as o').innerJoin('users as u', 'u.id', 'o.user_id')
+  db
+    .selectFrom('oauth_tokens as o')
+    .innerJoin('users as u', 'u.id', 'o.user_id')
     .select(['o.id', 'o.active', 'o.expires_at', 'o.created_at', 'u.handle'])
-    .where('o.workspace_id', '=', workspaceId).orderBy('o.created_at').orderBy('o.id').execute();
+    .where('o.workspace_id', '=', workspaceId)
+    .orderBy('o.created_at')
+    .orderBy('o.id')
+    .execute();
 
 export const findUserByHandle = (db: Kysely<DB>, workspaceId: string, handle: string) =>
-  db.selectFrom('users').select(['id', 'handle']).where('workspace_id', '=', workspaceId).where('handle', '=', handle).executeTakeFirst();
+  db
+    .selectFrom('users')
+    .select(['id', 'handle'])
+    .where('workspace_id', '=', workspaceId)
+    .where('handle', '=', handle)
+    .executeTakeFirst();
 
 export const findUserById = (db: Kysely<DB>, id: string) =>
   db.selectFrom('users').select(['id', 'handle']).where('id', '=', id).executeTakeFirst();

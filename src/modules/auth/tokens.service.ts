@@ -7,9 +7,24 @@ import { isExpired } from '../../core/credential-expiry.js';
 import { EXPIRY_FORMAT, parseExpiry } from './expiry.js';
 import { generateSecret, hashSecret } from './secrets.js';
 import {
-  findOauthTokenByHash, findOauthTokenById, findTokenByName, findTokenIdByHash, findUserByHandle, findUserById, findWorkspaceBySlug,
-  insertGrants, insertOauthToken, insertToken, listGrantedProjectIds, listGrants, listOauthTokenRows, listOauthTokensOfUser,
-  listProjectRefs, listTokenRows, updateOauthTokens, updateToken,
+  findOauthTokenByHash,
+  findOauthTokenById,
+  findTokenByName,
+  findTokenIdByHash,
+  findUserByHandle,
+  findUserById,
+  findWorkspaceBySlug,
+  insertGrants,
+  insertOauthToken,
+  insertToken,
+  listGrantedProjectIds,
+  listGrants,
+  listOauthTokenRows,
+  listOauthTokensOfUser,
+  listProjectRefs,
+  listTokenRows,
+  updateOauthTokens,
+  updateToken,
 } from './tokens.repository.js';
 
 /**
@@ -62,20 +77,34 @@ export async function convergeToken(db: Kysely<DB>, workspaceId: string, desired
     const secret = desired.secret ?? generateSecret('svc_pat_');
     const id = newId('tok');
     await insertToken(db, {
-      id, workspace_id: workspaceId, name: desired.name, secret_hash: givenHash ?? hashSecret(secret), active: desired.active === false ? 0 : 1,
-      all_projects: desired.allProjects ? 1 : 0, expires_at: desired.expiresAt ?? null, created_at: now, updated_at: now,
+      id,
+      workspace_id: workspaceId,
+      name: desired.name,
+      secret_hash: givenHash ?? hashSecret(secret),
+      active: desired.active === false ? 0 : 1,
+      all_projects: desired.allProjects ? 1 : 0,
+      expires_at: desired.expiresAt ?? null,
+      created_at: now,
+      updated_at: now,
     });
     await insertGrants(db, workspaceId, id, [...new Set(desired.projectIds)]);
     return { id, secret };
   }
   const changes: Partial<ApiTokenRow> = {};
   if (givenHash && givenHash !== existing.secret_hash) changes.secret_hash = givenHash;
-  if (desired.active !== undefined && (desired.active ? 1 : 0) !== existing.active) changes.active = desired.active ? 1 : 0;
+  if (desired.active !== undefined && (desired.active ? 1 : 0) !== existing.active)
+    changes.active = desired.active ? 1 : 0;
   if (desired.allProjects && existing.all_projects !== 1) changes.all_projects = 1;
-  if (desired.expiresAt !== undefined && desired.expiresAt !== existing.expires_at) changes.expires_at = desired.expiresAt;
+  if (desired.expiresAt !== undefined && desired.expiresAt !== existing.expires_at)
+    changes.expires_at = desired.expiresAt;
   if (Object.keys(changes).length > 0) await updateToken(db, existing.id, { ...changes, updated_at: now });
   const held = await listGrantedProjectIds(db, existing.id);
-  await insertGrants(db, workspaceId, existing.id, [...new Set(desired.projectIds)].filter((id) => !held.has(id)));
+  await insertGrants(
+    db,
+    workspaceId,
+    existing.id,
+    [...new Set(desired.projectIds)].filter((id) => !held.has(id)),
+  );
   return { id: existing.id, secret: desired.secret ?? null };
 }
 
@@ -104,11 +133,23 @@ function oauthChanges(row: OauthTokenRow, desired: DesiredOauthToken, now: strin
  * Brings a user's OAuth access tokens to one workspace-file entry (see DesiredOauthToken).
  * Answers the secret when it was given or generated, null otherwise.
  */
-export async function convergeOauthToken(db: Kysely<DB>, workspaceId: string, userId: string, desired: DesiredOauthToken, now: string) {
+export async function convergeOauthToken(
+  db: Kysely<DB>,
+  workspaceId: string,
+  userId: string,
+  desired: DesiredOauthToken,
+  now: string,
+) {
   const insert = async (value: string) => {
     await insertOauthToken(db, {
-      id: newId('oat'), workspace_id: workspaceId, user_id: userId, secret_hash: hashSecret(value), active: desired.active === false ? 0 : 1,
-      expires_at: desired.expiresAt ?? null, created_at: now, updated_at: now,
+      id: newId('oat'),
+      workspace_id: workspaceId,
+      user_id: userId,
+      secret_hash: hashSecret(value),
+      active: desired.active === false ? 0 : 1,
+      expires_at: desired.expiresAt ?? null,
+      created_at: now,
+      updated_at: now,
     });
     return value;
   };
@@ -123,10 +164,15 @@ export async function convergeOauthToken(db: Kysely<DB>, workspaceId: string, us
     return desired.secret;
   }
   const held = await listOauthTokensOfUser(db, workspaceId, userId);
-  const generate = desired.active === true ? !held.some((row) => row.active === 1) : desired.active === undefined && held.length === 0;
+  const generate =
+    desired.active === true ? !held.some((row) => row.active === 1) : desired.active === undefined && held.length === 0;
   // The group changes apply to the tokens held before; a generated one is created in its final state.
   for (const row of held) {
-    const changes = oauthChanges(row, { active: desired.active === false ? false : undefined, expiresAt: desired.expiresAt }, now);
+    const changes = oauthChanges(
+      row,
+      { active: desired.active === false ? false : undefined, expiresAt: desired.expiresAt },
+      now,
+    );
     if (Object.keys(changes).length > 0) await updateOauthTokens(db, [row.id], changes);
   }
   return generate ? insert(generateSecret('svc_oat_')) : null;
@@ -162,27 +208,43 @@ export interface CreateTokenInput {
 
 /** A new workspace token; its secret is answered here and never again. */
 export async function createToken(db: Kysely<DB>, input: CreateTokenInput) {
-  if (!TOKEN_NAME_RE.test(input.name)) throw new TokenAdminError('name', `token name must match ${TOKEN_NAME_RE.source}`);
+  if (!TOKEN_NAME_RE.test(input.name))
+    throw new TokenAdminError('name', `token name must match ${TOKEN_NAME_RE.source}`);
   let expiresAt: string | undefined;
   if (input.expiresAt !== undefined) {
     expiresAt = parseExpiry(input.expiresAt);
     if (!expiresAt) throw new TokenAdminError('expires-at', `--expires-at must be ${EXPIRY_FORMAT}`);
     // A token born expired is a typo, never an intent (the file, applied again later, may hold past dates).
-    if (isExpired(expiresAt)) throw new TokenAdminError('expires-at', `--expires-at must be in the future (got ${expiresAt})`);
+    if (isExpired(expiresAt))
+      throw new TokenAdminError('expires-at', `--expires-at must be in the future (got ${expiresAt})`);
   }
   return db.transaction().execute(async (trx) => {
     const workspace = await requireWorkspace(trx, input.workspace);
     if (await findTokenByName(trx, workspace.id, input.name)) {
-      throw new TokenAdminError('name', `a token named "${input.name}" already exists in workspace "${workspace.slug}"`);
+      throw new TokenAdminError(
+        'name',
+        `a token named "${input.name}" already exists in workspace "${workspace.slug}"`,
+      );
     }
     const refs = await projectIdsByRef(trx, workspace.id);
     const projectIds = input.projects.map((ref) => {
       const id = refs.get(ref.toUpperCase());
-      if (!id) throw new TokenAdminError('project', `no project "${ref}" in workspace "${workspace.slug}" (use TEAM/PROJ)`);
+      if (!id)
+        throw new TokenAdminError('project', `no project "${ref}" in workspace "${workspace.slug}" (use TEAM/PROJ)`);
       return id;
     });
-    const { secret } = await convergeToken(trx, workspace.id, { name: input.name, allProjects: input.allProjects, projectIds, expiresAt }, nowIso());
-    return { name: input.name, secret: secret as string, assigneeId: tokenIdentity(input.name), ...(expiresAt ? { expiresAt } : {}) };
+    const { secret } = await convergeToken(
+      trx,
+      workspace.id,
+      { name: input.name, allProjects: input.allProjects, projectIds, expiresAt },
+      nowIso(),
+    );
+    return {
+      name: input.name,
+      secret: secret as string,
+      assigneeId: tokenIdentity(input.name),
+      ...(expiresAt ? { expiresAt } : {}),
+    };
   });
 }
 
@@ -207,14 +269,19 @@ export async function revokeOauthTokens(db: Kysely<DB>, input: { workspace: stri
     let rows: OauthTokenRow[];
     if (input.tokenId !== undefined) {
       const row = await findOauthTokenById(trx, workspace.id, input.tokenId);
-      if (!row) throw new TokenAdminError('oauth-token', `no OAuth token "${input.tokenId}" in workspace "${workspace.slug}"`);
+      if (!row)
+        throw new TokenAdminError('oauth-token', `no OAuth token "${input.tokenId}" in workspace "${workspace.slug}"`);
       handle = (await findUserById(trx, row.user_id))?.handle ?? row.user_id;
       rows = [row];
     } else {
       const user = await findUserByHandle(trx, workspace.id, input.user ?? '');
       if (!user) throw new TokenAdminError('oauth-user', `no user "${input.user}" in workspace "${workspace.slug}"`);
       rows = await listOauthTokensOfUser(trx, workspace.id, user.id);
-      if (rows.length === 0) throw new TokenAdminError('oauth-user', `user "${user.handle}" has no OAuth token in workspace "${workspace.slug}"`);
+      if (rows.length === 0)
+        throw new TokenAdminError(
+          'oauth-user',
+          `user "${user.handle}" has no OAuth token in workspace "${workspace.slug}"`,
+        );
       handle = user.handle;
     }
     const active = rows.filter((row) => row.active === 1).map((row) => row.id);
@@ -251,14 +318,20 @@ export async function listOauthTokens(db: Kysely<DB>, workspaceSlug: string): Pr
   const workspace = await requireWorkspace(db, workspaceSlug);
   const rows = await listOauthTokenRows(db, workspace.id);
   return rows.map((row) => ({
-    id: row.id, user: row.handle, active: row.active === 1, ...(row.expires_at ? { expiresAt: row.expires_at } : {}), createdAt: row.created_at,
+    id: row.id,
+    user: row.handle,
+    active: row.active === 1,
+    ...(row.expires_at ? { expiresAt: row.expires_at } : {}),
+    createdAt: row.created_at,
   }));
 }
 
 export async function listTokens(db: Kysely<DB>, workspaceSlug: string): Promise<TokenSummary[]> {
   const workspace = await requireWorkspace(db, workspaceSlug);
   const [tokens, grants, refs] = await Promise.all([
-    listTokenRows(db, workspace.id), listGrants(db, workspace.id), listProjectRefs(db, workspace.id),
+    listTokenRows(db, workspace.id),
+    listGrants(db, workspace.id),
+    listProjectRefs(db, workspace.id),
   ]);
   const refOf = new Map(refs.map((row) => [row.id, `${row.team_key}/${row.key}`]));
   const projectsOf = new Map<string, string[]>();

@@ -5,9 +5,17 @@ import { TopicIdParams } from './topics.schemas.js';
 
 export const conversionOperations: Operation[] = [
   defineOperation({
-    id: 'convert_discussion_topic', method: 'POST', path: '/api/external/discussion/topics/{topicId}/convert', tag: 'Discussions',
-    summary: 'Convert a topic to an issue (201); a repeat answers the existing issue with created: false (200). Accepts Idempotency-Key.',
-    params: TopicIdParams, body: ConvertTopicBody, fieldCodes: conversionFieldCodes, response: ConversionResponse, successStatus: 201,
+    id: 'convert_discussion_topic',
+    method: 'POST',
+    path: '/api/external/discussion/topics/{topicId}/convert',
+    tag: 'Discussions',
+    summary:
+      'Convert a topic to an issue (201); a repeat answers the existing issue with created: false (200). Accepts Idempotency-Key.',
+    params: TopicIdParams,
+    body: ConvertTopicBody,
+    fieldCodes: conversionFieldCodes,
+    response: ConversionResponse,
+    successStatus: 201,
     run: async (ctx, { params, body }) => {
       const conversion = await convertTopic(ctx, params.topicId, body);
       return conversion.created ? created(conversion) : ok(conversion);

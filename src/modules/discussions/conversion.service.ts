@@ -32,7 +32,11 @@ export interface Conversion {
  * (a source project set by someone else may not be).
  */
 async function targetProjectId(ctx: Ctx, topic: DiscussionTopicRow, input: ConvertTopicInput): Promise<string> {
-  const fromBody = await resolveProjectRef(ctx, { projectId: input.projectId, projectKey: input.projectKey, teamKey: input.teamKey });
+  const fromBody = await resolveProjectRef(ctx, {
+    projectId: input.projectId,
+    projectKey: input.projectKey,
+    teamKey: input.teamKey,
+  });
   if (fromBody) return fromBody.id;
   if (topic.source_project_id) {
     // Set by someone who sees more: refused without naming it (the caller reads it as null).
@@ -48,9 +52,9 @@ async function targetProjectId(ctx: Ctx, topic: DiscussionTopicRow, input: Conve
 async function existingConversion(ctx: Ctx, topic: DiscussionTopicRow): Promise<Conversion> {
   const issue = topic.converted_issue_id
     ? await getIssueView(ctx, topic.converted_issue_id).catch((error: unknown) => {
-      if (error instanceof ApiError && error.code === 'ISSUE_NOT_FOUND') return null;
-      throw error;
-    })
+        if (error instanceof ApiError && error.code === 'ISSUE_NOT_FOUND') return null;
+        throw error;
+      })
     : null;
   return { issue, topic: await presentTopicRow(ctx, topic), created: false };
 }
@@ -65,15 +69,19 @@ export async function convertTopic(ctx: Ctx, topicId: string, input: ConvertTopi
   const projectId = await targetProjectId(ctx, topic, input);
   // A concurrent conversion may have won since the read above: answer its result instead.
   if (!(await claimConversion(ctx, topic.id))) return existingConversion(ctx, await requireVisibleTopic(ctx, topic.id));
-  const issue = await createIssue(ctx, {
-    projectId,
-    title: hasOwn(input, 'title') ? input.title : topic.title,
-    description: topic.description,
-    tags: JSON.parse(topic.tags) as string[],
-    dueDate: input.dueDate,
-    assigneeId: input.assigneeId,
-    statusKey: input.statusKey,
-  }, { source: { type: 'discussion_topic', id: topic.id } });
+  const issue = await createIssue(
+    ctx,
+    {
+      projectId,
+      title: hasOwn(input, 'title') ? input.title : topic.title,
+      description: topic.description,
+      tags: JSON.parse(topic.tags) as string[],
+      dueDate: input.dueDate,
+      assigneeId: input.assigneeId,
+      statusKey: input.statusKey,
+    },
+    { source: { type: 'discussion_topic', id: topic.id } },
+  );
   const changes = { converted: 1, converted_issue_id: issue.issueId, updated_at: ctx.now };
   await updateTopic(ctx, topic.id, changes);
   return { issue, topic: await presentTopicRow(ctx, { ...topic, ...changes }), created: true };

@@ -1,6 +1,12 @@
 import { created, defineOperation, ok, type Operation } from '../../operations/define.js';
 import {
-  CreateGroupBody, GroupIdParams, GroupListResponse, GroupResponse, ListGroupsQuery, UpdateGroupBody, groupFieldCodes,
+  CreateGroupBody,
+  GroupIdParams,
+  GroupListResponse,
+  GroupResponse,
+  ListGroupsQuery,
+  UpdateGroupBody,
+  groupFieldCodes,
 } from './groups.schemas.js';
 import { createGroup, listGroups, updateGroupById } from './groups.service.js';
 
@@ -8,21 +14,39 @@ const tag = 'Discussions';
 
 export const groupOperations: Operation[] = [
   defineOperation({
-    id: 'list_discussion_groups', method: 'GET', path: '/api/external/discussion', tag,
-    summary: 'List the API-visible discussion groups the caller owns, belongs to, or that are open to the workspace, newest first. Zero results do not prove absence.',
-    query: ListGroupsQuery, response: GroupListResponse,
+    id: 'list_discussion_groups',
+    method: 'GET',
+    path: '/api/external/discussion',
+    tag,
+    summary:
+      'List the API-visible discussion groups the caller owns, belongs to, or that are open to the workspace, newest first. Zero results do not prove absence.',
+    query: ListGroupsQuery,
+    response: GroupListResponse,
     run: async (ctx, { query }) => ok(await listGroups(ctx, query)),
   }),
   defineOperation({
-    id: 'create_discussion_group', method: 'POST', path: '/api/external/discussion', tag,
+    id: 'create_discussion_group',
+    method: 'POST',
+    path: '/api/external/discussion',
+    tag,
     summary: 'Create a discussion group owned by the caller.',
-    body: CreateGroupBody, fieldCodes: groupFieldCodes, response: GroupResponse, successStatus: 201,
+    body: CreateGroupBody,
+    fieldCodes: groupFieldCodes,
+    response: GroupResponse,
+    successStatus: 201,
     run: async (ctx, { body }) => created({ group: await createGroup(ctx, body) }),
   }),
   defineOperation({
-    id: 'update_discussion_group', method: 'PATCH', path: '/api/external/discussion/groups/{groupId}', tag,
-    summary: 'Update a group the caller owns; memberIds replaces the members; apiVisibility "private" hides it from the API from then on.',
-    params: GroupIdParams, body: UpdateGroupBody, fieldCodes: groupFieldCodes, response: GroupResponse,
+    id: 'update_discussion_group',
+    method: 'PATCH',
+    path: '/api/external/discussion/groups/{groupId}',
+    tag,
+    summary:
+      'Update a group the caller owns; memberIds replaces the members; apiVisibility "private" hides it from the API from then on.',
+    params: GroupIdParams,
+    body: UpdateGroupBody,
+    fieldCodes: groupFieldCodes,
+    response: GroupResponse,
     run: async (ctx, { params, body }) => ok({ group: await updateGroupById(ctx, params.groupId, body) }),
   }),
 ];

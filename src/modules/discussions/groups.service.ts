@@ -6,7 +6,14 @@ import { hasOwn, nonBlank } from '../../core/values.js';
 import type { DiscussionGroupRow, GroupApiVisibility, GroupVisibility } from '../../db/tables/discussions.js';
 import { resolveIdentities } from '../users/users.service.js';
 import { presentGroup, type GroupView } from './groups.presenter.js';
-import { findVisibleGroup, insertGroup, listMemberIds, listVisibleGroups, replaceMembers, updateGroup } from './groups.repository.js';
+import {
+  findVisibleGroup,
+  insertGroup,
+  listMemberIds,
+  listVisibleGroups,
+  replaceMembers,
+  updateGroup,
+} from './groups.repository.js';
 
 const NAME_MAX = LIMITS.groupName;
 
@@ -31,7 +38,12 @@ export async function requireVisibleGroup(ctx: Ctx, groupId: string): Promise<Di
 function validName(value: unknown): string {
   const name = nonBlank(value);
   if (!name) throw new ApiError('NAME_REQUIRED', { field: 'name' });
-  if (name.length > NAME_MAX) throw new ApiError('VALIDATION_FAILED', { field: 'name' }, { message: `name must be at most ${NAME_MAX} characters.` });
+  if (name.length > NAME_MAX)
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: 'name' },
+      { message: `name must be at most ${NAME_MAX} characters.` },
+    );
   return name;
 }
 
@@ -54,7 +66,10 @@ async function present(ctx: Ctx, group: DiscussionGroupRow): Promise<GroupView> 
 
 export async function listGroups(ctx: Ctx, page: { limit?: number; cursor?: string }) {
   const { rows, pageInfo } = await listVisibleGroups(ctx, page);
-  const members = await listMemberIds(ctx, rows.map((g) => g.id));
+  const members = await listMemberIds(
+    ctx,
+    rows.map((g) => g.id),
+  );
   return { groups: rows.map((g) => presentGroup(g, members.get(g.id) ?? [])), pageInfo };
 }
 
@@ -63,9 +78,15 @@ export async function createGroup(ctx: Ctx, input: GroupInput): Promise<GroupVie
   const name = validName(input.name);
   const memberIds = await validMemberIds(ctx, input.memberIds ?? []);
   const group: DiscussionGroupRow = {
-    id: newId('dgr', ctx.nowMs), workspace_id: ctx.workspace.id, name, description: input.description ?? null,
-    owner_id: ctx.principal.id, visibility: input.visibility ?? 'members', api_visibility: input.apiVisibility ?? 'visible',
-    created_at: ctx.now, updated_at: ctx.now,
+    id: newId('dgr', ctx.nowMs),
+    workspace_id: ctx.workspace.id,
+    name,
+    description: input.description ?? null,
+    owner_id: ctx.principal.id,
+    visibility: input.visibility ?? 'members',
+    api_visibility: input.apiVisibility ?? 'visible',
+    created_at: ctx.now,
+    updated_at: ctx.now,
   };
   await insertGroup(ctx, group);
   await replaceMembers(ctx, group.id, memberIds);
@@ -76,8 +97,10 @@ const PATCHABLE = ['name', 'description', 'visibility', 'memberIds', 'apiVisibil
 
 export async function updateGroupById(ctx: Ctx, groupId: string, input: GroupInput): Promise<GroupView> {
   const group = await requireVisibleGroup(ctx, groupId);
-  if (group.owner_id !== ctx.principal.id) throw new ApiError('DISCUSSION_GROUP_NOT_OWNED', { groupId, ownerId: group.owner_id });
-  if (!PATCHABLE.some((field) => hasOwn(input, field))) throw new ApiError('UNSUPPORTED_ACTION', { groupId }, { message: 'The update names no field to change.' });
+  if (group.owner_id !== ctx.principal.id)
+    throw new ApiError('DISCUSSION_GROUP_NOT_OWNED', { groupId, ownerId: group.owner_id });
+  if (!PATCHABLE.some((field) => hasOwn(input, field)))
+    throw new ApiError('UNSUPPORTED_ACTION', { groupId }, { message: 'The update names no field to change.' });
   const changes: Partial<DiscussionGroupRow> = { updated_at: ctx.now };
   if (hasOwn(input, 'name')) changes.name = validName(input.name);
   if (hasOwn(input, 'description')) changes.description = input.description ?? null;

@@ -1,6 +1,11 @@
 import { canSeeProject, type Ctx } from '../../core/context.js';
 import {
-  listWorkLinks, replaceWorkLinks, resolveWorkTargets, type WorkTarget, type WorkTargetInput, type WorkTargetType,
+  listWorkLinks,
+  replaceWorkLinks,
+  resolveWorkTargets,
+  type WorkTarget,
+  type WorkTargetInput,
+  type WorkTargetType,
 } from '../meetings/work-links.service.js';
 
 /** A topic links to work, never to another topic (`discussion_topic` is INVALID_TARGET_TYPE here). */
@@ -20,8 +25,13 @@ export const listTopicLinks = (ctx: Ctx, topicIds: string[]) => listWorkLinks(ct
  * someone else made may point at projects this caller cannot see, and those do not exist
  * for it (so they can neither become its source project nor a conversion target).
  */
-export function firstLinkedProjectId(ctx: Ctx, links: Array<{ targetType: WorkTargetType; targetId: string }>): string | null {
-  return links.find((link) => link.targetType === 'project' && canSeeProject(ctx.access, link.targetId))?.targetId ?? null;
+export function firstLinkedProjectId(
+  ctx: Ctx,
+  links: Array<{ targetType: WorkTargetType; targetId: string }>,
+): string | null {
+  return (
+    links.find((link) => link.targetType === 'project' && canSeeProject(ctx.access, link.targetId))?.targetId ?? null
+  );
 }
 
 export async function firstLinkedProjectOfTopic(ctx: Ctx, topicId: string): Promise<string | null> {

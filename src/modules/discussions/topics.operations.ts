@@ -1,6 +1,12 @@
 import { created, defineOperation, ok, type Operation } from '../../operations/define.js';
 import {
-  CreateTopicBody, SearchTopicsQuery, TopicIdParams, TopicListResponse, TopicResponse, UpdateTopicBody, topicFieldCodes,
+  CreateTopicBody,
+  SearchTopicsQuery,
+  TopicIdParams,
+  TopicListResponse,
+  TopicResponse,
+  UpdateTopicBody,
+  topicFieldCodes,
 } from './topics.schemas.js';
 import { createTopic, getTopic, searchTopics, updateTopicById } from './topics.service.js';
 
@@ -8,27 +14,47 @@ const tag = 'Discussions';
 
 export const topicOperations: Operation[] = [
   defineOperation({
-    id: 'list_discussion_topics', method: 'GET', path: '/api/external/discussion/topics', tag,
+    id: 'list_discussion_topics',
+    method: 'GET',
+    path: '/api/external/discussion/topics',
+    tag,
     summary: 'Search the topics of the groups the caller can see, newest first; q matches title, description and tags.',
-    query: SearchTopicsQuery, response: TopicListResponse,
+    query: SearchTopicsQuery,
+    response: TopicListResponse,
     run: async (ctx, { query }) => ok(await searchTopics(ctx, query)),
   }),
   defineOperation({
-    id: 'create_discussion_topic', method: 'POST', path: '/api/external/discussion/topics', tag,
+    id: 'create_discussion_topic',
+    method: 'POST',
+    path: '/api/external/discussion/topics',
+    tag,
     summary: 'Create a topic in a discussion group the caller can see.',
-    body: CreateTopicBody, fieldCodes: topicFieldCodes, response: TopicResponse, successStatus: 201,
+    body: CreateTopicBody,
+    fieldCodes: topicFieldCodes,
+    response: TopicResponse,
+    successStatus: 201,
     run: async (ctx, { body }) => created({ topic: await createTopic(ctx, body) }),
   }),
   defineOperation({
-    id: 'get_discussion_topic', method: 'GET', path: '/api/external/discussion/topics/{topicId}', tag,
+    id: 'get_discussion_topic',
+    method: 'GET',
+    path: '/api/external/discussion/topics/{topicId}',
+    tag,
     summary: 'One topic by id.',
-    params: TopicIdParams, response: TopicResponse,
+    params: TopicIdParams,
+    response: TopicResponse,
     run: async (ctx, { params }) => ok({ topic: await getTopic(ctx, params.topicId) }),
   }),
   defineOperation({
-    id: 'update_discussion_topic', method: 'PATCH', path: '/api/external/discussion/topics/{topicId}', tag,
+    id: 'update_discussion_topic',
+    method: 'PATCH',
+    path: '/api/external/discussion/topics/{topicId}',
+    tag,
     summary: 'Update title, description, status, tags, sourceProjectId or links (links replaces the set).',
-    params: TopicIdParams, body: UpdateTopicBody, fieldCodes: topicFieldCodes, response: TopicResponse,
+    params: TopicIdParams,
+    body: UpdateTopicBody,
+    fieldCodes: topicFieldCodes,
+    response: TopicResponse,
     run: async (ctx, { params, body }) => ok({ topic: await updateTopicById(ctx, params.topicId, body) }),
   }),
 ];

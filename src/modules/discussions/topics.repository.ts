@@ -32,19 +32,30 @@ export function searchVisibleTopics(ctx: Ctx, filter: TopicFilter, page: { limit
   if (filter.q) {
     const text = filter.q;
     // Tags are matched through their usage rows, so JSON punctuation never matches.
-    query = query.where((eb) => eb.or([
-      containsText('t.title', text),
-      containsText('t.description', text),
-      eb.exists(
-        eb.selectFrom('tag_usages as u').select('u.entity_id')
-          .where('u.entity_type', '=', 'discussion_topic').whereRef('u.entity_id', '=', 't.id')
-          .where(containsText('u.name_lower', text)),
-      ),
-    ]));
+    query = query.where((eb) =>
+      eb.or([
+        containsText('t.title', text),
+        containsText('t.description', text),
+        eb.exists(
+          eb
+            .selectFrom('tag_usages as u')
+            .select('u.entity_id')
+            .where('u.entity_type', '=', 'discussion_topic')
+            .whereRef('u.entity_id', '=', 't.id')
+            .where(containsText('u.name_lower', text)),
+        ),
+      ]),
+    );
   }
   return paginate(ctx, query, {
-    scope: 'discussion_topics', filters: { ...filter }, ...page,
-    orderBy: [['t.created_at', 'text'], ['t.id', 'text']], keyOf: (r: DiscussionTopicRow) => [r.created_at, r.id],
+    scope: 'discussion_topics',
+    filters: { ...filter },
+    ...page,
+    orderBy: [
+      ['t.created_at', 'text'],
+      ['t.id', 'text'],
+    ],
+    keyOf: (r: DiscussionTopicRow) => [r.created_at, r.id],
   });
 }
 
@@ -53,7 +64,12 @@ export async function insertTopic(ctx: Ctx, row: DiscussionTopicRow): Promise<vo
 }
 
 export async function updateTopic(ctx: Ctx, topicId: string, changes: Partial<DiscussionTopicRow>): Promise<void> {
-  await ctx.db.updateTable('discussion_topics').set(changes).where('workspace_id', '=', ctx.workspace.id).where('id', '=', topicId).execute();
+  await ctx.db
+    .updateTable('discussion_topics')
+    .set(changes)
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', topicId)
+    .execute();
 }
 
 /**
@@ -62,8 +78,12 @@ export async function updateTopic(ctx: Ctx, topicId: string, changes: Partial<Di
  * second waits for the first's row lock and then matches nothing.
  */
 export async function claimConversion(ctx: Ctx, topicId: string): Promise<boolean> {
-  const result = await ctx.db.updateTable('discussion_topics').set({ converted: 1, updated_at: ctx.now })
-    .where('workspace_id', '=', ctx.workspace.id).where('id', '=', topicId).where('converted', '=', 0)
+  const result = await ctx.db
+    .updateTable('discussion_topics')
+    .set({ converted: 1, updated_at: ctx.now })
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', topicId)
+    .where('converted', '=', 0)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

@@ -1,5 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import { Description, LabelList, List, Nullable, PageInfoSchema, PaginationQuery, PathParam, Ref, SearchText, TagList, Title } from '../../operations/schema-helpers.js';
+import {
+  Description,
+  LabelList,
+  List,
+  Nullable,
+  PageInfoSchema,
+  PaginationQuery,
+  PathParam,
+  Ref,
+  SearchText,
+  TagList,
+  Title,
+} from '../../operations/schema-helpers.js';
 import { WorkLinkSchema } from '../meetings/work-links.schemas.js';
 
 export const TopicStatusSchema = Type.Union(
@@ -8,20 +20,32 @@ export const TopicStatusSchema = Type.Union(
 );
 
 export const TopicSchema = Type.Object({
-  topicId: Type.String(), groupId: Type.String(), title: Type.String(), description: Nullable(Type.String()),
-  status: TopicStatusSchema, tags: Type.Array(Type.String()), labels: Type.Array(Type.String()), sourceProjectId: Nullable(Type.String()),
-  links: Type.Array(WorkLinkSchema), converted: Type.Boolean(), convertedIssueId: Nullable(Type.String()),
-  createdAt: Type.String(), updatedAt: Type.String(),
+  topicId: Type.String(),
+  groupId: Type.String(),
+  title: Type.String(),
+  description: Nullable(Type.String()),
+  status: TopicStatusSchema,
+  tags: Type.Array(Type.String()),
+  labels: Type.Array(Type.String()),
+  sourceProjectId: Nullable(Type.String()),
+  links: Type.Array(WorkLinkSchema),
+  converted: Type.Boolean(),
+  convertedIssueId: Nullable(Type.String()),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
 });
 
 // The service checks each link's target (INVALID_TARGET_TYPE, TARGET_REQUIRED, not-found
 // codes); a wrong JSON type answers the same codes through topicFieldCodes.
-const TopicLinkInput = Type.Object({
-  targetType: Type.Optional(Ref('issue, project or agenda_item (INVALID_TARGET_TYPE otherwise).')),
-  targetId: Type.Optional(Ref('Id of the target; targetId or targetKey is required (TARGET_REQUIRED).')),
-  targetKey: Type.Optional(Ref('issueKey or projectKey (issue and project targets only).')),
-  teamKey: Type.Optional(Ref('Disambiguates a projectKey.')),
-}, { additionalProperties: false });
+const TopicLinkInput = Type.Object(
+  {
+    targetType: Type.Optional(Ref('issue, project or agenda_item (INVALID_TARGET_TYPE otherwise).')),
+    targetId: Type.Optional(Ref('Id of the target; targetId or targetKey is required (TARGET_REQUIRED).')),
+    targetKey: Type.Optional(Ref('issueKey or projectKey (issue and project targets only).')),
+    teamKey: Type.Optional(Ref('Disambiguates a projectKey.')),
+  },
+  { additionalProperties: false },
+);
 
 const topicFields = {
   title: Title('Required on create (TITLE_REQUIRED); at most 500 characters, as an issue title.'),
@@ -29,8 +53,12 @@ const topicFields = {
   status: TopicStatusSchema,
   tags: TagList,
   labels: LabelList,
-  sourceProjectId: Nullable(Ref('A project the caller can access; omitted with tags: the first linked project; null: none.')),
-  links: List(TopicLinkInput, { description: 'At most 100 work links; on update the list replaces the topic\'s links.' }),
+  sourceProjectId: Nullable(
+    Ref('A project the caller can access; omitted with tags: the first linked project; null: none.'),
+  ),
+  links: List(TopicLinkInput, {
+    description: "At most 100 work links; on update the list replaces the topic's links.",
+  }),
 };
 
 export const CreateTopicBody = Type.Object({

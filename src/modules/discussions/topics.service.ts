@@ -13,7 +13,13 @@ import { visibleIdsOf } from '../visibility/visibility.service.js';
 import { requireVisibleGroup } from './groups.service.js';
 import { firstLinkedProjectId, listTopicLinks, replaceTopicLinks, resolveTopicLinks } from './topic-links.service.js';
 import { presentTopic, type TopicView } from './topics.presenter.js';
-import { findVisibleTopic, findVisibleTopics, insertTopic, searchVisibleTopics, updateTopic } from './topics.repository.js';
+import {
+  findVisibleTopic,
+  findVisibleTopics,
+  insertTopic,
+  searchVisibleTopics,
+  updateTopic,
+} from './topics.repository.js';
 
 export interface TopicInput {
   title?: unknown;
@@ -46,13 +52,23 @@ export async function visibleTopicsById(ctx: Ctx, topicIds: string[]): Promise<M
  */
 async function presentTopics(ctx: Ctx, topics: DiscussionTopicRow[]): Promise<TopicView[]> {
   const [links, visibleIssues] = await Promise.all([
-    listTopicLinks(ctx, topics.map((t) => t.id)),
-    visibleIdsOf(ctx, 'issue', topics.flatMap((t) => (t.converted_issue_id ? [t.converted_issue_id] : []))),
+    listTopicLinks(
+      ctx,
+      topics.map((t) => t.id),
+    ),
+    visibleIdsOf(
+      ctx,
+      'issue',
+      topics.flatMap((t) => (t.converted_issue_id ? [t.converted_issue_id] : [])),
+    ),
   ]);
-  return topics.map((t) => presentTopic(t, links.get(t.id) ?? [], {
-    sourceProjectId: t.source_project_id && canSeeProject(ctx.access, t.source_project_id) ? t.source_project_id : null,
-    convertedIssueId: t.converted_issue_id && visibleIssues.has(t.converted_issue_id) ? t.converted_issue_id : null,
-  }));
+  return topics.map((t) =>
+    presentTopic(t, links.get(t.id) ?? [], {
+      sourceProjectId:
+        t.source_project_id && canSeeProject(ctx.access, t.source_project_id) ? t.source_project_id : null,
+      convertedIssueId: t.converted_issue_id && visibleIssues.has(t.converted_issue_id) ? t.converted_issue_id : null,
+    }),
+  );
 }
 
 export async function presentTopicRow(ctx: Ctx, topic: DiscussionTopicRow): Promise<TopicView> {
@@ -62,7 +78,8 @@ export async function presentTopicRow(ctx: Ctx, topic: DiscussionTopicRow): Prom
 
 type LinkedTargets = Array<Pick<WorkTarget, 'targetType' | 'targetId'>>;
 
-const keepsHiddenSource = (ctx: Ctx, current: string | null): boolean => current !== null && !canSeeProject(ctx.access, current);
+const keepsHiddenSource = (ctx: Ctx, current: string | null): boolean =>
+  current !== null && !canSeeProject(ctx.access, current);
 
 /**
  * The tag rule: an explicit sourceProjectId wins (null keeps none, a project must be
@@ -71,10 +88,16 @@ const keepsHiddenSource = (ctx: Ctx, current: string | null): boolean => current
  * keeps the current value.
  */
 async function sourceProjectFor(
-  ctx: Ctx, input: TopicInput, tagsWritten: boolean, current: string | null, links: () => Promise<LinkedTargets>,
+  ctx: Ctx,
+  input: TopicInput,
+  tagsWritten: boolean,
+  current: string | null,
+  links: () => Promise<LinkedTargets>,
 ): Promise<string | null> {
   if (hasOwn(input, 'sourceProjectId')) {
-    return input.sourceProjectId === null || input.sourceProjectId === undefined ? null : (await requireVisibleProject(ctx, input.sourceProjectId)).id;
+    return input.sourceProjectId === null || input.sourceProjectId === undefined
+      ? null
+      : (await requireVisibleProject(ctx, input.sourceProjectId)).id;
   }
   // A source project the caller cannot see is kept: it cannot know what it would replace.
   if (tagsWritten && !keepsHiddenSource(ctx, current)) return firstLinkedProjectId(ctx, await links());
@@ -85,7 +108,10 @@ export async function getTopic(ctx: Ctx, topicId: string): Promise<TopicView> {
   return presentTopicRow(ctx, await requireVisibleTopic(ctx, topicId));
 }
 
-export async function searchTopics(ctx: Ctx, query: { q?: string; groupId?: string; status?: TopicStatus; limit?: number; cursor?: string }) {
+export async function searchTopics(
+  ctx: Ctx,
+  query: { q?: string; groupId?: string; status?: TopicStatus; limit?: number; cursor?: string },
+) {
   if (query.groupId !== undefined) await requireVisibleGroup(ctx, query.groupId);
   const filter = { q: nonBlank(query.q), groupId: query.groupId, status: query.status };
   const { rows, pageInfo } = await searchVisibleTopics(ctx, filter, query);
@@ -99,9 +125,19 @@ export async function createTopic(ctx: Ctx, input: TopicInput & { groupId: strin
   const tags = writtenTags ?? [];
   const links = await resolveTopicLinks(ctx, input.links ?? []);
   const topic: DiscussionTopicRow = {
-    id: newId('top', ctx.nowMs), workspace_id: ctx.workspace.id, group_id: group.id, title, description: input.description ?? null,
-    status: input.status ?? 'open', tags: JSON.stringify(tags), source_project_id: await sourceProjectFor(ctx, input, writtenTags !== undefined, null, async () => links),
-    converted: 0, converted_issue_id: null, created_by: ctx.principal.id, created_at: ctx.now, updated_at: ctx.now,
+    id: newId('top', ctx.nowMs),
+    workspace_id: ctx.workspace.id,
+    group_id: group.id,
+    title,
+    description: input.description ?? null,
+    status: input.status ?? 'open',
+    tags: JSON.stringify(tags),
+    source_project_id: await sourceProjectFor(ctx, input, writtenTags !== undefined, null, async () => links),
+    converted: 0,
+    converted_issue_id: null,
+    created_by: ctx.principal.id,
+    created_at: ctx.now,
+    updated_at: ctx.now,
   };
   await insertTopic(ctx, topic);
   await replaceTopicLinks(ctx, topic.id, links);
@@ -113,7 +149,8 @@ const PATCHABLE = ['title', 'description', 'status', 'tags', 'labels', 'sourcePr
 
 export async function updateTopicById(ctx: Ctx, topicId: string, input: TopicInput): Promise<TopicView> {
   const topic = await requireVisibleTopic(ctx, topicId);
-  if (!PATCHABLE.some((field) => hasOwn(input, field))) throw new ApiError('UNSUPPORTED_ACTION', { topicId }, { message: 'The update names no field to change.' });
+  if (!PATCHABLE.some((field) => hasOwn(input, field)))
+    throw new ApiError('UNSUPPORTED_ACTION', { topicId }, { message: 'The update names no field to change.' });
   const changes: Partial<DiscussionTopicRow> = { updated_at: ctx.now };
   if (hasOwn(input, 'title')) changes.title = parseIssueTitle(input.title);
   if (hasOwn(input, 'description')) changes.description = input.description ?? null;
@@ -123,8 +160,13 @@ export async function updateTopicById(ctx: Ctx, topicId: string, input: TopicInp
   if (writtenTags !== undefined) changes.tags = JSON.stringify(tags);
 
   const newLinks = input.links === undefined ? undefined : await resolveTopicLinks(ctx, input.links);
-  const sourceProjectId = await sourceProjectFor(ctx, input, writtenTags !== undefined, topic.source_project_id,
-    async () => newLinks ?? (await listTopicLinks(ctx, [topic.id])).get(topic.id) ?? []);
+  const sourceProjectId = await sourceProjectFor(
+    ctx,
+    input,
+    writtenTags !== undefined,
+    topic.source_project_id,
+    async () => newLinks ?? (await listTopicLinks(ctx, [topic.id])).get(topic.id) ?? [],
+  );
   if (newLinks) await replaceTopicLinks(ctx, topic.id, newLinks);
   if (writtenTags !== undefined || sourceProjectId !== topic.source_project_id) {
     changes.source_project_id = sourceProjectId;

@@ -9,20 +9,29 @@ import type { Ctx } from '../../core/context.js';
  * query however many rows they scan, and a private, foreign or unknown group simply
  * has no rows.
  */
-export function whereGroupVisible<QB extends SelectQueryBuilder<any, any, any>>(ctx: Ctx, query: QB, groupColumn: string): QB {
+export function whereGroupVisible<QB extends SelectQueryBuilder<any, any, any>>(
+  ctx: Ctx,
+  query: QB,
+  groupColumn: string,
+): QB {
   const caller = ctx.principal.id;
   const visibleGroupIds = ctx.db
     .selectFrom('discussion_groups as vg')
     .select('vg.id')
     .where('vg.workspace_id', '=', ctx.workspace.id)
     .where('vg.api_visibility', '=', 'visible')
-    .where((eb) => eb.or([
-      eb('vg.visibility', '=', 'workspace'),
-      eb('vg.owner_id', '=', caller),
-      eb.exists(
-        eb.selectFrom('discussion_group_members as vm').select('vm.group_id')
-          .whereRef('vm.group_id', '=', 'vg.id').where('vm.member_id', '=', caller),
-      ),
-    ]));
+    .where((eb) =>
+      eb.or([
+        eb('vg.visibility', '=', 'workspace'),
+        eb('vg.owner_id', '=', caller),
+        eb.exists(
+          eb
+            .selectFrom('discussion_group_members as vm')
+            .select('vm.group_id')
+            .whereRef('vm.group_id', '=', 'vg.id')
+            .where('vm.member_id', '=', caller),
+        ),
+      ]),
+    );
   return query.where(sql.ref(groupColumn), 'in', visibleGroupIds) as QB;
 }

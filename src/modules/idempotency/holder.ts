@@ -7,7 +7,15 @@ import type { Database } from '../../db/connect.js';
 import type { DB, IdempotencyKeyRow } from '../../db/schema.js';
 import type { ServerInstanceRow } from '../../db/tables/reliability.js';
 import { renewClaims } from './idempotency.repository.js';
-import { deleteGoneInstance, deleteInstance, findInstance, listInstances, releaseClaimsOf, releaseOrphanClaims, upsertInstance } from './instances.repository.js';
+import {
+  deleteGoneInstance,
+  deleteInstance,
+  findInstance,
+  listInstances,
+  releaseClaimsOf,
+  releaseOrphanClaims,
+  upsertInstance,
+} from './instances.repository.js';
 
 /** A running claim (and a registered instance) without a heartbeat for this long is gone. */
 export const CLAIM_LEASE_MS = 30_000;
@@ -34,7 +42,9 @@ export const HOST_KEY = [
   hostname(),
   read(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8')),
   read(() => readlinkSync('/proc/self/ns/pid')),
-].filter(Boolean).join('/');
+]
+  .filter(Boolean)
+  .join('/');
 
 /** Holders serving in this process now: a row with this pid but another id belongs to a predecessor. */
 const servingHere = new Set<string>();
@@ -81,7 +91,13 @@ export class ClaimHolder {
 
   /** Upserts this instance's row in a committed transaction; also the readiness probe's write. */
   async heartbeat(nowMs: number = Date.now()): Promise<void> {
-    const row = { id: this.id, host: HOST_KEY, pid: process.pid, started_at: this.startedAt, heartbeat_at: nowIso(nowMs) };
+    const row = {
+      id: this.id,
+      host: HOST_KEY,
+      pid: process.pid,
+      started_at: this.startedAt,
+      heartbeat_at: nowIso(nowMs),
+    };
     await this.db.transaction().execute((trx) => upsertInstance(trx, row));
   }
 

@@ -6,20 +6,33 @@ import { ApiError } from '../../core/errors.js';
 import type { DB } from '../../db/schema.js';
 import type { ClaimHolder } from './holder.js';
 import {
-  completeClaim, deleteClaim, deleteExpired, deleteExpiredRecord, findRecord, insertClaim, takeOverClaim,
-  type ClaimFields, type IdempotencyScope,
+  completeClaim,
+  deleteClaim,
+  deleteExpired,
+  deleteExpiredRecord,
+  findRecord,
+  insertClaim,
+  takeOverClaim,
+  type ClaimFields,
+  type IdempotencyScope,
 } from './idempotency.repository.js';
 
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 export function assertValidKey(key: string): void {
   if (!KEY_RE.test(key)) {
-    throw new ApiError('VALIDATION_FAILED', { field: 'Idempotency-Key' }, { message: 'Idempotency-Key must be 1–255 visible ASCII characters.' });
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: 'Idempotency-Key' },
+      { message: 'Idempotency-Key must be 1–255 visible ASCII characters.' },
+    );
   }
 }
 
 export const requestFingerprint = (method: string, path: string, body: unknown): string =>
-  createHash('sha256').update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('hex');
+  createHash('sha256')
+    .update(`${method} ${path}\n${canonicalJson(body ?? null)}`)
+    .digest('hex');
 
 /** A key this request holds: only this claim may record its result or release it. */
 export interface Claim {
@@ -28,12 +41,14 @@ export interface Claim {
   holder: ClaimHolder;
 }
 
-export type ClaimOutcome =
-  | { kind: 'claimed'; claim: Claim }
-  | { kind: 'replay'; status: number; body: unknown };
+export type ClaimOutcome = { kind: 'claimed'; claim: Claim } | { kind: 'replay'; status: number; body: unknown };
 
 const inUse = (scope: IdempotencyScope, retryAfterSeconds: number) =>
-  new ApiError('IDEMPOTENCY_KEY_IN_USE', { idempotencyKey: scope.key }, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+  new ApiError(
+    'IDEMPOTENCY_KEY_IN_USE',
+    { idempotencyKey: scope.key },
+    { headers: { 'Retry-After': String(retryAfterSeconds) } },
+  );
 
 /**
  * Claims the key for this request (committed at once, so concurrent duplicates see it), or
@@ -41,13 +56,24 @@ const inUse = (scope: IdempotencyScope, retryAfterSeconds: number) =>
  * request holds it. A claim whose holder is gone or which went 30 s without a heartbeat
  * is taken over (see ClaimHolder.judge), so a crash blocks a key for 30 s at most.
  */
-export async function claimKey(db: Kysely<DB>, holder: ClaimHolder, scope: IdempotencyScope, fingerprint: string, nowMs: number, ttlHours: number): Promise<ClaimOutcome> {
+export async function claimKey(
+  db: Kysely<DB>,
+  holder: ClaimHolder,
+  scope: IdempotencyScope,
+  fingerprint: string,
+  nowMs: number,
+  ttlHours: number,
+): Promise<ClaimOutcome> {
   await holder.ensureRegistered();
   const now = nowIso(nowMs);
   const claimId = holder.newClaimId();
   const fields: ClaimFields = {
-    request_hash: fingerprint, holder: holder.id, claim_id: claimId, heartbeat_at: now,
-    created_at: now, expires_at: nowIso(nowMs + ttlHours * 3_600_000),
+    request_hash: fingerprint,
+    holder: holder.id,
+    claim_id: claimId,
+    heartbeat_at: now,
+    created_at: now,
+    expires_at: nowIso(nowMs + ttlHours * 3_600_000),
   };
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -61,14 +87,21 @@ export async function claimKey(db: Kysely<DB>, holder: ClaimHolder, scope: Idemp
       if (existing.state === 'running') {
         const verdict = await holder.judge(existing, nowMs);
         if (verdict.takeOver) {
-          if (await takeOverClaim(db, scope, existing, fields)) return { kind: 'claimed', claim: { scope, claimId, holder } };
+          if (await takeOverClaim(db, scope, existing, fields))
+            return { kind: 'claimed', claim: { scope, claimId, holder } };
           continue;
         }
-        if (existing.request_hash !== fingerprint) throw new ApiError('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: scope.key });
+        if (existing.request_hash !== fingerprint)
+          throw new ApiError('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: scope.key });
         throw inUse(scope, verdict.retryAfterSeconds);
       }
-      if (existing.request_hash !== fingerprint) throw new ApiError('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: scope.key });
-      return { kind: 'replay', status: existing.response_status ?? 200, body: existing.response_body === null ? undefined : JSON.parse(existing.response_body) };
+      if (existing.request_hash !== fingerprint)
+        throw new ApiError('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: scope.key });
+      return {
+        kind: 'replay',
+        status: existing.response_status ?? 200,
+        body: existing.response_body === null ? undefined : JSON.parse(existing.response_body),
+      };
     }
     throw inUse(scope, 1);
   } catch (error) {
@@ -83,7 +116,8 @@ export async function claimKey(db: Kysely<DB>, holder: ClaimHolder, scope: Idemp
  * not recorded and the error rolls the operation back: the key's new holder decides.
  */
 export async function completeKey(trx: Kysely<DB>, claim: Claim, status: number, body: unknown): Promise<void> {
-  if (!(await completeClaim(trx, claim.scope, claim.claimId, status, JSON.stringify(body ?? null)))) throw inUse(claim.scope, 1);
+  if (!(await completeClaim(trx, claim.scope, claim.claimId, status, JSON.stringify(body ?? null))))
+    throw inUse(claim.scope, 1);
 }
 
 /**

@@ -4,8 +4,11 @@ import type { ServerInstanceRow } from '../../db/tables/reliability.js';
 
 /** Registers the instance, or renews its heartbeat (a row removed as stale comes back). */
 export async function upsertInstance(db: Kysely<DB>, row: ServerInstanceRow): Promise<void> {
-  await db.insertInto('server_instances').values(row)
-    .onConflict((oc) => oc.column('id').doUpdateSet({ heartbeat_at: row.heartbeat_at })).execute();
+  await db
+    .insertInto('server_instances')
+    .values(row)
+    .onConflict((oc) => oc.column('id').doUpdateSet({ heartbeat_at: row.heartbeat_at }))
+    .execute();
 }
 
 export const findInstance = (db: Kysely<DB>, id: string) =>
@@ -19,7 +22,11 @@ export async function deleteInstance(db: Kysely<DB>, id: string): Promise<void> 
 
 /** Deletes a gone instance, only if it did not heartbeat since it was judged gone. */
 export async function deleteGoneInstance(db: Kysely<DB>, row: ServerInstanceRow): Promise<boolean> {
-  const result = await db.deleteFrom('server_instances').where('id', '=', row.id).where('heartbeat_at', '=', row.heartbeat_at).executeTakeFirst();
+  const result = await db
+    .deleteFrom('server_instances')
+    .where('id', '=', row.id)
+    .where('heartbeat_at', '=', row.heartbeat_at)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
@@ -30,6 +37,10 @@ export async function releaseClaimsOf(db: Kysely<DB>, holder: string): Promise<v
 
 /** Releases running claims whose holder is no longer registered (its row was reaped). */
 export async function releaseOrphanClaims(db: Kysely<DB>): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('state', '=', 'running').where('holder', 'is not', null)
-    .where('holder', 'not in', db.selectFrom('server_instances').select('id')).execute();
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('state', '=', 'running')
+    .where('holder', 'is not', null)
+    .where('holder', 'not in', db.selectFrom('server_instances').select('id'))
+    .execute();
 }

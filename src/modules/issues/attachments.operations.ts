@@ -8,15 +8,28 @@ const mcpAliases = { issueKey: 'issueId' };
 
 export const attachmentOperations: Operation[] = [
   defineOperation({
-    id: 'list_attachments', method: 'GET', path: '/api/external/issues/{issueId}/attachments', tag, mcpAliases,
-    summary: 'The issue\'s link attachments, oldest first.',
-    params: IssueIdParams, response: AttachmentListResponse,
+    id: 'list_attachments',
+    method: 'GET',
+    path: '/api/external/issues/{issueId}/attachments',
+    tag,
+    mcpAliases,
+    summary: "The issue's link attachments, oldest first.",
+    params: IssueIdParams,
+    response: AttachmentListResponse,
     run: async (ctx, { params }) => ok(await listIssueAttachments(ctx, params.issueId)),
   }),
   defineOperation({
-    id: 'add_attachments', method: 'POST', path: '/api/external/issues/{issueId}/attachments', tag, mcpAliases,
+    id: 'add_attachments',
+    method: 'POST',
+    path: '/api/external/issues/{issueId}/attachments',
+    tag,
+    mcpAliases,
     summary: 'Attach 1–20 http(s) links to an issue; all or none are attached.',
-    params: IssueIdParams, body: AddAttachmentsBody, fieldCodes: attachmentFieldCodes, response: AttachmentListResponse, successStatus: 201,
+    params: IssueIdParams,
+    body: AddAttachmentsBody,
+    fieldCodes: attachmentFieldCodes,
+    response: AttachmentListResponse,
+    successStatus: 201,
     run: async (ctx, { params, body }) => created(await addIssueAttachments(ctx, params.issueId, body)),
   }),
 ];

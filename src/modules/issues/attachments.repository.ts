@@ -11,13 +11,27 @@ export async function insertAttachmentRows(ctx: Ctx, rows: AttachmentRow[]): Pro
 const ownerColumn = (kind: AttachmentOwner['kind']) => (kind === 'issue' ? 'issue_id' : 'agenda_item_id');
 
 /** Attachments of many owners of one kind in one query, oldest first. */
-export async function listAttachmentRows(ctx: Ctx, kind: AttachmentOwner['kind'], ownerIds: string[]): Promise<AttachmentRow[]> {
+export async function listAttachmentRows(
+  ctx: Ctx,
+  kind: AttachmentOwner['kind'],
+  ownerIds: string[],
+): Promise<AttachmentRow[]> {
   if (ownerIds.length === 0) return [];
-  return ctx.db.selectFrom('attachments').selectAll().where('workspace_id', '=', ctx.workspace.id)
-    .where(ownerColumn(kind), 'in', ownerIds).orderBy('created_at').orderBy('id').execute();
+  return ctx.db
+    .selectFrom('attachments')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where(ownerColumn(kind), 'in', ownerIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 export async function deleteAttachmentRows(ctx: Ctx, kind: AttachmentOwner['kind'], ownerIds: string[]): Promise<void> {
   if (ownerIds.length === 0) return;
-  await ctx.db.deleteFrom('attachments').where('workspace_id', '=', ctx.workspace.id).where(ownerColumn(kind), 'in', ownerIds).execute();
+  await ctx.db
+    .deleteFrom('attachments')
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where(ownerColumn(kind), 'in', ownerIds)
+    .execute();
 }

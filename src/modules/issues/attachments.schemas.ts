@@ -5,26 +5,42 @@ import { Nullable, overLimitCode, Text } from '../../operations/schema-helpers.j
 
 /** Link attachments, shared by issues and agenda items. */
 export const AttachmentSchema = Type.Object({
-  attachmentId: Type.String(), url: Type.String(), name: Nullable(Type.String()), createdAt: Type.String(), updatedAt: Type.String(), createdBy: Type.String(),
+  attachmentId: Type.String(),
+  url: Type.String(),
+  name: Nullable(Type.String()),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+  createdBy: Type.String(),
 });
 export const AttachmentListResponse = Type.Object({ attachments: Type.Array(AttachmentSchema) });
 
 // A URL over 2,048 characters and a batch over 20 links have their own codes in the spec;
 // whether a URL is absolute http(s) is the service's check (ATTACHMENT_URL_REQUIRED too).
-const Url = (description: string) =>
-  overLimitCode(Text(description, LIMITS.url), 'ATTACHMENT_URL_REQUIRED');
+const Url = (description: string) => overLimitCode(Text(description, LIMITS.url), 'ATTACHMENT_URL_REQUIRED');
 const LinkName = Nullable(Text('Display name (string or null).', LIMITS.attachmentName));
 
-const LinkInput = Type.Object({
-  url: Url('Absolute http or https URL, at most 2,048 characters.'),
-  name: Type.Optional(LinkName),
-}, { additionalProperties: false });
+const LinkInput = Type.Object(
+  {
+    url: Url('Absolute http or https URL, at most 2,048 characters.'),
+    name: Type.Optional(LinkName),
+  },
+  { additionalProperties: false },
+);
 
-export const AddAttachmentsBody = Type.Partial(Type.Object({
-  links: overLimitCode(Type.Array(LinkInput, { minItems: 1, maxItems: LIMITS.attachments, description: '1–20 links, each { url, name? }.' }), 'ATTACHMENT_LIMIT_EXCEEDED'),
-  url: Url('A single link\'s URL, instead of links.'),
-  name: LinkName,
-}));
+export const AddAttachmentsBody = Type.Partial(
+  Type.Object({
+    links: overLimitCode(
+      Type.Array(LinkInput, {
+        minItems: 1,
+        maxItems: LIMITS.attachments,
+        description: '1–20 links, each { url, name? }.',
+      }),
+      'ATTACHMENT_LIMIT_EXCEEDED',
+    ),
+    url: Url("A single link's URL, instead of links."),
+    name: LinkName,
+  }),
+);
 
 /** Every bad value of a link's URL answers ATTACHMENT_URL_REQUIRED, whatever the route; a bad name is VALIDATION_FAILED. */
 export const attachmentFieldCodes: Record<string, ErrorCode> = {

@@ -6,7 +6,12 @@ import { isHttpUrl } from '../../core/values.js';
 import type { AttachmentRow } from '../../db/tables/issues.js';
 import { requireVisibleIssue } from './issues.service.js';
 import { presentAttachment, type AttachmentView } from './attachments.presenter.js';
-import { deleteAttachmentRows, insertAttachmentRows, listAttachmentRows, type AttachmentOwner } from './attachments.repository.js';
+import {
+  deleteAttachmentRows,
+  insertAttachmentRows,
+  listAttachmentRows,
+  type AttachmentOwner,
+} from './attachments.repository.js';
 
 export type { AttachmentOwner } from './attachments.repository.js';
 export type { AttachmentView } from './attachments.presenter.js';
@@ -19,16 +24,22 @@ export interface AttachmentLink {
   name: string | null;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function parseLink(value: unknown, path: string): AttachmentLink {
   const item = isObject(value) ? value : {};
   if (!isHttpUrl(item.url)) throw new ApiError('ATTACHMENT_URL_REQUIRED', { field: `${path}url` });
   const unknownFields = Object.keys(item).filter((key) => key !== 'url' && key !== 'name');
-  if (unknownFields.length) throw new ApiError('VALIDATION_FAILED', { unknownFields: unknownFields.map((key) => `${path}${key}`) });
+  if (unknownFields.length)
+    throw new ApiError('VALIDATION_FAILED', { unknownFields: unknownFields.map((key) => `${path}${key}`) });
   const name = item.name ?? null;
   if (name !== null && (typeof name !== 'string' || name.length > NAME_MAX)) {
-    throw new ApiError('VALIDATION_FAILED', { field: `${path}name` }, { message: `name must be a string of at most ${NAME_MAX} characters.` });
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: `${path}name` },
+      { message: `name must be a string of at most ${NAME_MAX} characters.` },
+    );
   }
   return { url: item.url, name: typeof name === 'string' && name.trim() ? name.trim() : null };
 }
@@ -43,21 +54,40 @@ export function parseAttachmentLinks(body: unknown): AttachmentLink[] {
   const input = isObject(body) ? body : {};
   if (input.links === undefined) return [parseLink(input, '')];
   if (input.url !== undefined || input.name !== undefined) {
-    throw new ApiError('VALIDATION_FAILED', { field: 'links' }, { message: 'Send either links or a single url, not both.' });
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: 'links' },
+      { message: 'Send either links or a single url, not both.' },
+    );
   }
-  if (!Array.isArray(input.links) || input.links.length === 0) throw new ApiError('ATTACHMENT_URL_REQUIRED', { field: 'links' });
+  if (!Array.isArray(input.links) || input.links.length === 0)
+    throw new ApiError('ATTACHMENT_URL_REQUIRED', { field: 'links' });
   if (input.links.length > MAX_ATTACHMENT_LINKS) {
-    throw new ApiError('ATTACHMENT_LIMIT_EXCEEDED', { field: 'links', count: input.links.length, max: MAX_ATTACHMENT_LINKS });
+    throw new ApiError('ATTACHMENT_LIMIT_EXCEEDED', {
+      field: 'links',
+      count: input.links.length,
+      max: MAX_ATTACHMENT_LINKS,
+    });
   }
   return input.links.map((link, index) => parseLink(link, `links.${index}.`));
 }
 
 /** Attaches already-parsed links to any owner (the caller has checked the owner's visibility). */
-export async function insertAttachments(ctx: Ctx, owner: AttachmentOwner, links: AttachmentLink[]): Promise<AttachmentView[]> {
+export async function insertAttachments(
+  ctx: Ctx,
+  owner: AttachmentOwner,
+  links: AttachmentLink[],
+): Promise<AttachmentView[]> {
   const rows: AttachmentRow[] = links.map((link) => ({
-    id: newId('att', ctx.nowMs), workspace_id: ctx.workspace.id,
-    issue_id: owner.kind === 'issue' ? owner.id : null, agenda_item_id: owner.kind === 'agenda_item' ? owner.id : null,
-    url: link.url, name: link.name, created_by: ctx.principal.id, created_at: ctx.now, updated_at: ctx.now,
+    id: newId('att', ctx.nowMs),
+    workspace_id: ctx.workspace.id,
+    issue_id: owner.kind === 'issue' ? owner.id : null,
+    agenda_item_id: owner.kind === 'agenda_item' ? owner.id : null,
+    url: link.url,
+    name: link.name,
+    created_by: ctx.principal.id,
+    created_at: ctx.now,
+    updated_at: ctx.now,
   }));
   await insertAttachmentRows(ctx, rows);
   return rows.map(presentAttachment);
@@ -68,7 +98,11 @@ export async function listAttachments(ctx: Ctx, owner: AttachmentOwner): Promise
 }
 
 /** Attachments of many owners of one kind, keyed by owner id (one query, for list reads). */
-export async function listAttachmentsOf(ctx: Ctx, kind: AttachmentOwner['kind'], ownerIds: string[]): Promise<Map<string, AttachmentView[]>> {
+export async function listAttachmentsOf(
+  ctx: Ctx,
+  kind: AttachmentOwner['kind'],
+  ownerIds: string[],
+): Promise<Map<string, AttachmentView[]>> {
   const byOwner = new Map<string, AttachmentView[]>(ownerIds.map((id) => [id, []]));
   for (const row of await listAttachmentRows(ctx, kind, ownerIds)) {
     byOwner.get((kind === 'issue' ? row.issue_id : row.agenda_item_id) as string)?.push(presentAttachment(row));

@@ -7,10 +7,15 @@ export type CommentOwner = { kind: 'issue'; id: string } | { kind: 'milestone'; 
 const ownerColumn = (owner: CommentOwner) => (owner.kind === 'issue' ? 'issue_id' : 'milestone_id');
 
 const selectOwnComments = (ctx: Ctx, owner: CommentOwner) =>
-  ctx.db.selectFrom('comments').selectAll().where('workspace_id', '=', ctx.workspace.id).where(ownerColumn(owner), '=', owner.id);
+  ctx.db
+    .selectFrom('comments')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where(ownerColumn(owner), '=', owner.id);
 
 /** Oldest first, replies in the same flat list (parentCommentId threads them). */
-export const listCommentRows = (ctx: Ctx, owner: CommentOwner) => selectOwnComments(ctx, owner).orderBy('created_at').orderBy('id').execute();
+export const listCommentRows = (ctx: Ctx, owner: CommentOwner) =>
+  selectOwnComments(ctx, owner).orderBy('created_at').orderBy('id').execute();
 
 export const findCommentOf = (ctx: Ctx, owner: CommentOwner, commentId: string) =>
   selectOwnComments(ctx, owner).where('id', '=', commentId).executeTakeFirst();
@@ -20,20 +25,37 @@ export async function insertCommentRow(ctx: Ctx, row: CommentRow): Promise<void>
 }
 
 export async function hasReplies(ctx: Ctx, commentId: string): Promise<boolean> {
-  const row = await ctx.db.selectFrom('comments').select('id').where('parent_comment_id', '=', commentId).limit(1).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('comments')
+    .select('id')
+    .where('parent_comment_id', '=', commentId)
+    .limit(1)
+    .executeTakeFirst();
   return Boolean(row);
 }
 
 export async function deleteCommentRow(ctx: Ctx, commentId: string): Promise<void> {
-  await ctx.db.deleteFrom('comments').where('workspace_id', '=', ctx.workspace.id).where('id', '=', commentId).execute();
+  await ctx.db
+    .deleteFrom('comments')
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', commentId)
+    .execute();
 }
 
 /** Keeps a deleted comment's place in its thread without its text. */
 export async function markTombstone(ctx: Ctx, commentId: string, now: string): Promise<void> {
-  await ctx.db.updateTable('comments').set({ deleted: 1, body: null, updated_at: now })
-    .where('workspace_id', '=', ctx.workspace.id).where('id', '=', commentId).execute();
+  await ctx.db
+    .updateTable('comments')
+    .set({ deleted: 1, body: null, updated_at: now })
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', commentId)
+    .execute();
 }
 
 export async function deleteCommentsOf(ctx: Ctx, owner: CommentOwner): Promise<void> {
-  await ctx.db.deleteFrom('comments').where('workspace_id', '=', ctx.workspace.id).where(ownerColumn(owner), '=', owner.id).execute();
+  await ctx.db
+    .deleteFrom('comments')
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where(ownerColumn(owner), '=', owner.id)
+    .execute();
 }

@@ -8,7 +8,14 @@ import { issueRef } from './issues.presenter.js';
 import { requireVisibleIssue } from './issues.service.js';
 import { presentComment, type CommentView } from './comments.presenter.js';
 import {
-  deleteCommentRow, deleteCommentsOf, findCommentOf, hasReplies, insertCommentRow, listCommentRows, markTombstone, type CommentOwner,
+  deleteCommentRow,
+  deleteCommentsOf,
+  findCommentOf,
+  hasReplies,
+  insertCommentRow,
+  listCommentRows,
+  markTombstone,
+  type CommentOwner,
 } from './comments.repository.js';
 
 export type { CommentOwner } from './comments.repository.js';
@@ -31,11 +38,17 @@ export async function insertComment(ctx: Ctx, owner: CommentOwner, input: Commen
     throw new ApiError('COMMENT_PARENT_NOT_FOUND', { parentCommentId: parentId });
   }
   const row: CommentRow = {
-    id: newId('cmt', ctx.nowMs), workspace_id: ctx.workspace.id,
-    issue_id: owner.kind === 'issue' ? owner.id : null, milestone_id: owner.kind === 'milestone' ? owner.id : null,
-    parent_comment_id: parentId, body: input.body as string, author_id: ctx.principal.id,
+    id: newId('cmt', ctx.nowMs),
+    workspace_id: ctx.workspace.id,
+    issue_id: owner.kind === 'issue' ? owner.id : null,
+    milestone_id: owner.kind === 'milestone' ? owner.id : null,
+    parent_comment_id: parentId,
+    body: input.body as string,
+    author_id: ctx.principal.id,
     author_token_name: ctx.principal.kind === 'api_token' ? ctx.principal.tokenName : null,
-    deleted: 0, created_at: ctx.now, updated_at: ctx.now,
+    deleted: 0,
+    created_at: ctx.now,
+    updated_at: ctx.now,
   };
   await insertCommentRow(ctx, row);
   return presentComment(row);
@@ -70,7 +83,8 @@ export async function deleteIssueComment(ctx: Ctx, issueIdOrKey: string, comment
   const issue = await requireVisibleIssue(ctx, issueIdOrKey);
   const comment = await findCommentOf(ctx, { kind: 'issue', id: issue.id }, commentId);
   if (!comment || comment.deleted === 1) throw new ApiError('COMMENT_NOT_FOUND', { commentId });
-  if (comment.author_id !== ctx.principal.id) throw new ApiError('COMMENT_DELETE_FORBIDDEN', { commentId, authorId: comment.author_id });
+  if (comment.author_id !== ctx.principal.id)
+    throw new ApiError('COMMENT_DELETE_FORBIDDEN', { commentId, authorId: comment.author_id });
   if (await hasReplies(ctx, comment.id)) await markTombstone(ctx, comment.id, ctx.now);
   else await deleteCommentRow(ctx, comment.id);
   const deleted = presentComment({ ...comment, body: null, deleted: 1, updated_at: ctx.now });

@@ -8,15 +8,28 @@ const mcpAliases = { issueKey: 'issueId' };
 
 export const evolutionOperations: Operation[] = [
   defineOperation({
-    id: 'list_issue_evolutions', method: 'GET', path: '/api/external/issues/{issueId}/evolve', tag, mcpAliases,
-    summary: 'The issue\'s title evolution events, oldest first.',
-    params: IssueIdParams, response: EvolutionListResponse,
+    id: 'list_issue_evolutions',
+    method: 'GET',
+    path: '/api/external/issues/{issueId}/evolve',
+    tag,
+    mcpAliases,
+    summary: "The issue's title evolution events, oldest first.",
+    params: IssueIdParams,
+    response: EvolutionListResponse,
     run: async (ctx, { params }) => ok(await listIssueEvolutions(ctx, params.issueId)),
   }),
   defineOperation({
-    id: 'evolve_issue_title', method: 'POST', path: '/api/external/issues/{issueId}/evolve', tag, mcpAliases,
+    id: 'evolve_issue_title',
+    method: 'POST',
+    path: '/api/external/issues/{issueId}/evolve',
+    tag,
+    mcpAliases,
     summary: 'Retitle an issue and keep the change (prior title, new title, reason) as an immutable evolution event.',
-    params: IssueIdParams, body: EvolveBody, fieldCodes: evolveFieldCodes, response: EvolveResponse, successStatus: 201,
+    params: IssueIdParams,
+    body: EvolveBody,
+    fieldCodes: evolveFieldCodes,
+    response: EvolveResponse,
+    successStatus: 201,
     run: async (ctx, { params, body }) => created(await evolveIssueTitle(ctx, params.issueId, body)),
   }),
 ];

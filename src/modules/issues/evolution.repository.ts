@@ -7,5 +7,11 @@ export async function insertEvolution(ctx: Ctx, row: IssueEvolutionRow): Promise
 
 /** Oldest first: the order the title changed in. */
 export const listEvolutionRows = (ctx: Ctx, issueId: string) =>
-  ctx.db.selectFrom('issue_evolutions').selectAll().where('workspace_id', '=', ctx.workspace.id).where('issue_id', '=', issueId)
-    .orderBy('created_at').orderBy('id').execute();
+  ctx.db
+    .selectFrom('issue_evolutions')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('issue_id', '=', issueId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();

@@ -5,16 +5,32 @@ import { Nullable, overLimitCode, Text, Title } from '../../operations/schema-he
 import { IssueSchema } from './issues.schemas.js';
 
 export const EvolutionSchema = Type.Object({
-  evolutionId: Type.String(), issueId: Type.String(), priorTitle: Type.String(), newTitle: Type.String(),
-  reason: Nullable(Type.String()), actorId: Type.String(), createdAt: Type.String(), updatedAt: Type.String(),
+  evolutionId: Type.String(),
+  issueId: Type.String(),
+  priorTitle: Type.String(),
+  newTitle: Type.String(),
+  reason: Nullable(Type.String()),
+  actorId: Type.String(),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
 });
 
-export const EvolveBody = Type.Partial(Type.Object({
-  // The spec gives these limits their own code (INVALID_ISSUE_EVOLUTION).
-  title: overLimitCode(Title('Required: the new title, 1–500 characters, different from the current one.'), 'INVALID_ISSUE_EVOLUTION'),
-  reason: Nullable(overLimitCode(Text('Optional, at most 2,000 characters.', LIMITS.evolutionReason), 'INVALID_ISSUE_EVOLUTION')),
-}));
-export const evolveFieldCodes: Record<string, ErrorCode> = { title: 'INVALID_ISSUE_EVOLUTION', reason: 'INVALID_ISSUE_EVOLUTION' };
+export const EvolveBody = Type.Partial(
+  Type.Object({
+    // The spec gives these limits their own code (INVALID_ISSUE_EVOLUTION).
+    title: overLimitCode(
+      Title('Required: the new title, 1–500 characters, different from the current one.'),
+      'INVALID_ISSUE_EVOLUTION',
+    ),
+    reason: Nullable(
+      overLimitCode(Text('Optional, at most 2,000 characters.', LIMITS.evolutionReason), 'INVALID_ISSUE_EVOLUTION'),
+    ),
+  }),
+);
+export const evolveFieldCodes: Record<string, ErrorCode> = {
+  title: 'INVALID_ISSUE_EVOLUTION',
+  reason: 'INVALID_ISSUE_EVOLUTION',
+};
 
 export const EvolveResponse = Type.Object({ evolution: EvolutionSchema, issue: IssueSchema });
 export const EvolutionListResponse = Type.Object({ evolutions: Type.Array(EvolutionSchema) });

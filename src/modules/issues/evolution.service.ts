@@ -13,10 +13,21 @@ import { insertEvolution, listEvolutionRows } from './evolution.repository.js';
 export const REASON_MAX = LIMITS.evolutionReason;
 
 /** Records one title change (call in the write's transaction, with the title update). */
-export async function recordTitleChange(ctx: Ctx, issue: Pick<IssueRecord, 'id' | 'title'>, newTitle: string, reason: string | null): Promise<IssueEvolutionRow> {
+export async function recordTitleChange(
+  ctx: Ctx,
+  issue: Pick<IssueRecord, 'id' | 'title'>,
+  newTitle: string,
+  reason: string | null,
+): Promise<IssueEvolutionRow> {
   const row: IssueEvolutionRow = {
-    id: newId('evo', ctx.nowMs), workspace_id: ctx.workspace.id, issue_id: issue.id, prior_title: issue.title,
-    new_title: newTitle, reason, actor_id: ctx.principal.id, created_at: ctx.now,
+    id: newId('evo', ctx.nowMs),
+    workspace_id: ctx.workspace.id,
+    issue_id: issue.id,
+    prior_title: issue.title,
+    new_title: newTitle,
+    reason,
+    actor_id: ctx.principal.id,
+    created_at: ctx.now,
   };
   await insertEvolution(ctx, row);
   return row;
@@ -24,13 +35,17 @@ export async function recordTitleChange(ctx: Ctx, issue: Pick<IssueRecord, 'id' 
 
 const invalid = (field: string, message: string) => new ApiError('INVALID_ISSUE_EVOLUTION', { field }, { message });
 
-function parseEvolution(issue: IssueRecord, input: { title?: unknown; reason?: unknown }): { title: string; reason: string | null } {
+function parseEvolution(
+  issue: IssueRecord,
+  input: { title?: unknown; reason?: unknown },
+): { title: string; reason: string | null } {
   const title = typeof input.title === 'string' ? input.title.trim() : '';
   if (!title) throw invalid('title', 'title must be a non-empty string.');
   if (title.length > TITLE_MAX) throw invalid('title', `title must be at most ${TITLE_MAX} characters.`);
   if (title === issue.title) throw invalid('title', 'title must differ from the current title.');
   if (input.reason === undefined || input.reason === null) return { title, reason: null };
-  if (typeof input.reason !== 'string' || input.reason.length > REASON_MAX) throw invalid('reason', `reason must be a string of at most ${REASON_MAX} characters.`);
+  if (typeof input.reason !== 'string' || input.reason.length > REASON_MAX)
+    throw invalid('reason', `reason must be a string of at most ${REASON_MAX} characters.`);
   // A blank reason says nothing: it reads back as null, like an omitted one.
   return { title, reason: input.reason.trim() ? input.reason : null };
 }

@@ -21,23 +21,38 @@ const EVERY_PROJECT: ProjectAccess = { all: true, tokenId: null, granted: new Se
  * Reads the issue as just written, records the event for it and answers the caller's view;
  * one read of the issue and its links serves both. `type` may depend on the new state.
  */
-export async function recordIssueEvent(ctx: Ctx, type: EventType | ((view: IssueView) => EventType), issueId: string): Promise<IssueView> {
+export async function recordIssueEvent(
+  ctx: Ctx,
+  type: EventType | ((view: IssueView) => EventType),
+  issueId: string,
+): Promise<IssueView> {
   const issue = await findVisibleIssueById(ctx, issueId);
   if (!issue) throw new ApiError('ISSUE_NOT_FOUND', { issueId });
-  const [links, sourceVisible] = await Promise.all([listLinksOfIssues(ctx, [issue.id]), sourceVisibility(ctx, [issue])]);
+  const [links, sourceVisible] = await Promise.all([
+    listLinksOfIssues(ctx, [issue.id]),
+    sourceVisibility(ctx, [issue]),
+  ]);
   // The source record (agenda item, topic, sub-task) is named only when the actor can see it,
   // so no subscriber learns of one through an actor with wider sight.
   const everything = presentIssue(issue, links, EVERY_PROJECT, sourceVisible);
   const hidden = links.flatMap((link, index) =>
-    link.target_project_id === issue.project_id ? [] : [{ path: ['issue', 'links', index], projectId: link.target_project_id }]);
+    link.target_project_id === issue.project_id
+      ? []
+      : [{ path: ['issue', 'links', index], projectId: link.target_project_id }],
+  );
   // earliestStartDate is recomputed per subscriber from the blockers it may see.
   const blockers = schedulingBlockers(links);
-  const schedule = blockers.some((b) => b.projectId !== issue.project_id) ? { path: ['issue', 'earliestStartDate'], blockers } : undefined;
+  const schedule = blockers.some((b) => b.projectId !== issue.project_id)
+    ? { path: ['issue', 'earliestStartDate'], blockers }
+    : undefined;
   const view = presentIssue(issue, links, ctx.access, sourceVisible);
-  await recordEvent(ctx, typeof type === 'function' ? type(view) : type, { issue: everything }, issue.project_id, { hidden, schedule });
+  await recordEvent(ctx, typeof type === 'function' ? type(view) : type, { issue: everything }, issue.project_id, {
+    hidden,
+    schedule,
+  });
   return view;
 }
 
 /** A link event concerns the link's target too: only subscribers who may see its project receive it. */
 export const linkAudience = (ownProjectId: string, targetProjectId: string) =>
-  (targetProjectId === ownProjectId ? undefined : { requires: [targetProjectId] });
+  targetProjectId === ownProjectId ? undefined : { requires: [targetProjectId] };

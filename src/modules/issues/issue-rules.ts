@@ -8,7 +8,13 @@ import { normaliseTags, sameTags } from '../tags/tags.service.js';
 import { userIsTeamMember } from '../teams/teams.service.js';
 import { agentCanAccessProject, resolveActiveIdentity, resolveIdentity } from '../users/users.service.js';
 import { PRIORITIES, type Priority } from './issues.presenter.js';
-import { findContainer, findStatusById, findStatusesByKey, findVisibleMilestone, listTeamStatusRows } from './issues.repository.js';
+import {
+  findContainer,
+  findStatusById,
+  findStatusesByKey,
+  findVisibleMilestone,
+  listTeamStatusRows,
+} from './issues.repository.js';
 
 /**
  * The field rules an issue must satisfy in its project, shared by create and update so
@@ -20,13 +26,22 @@ export const TITLE_MAX = LIMITS.title;
 export function parseIssueTitle(value: unknown): string {
   const title = nonBlank(value);
   if (!title) throw new ApiError('TITLE_REQUIRED', { field: 'title' });
-  if (title.length > TITLE_MAX) throw new ApiError('VALIDATION_FAILED', { field: 'title' }, { message: `title must be at most ${TITLE_MAX} characters.` });
+  if (title.length > TITLE_MAX)
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: 'title' },
+      { message: `title must be at most ${TITLE_MAX} characters.` },
+    );
   return title;
 }
 
 export function parsePriority(value: unknown): Priority {
   if (!PRIORITIES.includes(value as Priority)) {
-    throw new ApiError('VALIDATION_FAILED', { field: 'priority' }, { message: `priority must be one of ${PRIORITIES.join(', ')}.` });
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: 'priority' },
+      { message: `priority must be one of ${PRIORITIES.join(', ')}.` },
+    );
   }
   return value as Priority;
 }
@@ -35,19 +50,27 @@ export function parsePriority(value: unknown): Priority {
 export function parseTagFields(input: { tags?: unknown; labels?: unknown }): string[] | undefined {
   const tags = input.tags !== undefined ? normaliseTags(input.tags, 'tags') : undefined;
   const labels = input.labels !== undefined ? normaliseTags(input.labels, 'labels') : undefined;
-  if (tags && labels && !sameTags(tags, labels)) throw new ApiError('TAG_FIELD_CONFLICT', { field: 'labels', tags, labels });
+  if (tags && labels && !sameTags(tags, labels))
+    throw new ApiError('TAG_FIELD_CONFLICT', { field: 'labels', tags, labels });
   return tags ?? labels;
 }
 
 /** `issueContainerId` and its alias `epicId`; undefined when neither was sent, null clears. */
-export function parseContainerFields(input: { epicId?: string | null; issueContainerId?: string | null }): string | null | undefined {
+export function parseContainerFields(input: {
+  epicId?: string | null;
+  issueContainerId?: string | null;
+}): string | null | undefined {
   const sentContainer = input.issueContainerId !== undefined;
   const sentEpic = input.epicId !== undefined;
   if (sentContainer && sentEpic && input.issueContainerId !== input.epicId) {
-    throw new ApiError('ISSUE_CONTAINER_FIELD_CONFLICT', { field: 'epicId', epicId: input.epicId, issueContainerId: input.issueContainerId });
+    throw new ApiError('ISSUE_CONTAINER_FIELD_CONFLICT', {
+      field: 'epicId',
+      epicId: input.epicId,
+      issueContainerId: input.issueContainerId,
+    });
   }
   if (sentContainer) return input.issueContainerId ?? null;
-  return sentEpic ? input.epicId ?? null : undefined;
+  return sentEpic ? (input.epicId ?? null) : undefined;
 }
 
 export interface StatusRef {
@@ -59,7 +82,11 @@ export interface StatusRef {
 export const sendsStatus = (ref: StatusRef): boolean => ref.statusId !== undefined || ref.statusKey !== undefined;
 
 /** A status the project allows: of the project's team and, when it has one, in its workflow. */
-export async function checkStatusAllowed<S extends Pick<StatusRow, 'id' | 'key' | 'team_id'>>(ctx: Ctx, status: S, project: ProjectWithTeam): Promise<S> {
+export async function checkStatusAllowed<S extends Pick<StatusRow, 'id' | 'key' | 'team_id'>>(
+  ctx: Ctx,
+  status: S,
+  project: ProjectWithTeam,
+): Promise<S> {
   const details = { statusId: status.id, statusKey: status.key, projectId: project.id };
   if (status.team_id !== project.team_id) throw new ApiError('STATUS_INVALID_FOR_PROJECT', details);
   const allowed = await workflowStatusIds(ctx, project);
@@ -77,7 +104,11 @@ export async function resolveStatusForProject(ctx: Ctx, ref: StatusRef, project:
     const status = await findStatusById(ctx, ref.statusId);
     if (!status) throw new ApiError('STATUS_NOT_FOUND', { statusId: ref.statusId });
     if (ref.statusKey !== undefined && ref.statusKey.toLowerCase() !== status.key) {
-      throw new ApiError('VALIDATION_FAILED', { field: 'statusKey', statusId: ref.statusId, statusKey: ref.statusKey }, { message: 'statusId and statusKey name different statuses.' });
+      throw new ApiError(
+        'VALIDATION_FAILED',
+        { field: 'statusKey', statusId: ref.statusId, statusKey: ref.statusKey },
+        { message: 'statusId and statusKey name different statuses.' },
+      );
     }
     return checkStatusAllowed(ctx, status, project);
   }
@@ -91,7 +122,12 @@ export async function defaultStatus(ctx: Ctx, project: ProjectWithTeam): Promise
   const allowed = await workflowStatusIds(ctx, project);
   const statuses = (await listTeamStatusRows(ctx, project.team_id)).filter((s) => !allowed || allowed.has(s.id));
   const status = statuses.find((s) => s.category === 'unstarted') ?? statuses[0];
-  if (!status) throw new ApiError('STATUS_NOT_FOUND', { projectId: project.id }, { message: 'The project\'s team has no status an issue could take.' });
+  if (!status)
+    throw new ApiError(
+      'STATUS_NOT_FOUND',
+      { projectId: project.id },
+      { message: "The project's team has no status an issue could take." },
+    );
   return status;
 }
 
@@ -105,7 +141,8 @@ export async function checkAssignee(ctx: Ctx, assigneeId: unknown, project: Proj
   const details = { field: 'assigneeId', assigneeId, projectId: project.id };
   if (!identity) throw new ApiError('ASSIGNEE_NOT_IN_WORKSPACE', details);
   if (identity.kind === 'automation') {
-    if (!(await agentCanAccessProject(ctx, identity, project.id))) throw new ApiError('ASSIGNEE_NOT_IN_PROJECT', details);
+    if (!(await agentCanAccessProject(ctx, identity, project.id)))
+      throw new ApiError('ASSIGNEE_NOT_IN_PROJECT', details);
   } else if (!(await userIsTeamMember(ctx, project.team_id, identity.userId))) {
     throw new ApiError('ASSIGNEE_NOT_IN_PROJECT_TEAM', { ...details, teamKey: project.team_key });
   }
@@ -121,23 +158,37 @@ export async function checkReporter(ctx: Ctx, reporterId: unknown): Promise<stri
 }
 
 /** A container of the project (which must have containers enabled); null clears. */
-export async function checkContainer(ctx: Ctx, containerId: string | null, project: ProjectWithTeam): Promise<string | null> {
+export async function checkContainer(
+  ctx: Ctx,
+  containerId: string | null,
+  project: ProjectWithTeam,
+): Promise<string | null> {
   if (containerId === null) return null;
-  if (project.issue_containers_enabled !== 1) throw new ApiError('ISSUE_CONTAINER_DISABLED', { field: 'issueContainerId', projectId: project.id });
+  if (project.issue_containers_enabled !== 1)
+    throw new ApiError('ISSUE_CONTAINER_DISABLED', { field: 'issueContainerId', projectId: project.id });
   const container = await findContainer(ctx, containerId);
-  if (container?.project_id !== project.id) throw new ApiError('ISSUE_CONTAINER_NOT_FOUND', { issueContainerId: containerId, projectId: project.id });
+  if (container?.project_id !== project.id)
+    throw new ApiError('ISSUE_CONTAINER_NOT_FOUND', { issueContainerId: containerId, projectId: project.id });
   return container.id;
 }
 
 /** A visible milestone of the issue's own container; null clears. */
-export async function checkMilestone(ctx: Ctx, milestoneId: string | null, containerId: string | null): Promise<string | null> {
+export async function checkMilestone(
+  ctx: Ctx,
+  milestoneId: string | null,
+  containerId: string | null,
+): Promise<string | null> {
   if (milestoneId === null) return null;
   const milestone = await findVisibleMilestone(ctx, milestoneId);
   if (!milestone) throw new ApiError('ISSUE_CONTAINER_MILESTONE_NOT_FOUND', { milestoneId });
   if (milestone.container_id !== containerId) {
-    throw new ApiError('ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE', { milestoneId, issueContainerId: containerId }, {
-      message: 'The issue must be in the milestone\'s container.',
-    });
+    throw new ApiError(
+      'ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE',
+      { milestoneId, issueContainerId: containerId },
+      {
+        message: "The issue must be in the milestone's container.",
+      },
+    );
   }
   return milestone.id;
 }

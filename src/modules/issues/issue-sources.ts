@@ -5,7 +5,10 @@ import type { IssueRecord } from './issues.repository.js';
 
 /** The issues' sources (agenda item, topic, sub-task) the caller can see: one query per kind present. */
 export async function sourceVisibility(ctx: Ctx, issues: IssueRecord[]) {
-  const refs = issues.flatMap((issue) => (issue.source_type && issue.source_id && SOURCE_TYPES.includes(issue.source_type as IssueSource['type'])
-    ? [{ kind: issue.source_type as IssueSource['type'], id: issue.source_id }] : []));
+  const refs = issues.flatMap((issue) =>
+    issue.source_type && issue.source_id && SOURCE_TYPES.includes(issue.source_type as IssueSource['type'])
+      ? [{ kind: issue.source_type as IssueSource['type'], id: issue.source_id }]
+      : [],
+  );
   return visibilityOf(ctx, refs);
 }

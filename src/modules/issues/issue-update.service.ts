@@ -7,8 +7,17 @@ import { replaceTagUsages } from '../tags/tags.service.js';
 import { getTeamById, resolveTeamRef } from '../teams/teams.service.js';
 import { recordTitleChange } from './evolution.service.js';
 import {
-  checkAssignee, checkContainer, checkMilestone, checkReporter, checkStatusAllowed, parseContainerFields, parseIssueTitle,
-  parsePriority, parseTagFields, resolveStatusForProject, sendsStatus,
+  checkAssignee,
+  checkContainer,
+  checkMilestone,
+  checkReporter,
+  checkStatusAllowed,
+  parseContainerFields,
+  parseIssueTitle,
+  parsePriority,
+  parseTagFields,
+  resolveStatusForProject,
+  sendsStatus,
 } from './issue-rules.js';
 import { isTransitionListed, updateIssueRow, type IssueRecord } from './issues.repository.js';
 import { recordIssueEvent } from './issue-events.js';
@@ -20,9 +29,27 @@ export interface UpdateIssueInput extends CreateIssueInput {
 }
 
 const PATCHABLE: Array<keyof UpdateIssueInput> = [
-  'title', 'description', 'projectId', 'projectKey', 'teamId', 'teamKey', 'statusId', 'statusKey', 'assigneeId', 'reporterId',
-  'priority', 'tags', 'labels', 'startDate', 'dueDate', 'durationDays', 'epicId', 'issueContainerId', 'milestoneId',
-  'subtasksEnabled', 'archived',
+  'title',
+  'description',
+  'projectId',
+  'projectKey',
+  'teamId',
+  'teamKey',
+  'statusId',
+  'statusKey',
+  'assigneeId',
+  'reporterId',
+  'priority',
+  'tags',
+  'labels',
+  'startDate',
+  'dueDate',
+  'durationDays',
+  'epicId',
+  'issueContainerId',
+  'milestoneId',
+  'subtasksEnabled',
+  'archived',
 ];
 
 /**
@@ -33,7 +60,8 @@ async function targetProject(ctx: Ctx, issue: IssueRecord, input: UpdateIssueInp
   const named = await resolveProjectRef(ctx, input);
   if (named) return named;
   const team = await resolveTeamRef(ctx, input);
-  if (team && team.id !== issue.team_id) throw new ApiError('PROJECT_TEAM_MISMATCH', { projectId: issue.project_id, teamKey: team.key });
+  if (team && team.id !== issue.team_id)
+    throw new ApiError('PROJECT_TEAM_MISMATCH', { projectId: issue.project_id, teamKey: team.key });
   return requireVisibleProject(ctx, issue.project_id);
 }
 
@@ -41,19 +69,30 @@ async function targetProject(ctx: Ctx, issue: IssueRecord, input: UpdateIssueInp
 async function checkTransition(ctx: Ctx, issue: IssueRecord, toStatusId: string, toStatusKey: string): Promise<void> {
   const team = await getTeamById(ctx, issue.team_id);
   if (team?.has_transition_rules === 1 && !(await isTransitionListed(ctx, issue.status_id, toStatusId))) {
-    throw new ApiError('WORKFLOW_TRANSITION_BLOCKED', { issueId: issue.id, fromStatusKey: issue.status_key, toStatusKey });
+    throw new ApiError('WORKFLOW_TRANSITION_BLOCKED', {
+      issueId: issue.id,
+      fromStatusKey: issue.status_key,
+      toStatusKey,
+    });
   }
 }
 
 /** The status after the update: a sent one (moves inside a team obey its rules), else the current one, which must suit a new project. */
-async function nextStatusId(ctx: Ctx, issue: IssueRecord, project: ProjectWithTeam, input: UpdateIssueInput): Promise<string> {
+async function nextStatusId(
+  ctx: Ctx,
+  issue: IssueRecord,
+  project: ProjectWithTeam,
+  input: UpdateIssueInput,
+): Promise<string> {
   if (sendsStatus(input)) {
     const status = await resolveStatusForProject(ctx, input, project);
-    if (status.id !== issue.status_id && project.team_id === issue.team_id) await checkTransition(ctx, issue, status.id, status.key);
+    if (status.id !== issue.status_id && project.team_id === issue.team_id)
+      await checkTransition(ctx, issue, status.id, status.key);
     return status.id;
   }
   // The current status always belongs to the issue's current team.
-  if (project.id !== issue.project_id) await checkStatusAllowed(ctx, { id: issue.status_id, key: issue.status_key, team_id: issue.team_id }, project);
+  if (project.id !== issue.project_id)
+    await checkStatusAllowed(ctx, { id: issue.status_id, key: issue.status_key, team_id: issue.team_id }, project);
   return issue.status_id;
 }
 
@@ -77,7 +116,11 @@ function eventFor(wasArchived: boolean, isArchived: boolean): EventType {
 export async function updateIssue(ctx: Ctx, idOrKey: string, input: UpdateIssueInput): Promise<IssueView> {
   const issue = await requireVisibleIssue(ctx, idOrKey);
   if (!PATCHABLE.some((field) => input[field] !== undefined)) {
-    throw new ApiError('UNSUPPORTED_ACTION', { issueId: issue.id }, { message: 'The update names no field to change.' });
+    throw new ApiError(
+      'UNSUPPORTED_ACTION',
+      { issueId: issue.id },
+      { message: 'The update names no field to change.' },
+    );
   }
   const changes: Partial<IssueRow> = {};
   const title = input.title !== undefined ? parseIssueTitle(input.title) : issue.title;
@@ -95,21 +138,30 @@ export async function updateIssue(ctx: Ctx, idOrKey: string, input: UpdateIssueI
   if (input.subtasksEnabled !== undefined) changes.subtasks_enabled = input.subtasksEnabled ? 1 : 0;
 
   const sentContainer = parseContainerFields(input);
-  const containerId = sentContainer !== undefined ? await checkContainer(ctx, sentContainer, project) : moved ? null : issue.container_id;
+  const containerId =
+    sentContainer !== undefined ? await checkContainer(ctx, sentContainer, project) : moved ? null : issue.container_id;
   changes.container_id = containerId;
   // A milestone belongs to one container: it goes when the issue leaves that container.
   if (input.milestoneId !== undefined) changes.milestone_id = await checkMilestone(ctx, input.milestoneId, containerId);
   else if (containerId !== issue.container_id) changes.milestone_id = null;
 
   if (sendsSchedule(input)) {
-    const schedule = applyScheduleChange({ startDate: issue.start_date, dueDate: issue.due_date, durationDays: issue.duration_days }, input);
-    Object.assign(changes, { start_date: schedule.startDate, due_date: schedule.dueDate, duration_days: schedule.durationDays });
+    const schedule = applyScheduleChange(
+      { startDate: issue.start_date, dueDate: issue.due_date, durationDays: issue.duration_days },
+      input,
+    );
+    Object.assign(changes, {
+      start_date: schedule.startDate,
+      due_date: schedule.dueDate,
+      duration_days: schedule.durationDays,
+    });
   }
   if (input.archived !== undefined) Object.assign(changes, archiveChange(issue, input.archived, ctx.now));
 
   const tags = parseTagFields(input);
   if (tags) changes.tags = JSON.stringify(tags);
-  if (tags || moved) await replaceTagUsages(ctx, 'issue', issue.id, tags ?? (JSON.parse(issue.tags) as string[]), project.id);
+  if (tags || moved)
+    await replaceTagUsages(ctx, 'issue', issue.id, tags ?? (JSON.parse(issue.tags) as string[]), project.id);
   if (changes.title !== undefined) await recordTitleChange(ctx, issue, title, null);
 
   await updateIssueRow(ctx, issue.id, { ...changes, updated_at: ctx.now });

@@ -4,7 +4,14 @@ import { commentOperations } from './comments.operations.js';
 import { evolutionOperations } from './evolution.operations.js';
 import { updateIssue } from './issue-update.service.js';
 import {
-  CreateIssueBody, IssueIdParams, IssueKeyParams, IssueListResponse, IssueResponse, ListIssuesQuery, UpdateIssueBody, issueFieldCodes,
+  CreateIssueBody,
+  IssueIdParams,
+  IssueKeyParams,
+  IssueListResponse,
+  IssueResponse,
+  ListIssuesQuery,
+  UpdateIssueBody,
+  issueFieldCodes,
 } from './issues.schemas.js';
 import { createIssue, getIssueView, getIssueViewByKey, listIssues } from './issues.service.js';
 import { linkOperations } from './links.operations.js';
@@ -14,33 +21,60 @@ const mcpAliases = { issueKey: 'issueId' };
 
 const issueOperations: Operation[] = [
   defineOperation({
-    id: 'list_issues', method: 'GET', path: '/api/external/issues', tag,
-    summary: 'List issues newest first; filter by project, team, assignee (or assignedToMe), status, text; archived=true lists archived ones.',
-    query: ListIssuesQuery, response: IssueListResponse,
+    id: 'list_issues',
+    method: 'GET',
+    path: '/api/external/issues',
+    tag,
+    summary:
+      'List issues newest first; filter by project, team, assignee (or assignedToMe), status, text; archived=true lists archived ones.',
+    query: ListIssuesQuery,
+    response: IssueListResponse,
     run: async (ctx, { query }) => ok(await listIssues(ctx, query)),
   }),
   defineOperation({
-    id: 'get_issue_by_key', method: 'GET', path: '/api/external/issues/by-key/{issueKey}', tag,
+    id: 'get_issue_by_key',
+    method: 'GET',
+    path: '/api/external/issues/by-key/{issueKey}',
+    tag,
     summary: 'One issue by its key (e.g. ENG-12).',
-    params: IssueKeyParams, response: IssueResponse,
+    params: IssueKeyParams,
+    response: IssueResponse,
     run: async (ctx, { params }) => ok({ issue: await getIssueViewByKey(ctx, params.issueKey) }),
   }),
   defineOperation({
-    id: 'get_issue', method: 'GET', path: '/api/external/issues/{issueId}', tag, mcpAliases,
+    id: 'get_issue',
+    method: 'GET',
+    path: '/api/external/issues/{issueId}',
+    tag,
+    mcpAliases,
     summary: 'One issue by id (an issue key is accepted too).',
-    params: IssueIdParams, response: IssueResponse,
+    params: IssueIdParams,
+    response: IssueResponse,
     run: async (ctx, { params }) => ok({ issue: await getIssueView(ctx, params.issueId) }),
   }),
   defineOperation({
-    id: 'create_issue', method: 'POST', path: '/api/external/issues', tag,
-    summary: 'Create an issue in a project; its key comes from the team\'s counter.',
-    body: CreateIssueBody, fieldCodes: issueFieldCodes, response: IssueResponse, successStatus: 201,
+    id: 'create_issue',
+    method: 'POST',
+    path: '/api/external/issues',
+    tag,
+    summary: "Create an issue in a project; its key comes from the team's counter.",
+    body: CreateIssueBody,
+    fieldCodes: issueFieldCodes,
+    response: IssueResponse,
+    successStatus: 201,
     run: async (ctx, { body }) => created({ issue: await createIssue(ctx, body) }),
   }),
   defineOperation({
-    id: 'update_issue', method: 'PATCH', path: '/api/external/issues/{issueId}', tag, mcpAliases,
+    id: 'update_issue',
+    method: 'PATCH',
+    path: '/api/external/issues/{issueId}',
+    tag,
+    mcpAliases,
     summary: 'Update status, assignment, project, schedule, priority, tags, container, archived and other fields.',
-    params: IssueIdParams, body: UpdateIssueBody, fieldCodes: issueFieldCodes, response: IssueResponse,
+    params: IssueIdParams,
+    body: UpdateIssueBody,
+    fieldCodes: issueFieldCodes,
+    response: IssueResponse,
     run: async (ctx, { params, body }) => ok({ issue: await updateIssue(ctx, params.issueId, body) }),
   }),
 ];

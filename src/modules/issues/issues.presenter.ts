@@ -17,7 +17,10 @@ export type IssueSource = { type: (typeof SOURCE_TYPES)[number]; id: string };
  * cannot see it.
  */
 export function presentIssue(
-  issue: IssueRecord, links: LinkWithTarget[], access: ProjectAccess, sourceVisible: (kind: IssueSource['type'], id: string) => boolean,
+  issue: IssueRecord,
+  links: LinkWithTarget[],
+  access: ProjectAccess,
+  sourceVisible: (kind: IssueSource['type'], id: string) => boolean,
 ) {
   const tags = JSON.parse(issue.tags) as string[];
   const visibleLinks = links.filter((link) => canSeeProject(access, link.target_project_id));
@@ -47,8 +50,10 @@ export function presentIssue(
     milestoneId: issue.milestone_id,
     subtasksEnabled: issue.subtasks_enabled === 1,
     links: visibleLinks.map((link) => presentLink(link, issue.status_category)),
-    source: issue.source_type && issue.source_id && sourceVisible(issue.source_type as IssueSource['type'], issue.source_id)
-      ? ({ type: issue.source_type, id: issue.source_id } as IssueSource) : null,
+    source:
+      issue.source_type && issue.source_id && sourceVisible(issue.source_type as IssueSource['type'], issue.source_id)
+        ? ({ type: issue.source_type, id: issue.source_id } as IssueSource)
+        : null,
     createdBy: issue.created_by,
     earliestStartDate: earliestStartDate(visibleLinks),
     createdAt: issue.created_at,
@@ -59,4 +64,7 @@ export function presentIssue(
 export type IssueView = ReturnType<typeof presentIssue>;
 
 /** The short reference comment, link and sub-task events carry in `data.issue`. */
-export const issueRef = (issue: Pick<IssueRecord, 'id' | 'issue_key'>) => ({ issueId: issue.id, issueKey: issue.issue_key });
+export const issueRef = (issue: Pick<IssueRecord, 'id' | 'issue_key'>) => ({
+  issueId: issue.id,
+  issueKey: issue.issue_key,
+});

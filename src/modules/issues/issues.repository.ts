@@ -6,12 +6,18 @@ import { whereProjectVisible } from '../../db/access.js';
 import { paginate } from '../../db/paginate.js';
 
 /** An issue row plus the keys and status category its presentation needs, in one read. */
-export type IssueRecord = IssueRow & { project_key: string; team_key: string; status_key: string; status_category: string };
+export type IssueRecord = IssueRow & {
+  project_key: string;
+  team_key: string;
+  status_key: string;
+  status_category: string;
+};
 
 const selectIssues = (ctx: Ctx) =>
   whereProjectVisible(
     ctx,
-    ctx.db.selectFrom('issues as i')
+    ctx.db
+      .selectFrom('issues as i')
       .innerJoin('projects as p', 'p.id', 'i.project_id')
       .innerJoin('teams as t', 't.id', 'i.team_id')
       .innerJoin('statuses as s', 's.id', 'i.status_id')
@@ -31,10 +37,14 @@ export const findVisibleIssueByKey = (ctx: Ctx, issueKey: string): Promise<Issue
 /** Visible issues with one of these ids or (upper-case) keys, in one query: for lists of references. */
 export function findVisibleIssuesByIdsOrKeys(ctx: Ctx, ids: string[], keys: string[]): Promise<IssueRecord[]> {
   if (ids.length === 0 && keys.length === 0) return Promise.resolve([]);
-  return selectIssues(ctx).where((eb) => eb.or([
-    ...(ids.length > 0 ? [eb('i.id', 'in', ids)] : []),
-    ...(keys.length > 0 ? [eb('i.issue_key', 'in', keys)] : []),
-  ])).execute();
+  return selectIssues(ctx)
+    .where((eb) =>
+      eb.or([
+        ...(ids.length > 0 ? [eb('i.id', 'in', ids)] : []),
+        ...(keys.length > 0 ? [eb('i.issue_key', 'in', keys)] : []),
+      ]),
+    )
+    .execute();
 }
 
 export interface IssueListFilter {
@@ -56,11 +66,19 @@ export function listVisibleIssues(ctx: Ctx, filter: IssueListFilter, page: { lim
   if (filter.q) {
     const key = filter.q.trim().toUpperCase();
     const text = filter.q;
-    query = query.where((eb) => eb.or([containsText('i.title', text), containsText('i.description', text), eb('i.issue_key', '=', key)]));
+    query = query.where((eb) =>
+      eb.or([containsText('i.title', text), containsText('i.description', text), eb('i.issue_key', '=', key)]),
+    );
   }
   return paginate(ctx, query, {
-    scope: 'issues', filters: { ...filter }, ...page,
-    orderBy: [['i.created_at', 'text'], ['i.id', 'text']], keyOf: (r: IssueRecord) => [r.created_at, r.id],
+    scope: 'issues',
+    filters: { ...filter },
+    ...page,
+    orderBy: [
+      ['i.created_at', 'text'],
+      ['i.id', 'text'],
+    ],
+    keyOf: (r: IssueRecord) => [r.created_at, r.id],
   });
 }
 
@@ -69,7 +87,12 @@ export async function insertIssue(ctx: Ctx, row: IssueRow): Promise<void> {
 }
 
 export async function updateIssueRow(ctx: Ctx, issueId: string, changes: Partial<IssueRow>): Promise<void> {
-  await ctx.db.updateTable('issues').set(changes).where('workspace_id', '=', ctx.workspace.id).where('id', '=', issueId).execute();
+  await ctx.db
+    .updateTable('issues')
+    .set(changes)
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', issueId)
+    .execute();
 }
 
 /**
@@ -77,36 +100,67 @@ export async function updateIssueRow(ctx: Ctx, issueId: string, changes: Partial
  * creates on PostgreSQL (SQLite serialises whole transactions), so numbers are never shared.
  */
 export async function takeIssueNumber(ctx: Ctx, teamId: string): Promise<number> {
-  const row = await ctx.db.updateTable('teams').set({ issue_counter: sql`issue_counter + 1` })
-    .where('workspace_id', '=', ctx.workspace.id).where('id', '=', teamId)
-    .returning('issue_counter').executeTakeFirstOrThrow();
+  const row = await ctx.db
+    .updateTable('teams')
+    .set({ issue_counter: sql`issue_counter + 1` })
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', teamId)
+    .returning('issue_counter')
+    .executeTakeFirstOrThrow();
   return Number(row.issue_counter);
 }
 
 export const findStatusById = (ctx: Ctx, statusId: string) =>
-  ctx.db.selectFrom('statuses').selectAll().where('workspace_id', '=', ctx.workspace.id).where('id', '=', statusId).executeTakeFirst();
+  ctx.db
+    .selectFrom('statuses')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', statusId)
+    .executeTakeFirst();
 
 export const findStatusesByKey = (ctx: Ctx, statusKey: string) =>
-  ctx.db.selectFrom('statuses').selectAll().where('workspace_id', '=', ctx.workspace.id).where('key', '=', statusKey.toLowerCase()).execute();
+  ctx.db
+    .selectFrom('statuses')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('key', '=', statusKey.toLowerCase())
+    .execute();
 
 export const listTeamStatusRows = (ctx: Ctx, teamId: string) =>
-  ctx.db.selectFrom('statuses').selectAll().where('workspace_id', '=', ctx.workspace.id).where('team_id', '=', teamId)
-    .orderBy('position').orderBy('id').execute();
+  ctx.db
+    .selectFrom('statuses')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('team_id', '=', teamId)
+    .orderBy('position')
+    .orderBy('id')
+    .execute();
 
 export async function isTransitionListed(ctx: Ctx, fromStatusId: string, toStatusId: string): Promise<boolean> {
-  const row = await ctx.db.selectFrom('status_transitions').select('to_status_id')
-    .where('from_status_id', '=', fromStatusId).where('to_status_id', '=', toStatusId).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('status_transitions')
+    .select('to_status_id')
+    .where('from_status_id', '=', fromStatusId)
+    .where('to_status_id', '=', toStatusId)
+    .executeTakeFirst();
   return Boolean(row);
 }
 
 export const findContainer = (ctx: Ctx, containerId: string) =>
-  ctx.db.selectFrom('issue_containers').select(['id', 'project_id']).where('workspace_id', '=', ctx.workspace.id)
-    .where('id', '=', containerId).executeTakeFirst();
+  ctx.db
+    .selectFrom('issue_containers')
+    .select(['id', 'project_id'])
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', containerId)
+    .executeTakeFirst();
 
 export const findVisibleMilestone = (ctx: Ctx, milestoneId: string) =>
   whereProjectVisible(
     ctx,
-    ctx.db.selectFrom('milestones').select(['id', 'project_id', 'container_id']).where('workspace_id', '=', ctx.workspace.id)
+    ctx.db
+      .selectFrom('milestones')
+      .select(['id', 'project_id', 'container_id'])
+      .where('workspace_id', '=', ctx.workspace.id)
       .where('id', '=', milestoneId),
     'milestones.project_id',
   ).executeTakeFirst();

@@ -1,6 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../core/errors.js';
-import { DateString, LabelList, Nullable, PageInfoSchema, PaginationQuery, PathParam, Ref, SearchText, TagList, Text, Title } from '../../operations/schema-helpers.js';
+import {
+  DateString,
+  LabelList,
+  Nullable,
+  PageInfoSchema,
+  PaginationQuery,
+  PathParam,
+  Ref,
+  SearchText,
+  TagList,
+  Text,
+  Title,
+} from '../../operations/schema-helpers.js';
 import { ProjectScopeQueryFields } from '../projects/projects.schemas.js';
 import { LINK_TYPES } from './links.presenter.js';
 import { PRIORITIES, SOURCE_TYPES } from './issues.presenter.js';
@@ -14,16 +26,36 @@ export const LinkSchema = Type.Object({
 });
 
 export const IssueSchema = Type.Object({
-  issueId: Type.String(), issueKey: Type.String(), title: Type.String(), description: Nullable(Type.String()),
-  projectId: Type.String(), projectKey: Type.String(), teamId: Type.String(), teamKey: Type.String(),
-  statusId: Type.String(), statusKey: Type.String(), assigneeId: Nullable(Type.String()), reporterId: Nullable(Type.String()),
+  issueId: Type.String(),
+  issueKey: Type.String(),
+  title: Type.String(),
+  description: Nullable(Type.String()),
+  projectId: Type.String(),
+  projectKey: Type.String(),
+  teamId: Type.String(),
+  teamKey: Type.String(),
+  statusId: Type.String(),
+  statusKey: Type.String(),
+  assigneeId: Nullable(Type.String()),
+  reporterId: Nullable(Type.String()),
   priority: Type.Union(PRIORITIES.map((p) => Type.Literal(p))),
-  startDate: Nullable(Type.String()), dueDate: Nullable(Type.String()), durationDays: Nullable(Type.Integer()),
-  tags: TagList, labels: TagList, archived: Type.Boolean(), archivedAt: Nullable(Type.String()),
-  epicId: Nullable(Type.String()), issueContainerId: Nullable(Type.String()), milestoneId: Nullable(Type.String()),
-  subtasksEnabled: Type.Boolean(), links: Type.Array(LinkSchema),
+  startDate: Nullable(Type.String()),
+  dueDate: Nullable(Type.String()),
+  durationDays: Nullable(Type.Integer()),
+  tags: TagList,
+  labels: TagList,
+  archived: Type.Boolean(),
+  archivedAt: Nullable(Type.String()),
+  epicId: Nullable(Type.String()),
+  issueContainerId: Nullable(Type.String()),
+  milestoneId: Nullable(Type.String()),
+  subtasksEnabled: Type.Boolean(),
+  links: Type.Array(LinkSchema),
   source: Nullable(Type.Object({ type: Type.Union(SOURCE_TYPES.map((t) => Type.Literal(t))), id: Type.String() })),
-  createdBy: Type.String(), earliestStartDate: Nullable(Type.String()), createdAt: Type.String(), updatedAt: Type.String(),
+  createdBy: Type.String(),
+  earliestStartDate: Nullable(Type.String()),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
 });
 
 const issueFields = {
@@ -35,28 +67,38 @@ const issueFields = {
   teamKey: Ref(),
   statusId: Ref(),
   statusKey: Ref('Default: the first unstarted status the project allows.'),
-  assigneeId: Nullable(Ref('usr_… member of the project\'s team, or api-token:<name> with access to the project.')),
+  assigneeId: Nullable(Ref("usr_… member of the project's team, or api-token:<name> with access to the project.")),
   reporterId: Nullable(Ref('usr_… workspace member; defaults to the caller when human.')),
-  priority: Type.Union(PRIORITIES.map((p) => Type.Literal(p)), { description: 'Default none.' }),
+  priority: Type.Union(
+    PRIORITIES.map((p) => Type.Literal(p)),
+    { description: 'Default none.' },
+  ),
   tags: TagList,
   labels: LabelList,
   startDate: Nullable(DateString()),
   dueDate: Nullable(DateString()),
-  durationDays: Nullable(Type.Integer({ description: 'Days from startDate to dueDate; any two of the three give the third.' })),
+  durationDays: Nullable(
+    Type.Integer({ description: 'Days from startDate to dueDate; any two of the three give the third.' }),
+  ),
   epicId: Nullable(Ref('Alias of issueContainerId.')),
   issueContainerId: Nullable(Ref()),
-  milestoneId: Nullable(Ref('A milestone of the issue\'s container.')),
+  milestoneId: Nullable(Ref("A milestone of the issue's container.")),
   subtasksEnabled: Type.Boolean(),
 };
 
 export const CreateIssueBody = Type.Partial(Type.Object(issueFields));
-export const UpdateIssueBody = Type.Partial(Type.Object({
-  ...issueFields,
-  archived: Type.Boolean({ description: 'true archives, false restores (INVALID_ARCHIVE_STATE otherwise).' }),
-}));
+export const UpdateIssueBody = Type.Partial(
+  Type.Object({
+    ...issueFields,
+    archived: Type.Boolean({ description: 'true archives, false restores (INVALID_ARCHIVE_STATE otherwise).' }),
+  }),
+);
 
 export const issueFieldCodes: Record<string, ErrorCode> = {
-  title: 'TITLE_REQUIRED', startDate: 'INVALID_SCHEDULE', dueDate: 'INVALID_SCHEDULE', durationDays: 'INVALID_SCHEDULE',
+  title: 'TITLE_REQUIRED',
+  startDate: 'INVALID_SCHEDULE',
+  dueDate: 'INVALID_SCHEDULE',
+  durationDays: 'INVALID_SCHEDULE',
   archived: 'INVALID_ARCHIVE_STATE',
 };
 
@@ -64,7 +106,9 @@ export const ListIssuesQuery = Type.Object({
   ...ProjectScopeQueryFields,
   assignee: Type.Optional(Ref('Alias of assigneeId.')),
   assigneeId: Type.Optional(Ref()),
-  assignedToMe: Type.Optional(Type.Boolean({ description: 'Issues assigned to the caller\'s identity; not with assignee.' })),
+  assignedToMe: Type.Optional(
+    Type.Boolean({ description: "Issues assigned to the caller's identity; not with assignee." }),
+  ),
   status: Type.Optional(Ref('statusId or statusKey.')),
   statusKey: Type.Optional(Ref()),
   q: SearchText('Case-insensitive text in title or description, or an exact issueKey.'),

@@ -6,15 +6,32 @@ import { resolveProjectScope, type ProjectScopeQuery } from '../projects/project
 import { resolveProjectRef, type ProjectRef } from '../projects/projects.service.js';
 import { replaceTagUsages } from '../tags/tags.service.js';
 import {
-  checkAssignee, checkContainer, checkMilestone, checkReporter, defaultStatus, parseContainerFields, parseIssueTitle,
-  parsePriority, parseTagFields, resolveStatusForProject, sendsStatus, type StatusRef,
+  checkAssignee,
+  checkContainer,
+  checkMilestone,
+  checkReporter,
+  defaultStatus,
+  parseContainerFields,
+  parseIssueTitle,
+  parsePriority,
+  parseTagFields,
+  resolveStatusForProject,
+  sendsStatus,
+  type StatusRef,
 } from './issue-rules.js';
 import { recordIssueEvent } from './issue-events.js';
 import { sourceVisibility } from './issue-sources.js';
 import { presentIssue, type IssueSource, type IssueView, type Priority } from './issues.presenter.js';
 import {
-  findStatusById, findStatusesByKey, findVisibleIssueById, findVisibleIssueByKey, findVisibleIssuesByIdsOrKeys, insertIssue, listVisibleIssues,
-  takeIssueNumber, type IssueRecord,
+  findStatusById,
+  findStatusesByKey,
+  findVisibleIssueById,
+  findVisibleIssueByKey,
+  findVisibleIssuesByIdsOrKeys,
+  insertIssue,
+  listVisibleIssues,
+  takeIssueNumber,
+  type IssueRecord,
 } from './issues.repository.js';
 import { listLinksOfIssues, type LinkWithTarget } from './links.repository.js';
 import { scheduleFromInput, type ScheduleInput } from './schedule.js';
@@ -41,7 +58,10 @@ const ISSUE_KEY_RE = /^[A-Za-z][A-Za-z0-9]*-\d+$/;
 
 /** An issue the caller can see, by id first, then by key; undefined when there is none. */
 export async function findVisibleIssue(ctx: Ctx, idOrKey: string): Promise<IssueRecord | undefined> {
-  return (await findVisibleIssueById(ctx, idOrKey)) ?? (ISSUE_KEY_RE.test(idOrKey) ? findVisibleIssueByKey(ctx, idOrKey) : undefined);
+  return (
+    (await findVisibleIssueById(ctx, idOrKey)) ??
+    (ISSUE_KEY_RE.test(idOrKey) ? findVisibleIssueByKey(ctx, idOrKey) : undefined)
+  );
 }
 
 /**
@@ -64,7 +84,10 @@ export async function findVisibleIssues(ctx: Ctx, idsOrKeys: string[]): Promise<
 
 /** ISSUE_NOT_FOUND naming the reference under the name it has (issueKey or issueId). */
 export const issueNotFound = (idOrKey: string, extra: Record<string, unknown> = {}): ApiError =>
-  new ApiError('ISSUE_NOT_FOUND', { ...extra, ...(ISSUE_KEY_RE.test(idOrKey) ? { issueKey: idOrKey } : { issueId: idOrKey }) });
+  new ApiError('ISSUE_NOT_FOUND', {
+    ...extra,
+    ...(ISSUE_KEY_RE.test(idOrKey) ? { issueKey: idOrKey } : { issueId: idOrKey }),
+  });
 
 /**
  * An issue the caller can see, by id or by key (routes with `{issueId}` accept either);
@@ -82,7 +105,13 @@ export async function requireVisibleIssue(ctx: Ctx, idOrKey: string): Promise<Is
  * it cannot see, a sub-task under a hidden issue) reads as `source: null`.
  */
 export async function presentIssues(ctx: Ctx, issues: IssueRecord[]): Promise<IssueView[]> {
-  const [links, sourceVisible] = await Promise.all([listLinksOfIssues(ctx, issues.map((issue) => issue.id)), sourceVisibility(ctx, issues)]);
+  const [links, sourceVisible] = await Promise.all([
+    listLinksOfIssues(
+      ctx,
+      issues.map((issue) => issue.id),
+    ),
+    sourceVisibility(ctx, issues),
+  ]);
   const linksByIssue = new Map<string, LinkWithTarget[]>();
   for (const link of links) linksByIssue.set(link.issue_id, [...(linksByIssue.get(link.issue_id) ?? []), link]);
   return issues.map((issue) => presentIssue(issue, linksByIssue.get(issue.id) ?? [], ctx.access, sourceVisible));
@@ -108,14 +137,25 @@ export async function getIssueViewByKey(ctx: Ctx, issueKey: string): Promise<Iss
  * conversion, sub-task promotion): validates, takes the team's next key, records tags and
  * the `issue.created` event in the caller's transaction.
  */
-export async function createIssue(ctx: Ctx, input: CreateIssueInput, options: { source?: IssueSource } = {}): Promise<IssueView> {
+export async function createIssue(
+  ctx: Ctx,
+  input: CreateIssueInput,
+  options: { source?: IssueSource } = {},
+): Promise<IssueView> {
   const title = parseIssueTitle(input.title);
   const project = await resolveProjectRef(ctx, input);
   if (!project) throw new ApiError('PROJECT_REQUIRED', { field: 'projectId' });
-  const status = sendsStatus(input) ? await resolveStatusForProject(ctx, input, project) : await defaultStatus(ctx, project);
+  const status = sendsStatus(input)
+    ? await resolveStatusForProject(ctx, input, project)
+    : await defaultStatus(ctx, project);
   const assigneeId = input.assigneeId !== undefined ? await checkAssignee(ctx, input.assigneeId, project) : null;
   // A human caller reports its own issues by default; an automation agent is not a reporter.
-  const reporterId = input.reporterId !== undefined ? await checkReporter(ctx, input.reporterId) : ctx.principal.kind === 'user' ? ctx.principal.userId : null;
+  const reporterId =
+    input.reporterId !== undefined
+      ? await checkReporter(ctx, input.reporterId)
+      : ctx.principal.kind === 'user'
+        ? ctx.principal.userId
+        : null;
   const priority = input.priority !== undefined ? parsePriority(input.priority) : 'none';
   const tags = parseTagFields(input) ?? [];
   const containerId = await checkContainer(ctx, parseContainerFields(input) ?? null, project);
@@ -125,14 +165,33 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput, options: { 
   const number = await takeIssueNumber(ctx, project.team_id);
   const id = newId('iss', ctx.nowMs);
   await insertIssue(ctx, {
-    id, workspace_id: ctx.workspace.id, key_team_id: project.team_id, number, issue_key: `${project.team_key}-${number}`,
-    team_id: project.team_id, project_id: project.id, status_id: status.id, assignee_id: assigneeId, reporter_id: reporterId,
-    created_by: ctx.principal.id, title, description: input.description ?? null, priority,
-    start_date: schedule.startDate, due_date: schedule.dueDate, duration_days: schedule.durationDays,
-    tags: JSON.stringify(tags), archived: 0, archived_at: null, container_id: containerId, milestone_id: milestoneId,
+    id,
+    workspace_id: ctx.workspace.id,
+    key_team_id: project.team_id,
+    number,
+    issue_key: `${project.team_key}-${number}`,
+    team_id: project.team_id,
+    project_id: project.id,
+    status_id: status.id,
+    assignee_id: assigneeId,
+    reporter_id: reporterId,
+    created_by: ctx.principal.id,
+    title,
+    description: input.description ?? null,
+    priority,
+    start_date: schedule.startDate,
+    due_date: schedule.dueDate,
+    duration_days: schedule.durationDays,
+    tags: JSON.stringify(tags),
+    archived: 0,
+    archived_at: null,
+    container_id: containerId,
+    milestone_id: milestoneId,
     subtasks_enabled: input.subtasksEnabled === false ? 0 : 1,
-    source_type: options.source?.type ?? null, source_id: options.source?.id ?? null,
-    created_at: ctx.now, updated_at: ctx.now,
+    source_type: options.source?.type ?? null,
+    source_id: options.source?.id ?? null,
+    created_at: ctx.now,
+    updated_at: ctx.now,
   });
   await replaceTagUsages(ctx, 'issue', id, tags, project.id);
   return recordIssueEvent(ctx, 'issue.created', id);
@@ -168,17 +227,22 @@ async function statusFilter(ctx: Ctx, value: string, teamId: string | undefined)
 
 export async function listIssues(ctx: Ctx, query: IssueListQuery) {
   const assignee = agreeing('assigneeId', query.assigneeId, query.assignee);
-  if (query.assignedToMe && assignee !== undefined) throw new ApiError('ASSIGNEE_FILTER_CONFLICT', { field: 'assignedToMe' });
+  if (query.assignedToMe && assignee !== undefined)
+    throw new ApiError('ASSIGNEE_FILTER_CONFLICT', { field: 'assignedToMe' });
   const { project, team } = await resolveProjectScope(ctx, query);
   const teamId = project?.team_id ?? team?.id;
   const status = agreeing('statusKey', query.statusKey, query.status);
-  const { rows, pageInfo } = await listVisibleIssues(ctx, {
-    projectId: project?.id,
-    teamId: project ? undefined : teamId,
-    assigneeId: query.assignedToMe ? ctx.principal.id : assignee,
-    statusIds: status !== undefined ? await statusFilter(ctx, status, teamId) : undefined,
-    q: nonBlank(query.q),
-    archived: query.archived === true,
-  }, { limit: query.limit, cursor: query.cursor });
+  const { rows, pageInfo } = await listVisibleIssues(
+    ctx,
+    {
+      projectId: project?.id,
+      teamId: project ? undefined : teamId,
+      assigneeId: query.assignedToMe ? ctx.principal.id : assignee,
+      statusIds: status !== undefined ? await statusFilter(ctx, status, teamId) : undefined,
+      q: nonBlank(query.q),
+      archived: query.archived === true,
+    },
+    { limit: query.limit, cursor: query.cursor },
+  );
   return { issues: await presentIssues(ctx, rows), pageInfo };
 }

@@ -8,30 +8,49 @@ import { createIssueLink, deleteIssueLink } from './links.service.js';
 const tag = 'Issues';
 const mcpAliases = { issueKey: 'issueId' };
 
-const CreateLinkBody = Type.Partial(Type.Object({
-  type: Ref('blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE).'),
-  targetIssueId: Ref('The other issue; or send targetIssueKey.'),
-  targetIssueKey: Ref(),
-}));
+const CreateLinkBody = Type.Partial(
+  Type.Object({
+    type: Ref('blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE).'),
+    targetIssueId: Ref('The other issue; or send targetIssueKey.'),
+    targetIssueKey: Ref(),
+  }),
+);
 const linkFieldCodes: Record<string, ErrorCode> = {
-  type: 'INVALID_ISSUE_LINK_TYPE', targetIssueId: 'TARGET_ISSUE_REQUIRED', targetIssueKey: 'TARGET_ISSUE_REQUIRED',
+  type: 'INVALID_ISSUE_LINK_TYPE',
+  targetIssueId: 'TARGET_ISSUE_REQUIRED',
+  targetIssueKey: 'TARGET_ISSUE_REQUIRED',
 };
 const DeleteLinkBody = Type.Partial(Type.Object({ linkId: Ref('Required (ISSUE_LINK_ID_REQUIRED).') }));
 
 export const linkOperations: Operation[] = [
   defineOperation({
-    id: 'link_issues', method: 'POST', path: '/api/external/issues/{issueId}/links', tag, mcpAliases,
+    id: 'link_issues',
+    method: 'POST',
+    path: '/api/external/issues/{issueId}/links',
+    tag,
+    mcpAliases,
     summary: 'Link the issue to another one; the inverse link appears on the target. An existing link answers 200.',
-    params: IssueIdParams, body: CreateLinkBody, fieldCodes: linkFieldCodes, response: Type.Object({ link: LinkSchema }), successStatus: 201,
+    params: IssueIdParams,
+    body: CreateLinkBody,
+    fieldCodes: linkFieldCodes,
+    response: Type.Object({ link: LinkSchema }),
+    successStatus: 201,
     run: async (ctx, { params, body }) => {
       const { link, created: isNew } = await createIssueLink(ctx, params.issueId, body);
       return isNew ? created({ link }) : ok({ link });
     },
   }),
   defineOperation({
-    id: 'unlink_issues', method: 'DELETE', path: '/api/external/issues/{issueId}/links', tag, mcpAliases,
+    id: 'unlink_issues',
+    method: 'DELETE',
+    path: '/api/external/issues/{issueId}/links',
+    tag,
+    mcpAliases,
     summary: 'Remove a link (body { linkId }) and its inverse on the other issue.',
-    params: IssueIdParams, body: DeleteLinkBody, fieldCodes: { linkId: 'ISSUE_LINK_ID_REQUIRED' }, successStatus: 204,
+    params: IssueIdParams,
+    body: DeleteLinkBody,
+    fieldCodes: { linkId: 'ISSUE_LINK_ID_REQUIRED' },
+    successStatus: 204,
     run: async (ctx, { params, body }) => {
       await deleteIssueLink(ctx, params.issueId, body);
       return noContent();

@@ -4,7 +4,11 @@ import type { LinkWithTarget } from './links.repository.js';
 export const LINK_TYPES = ['blocks', 'blocked_by', 'related'] as const;
 export type LinkType = (typeof LINK_TYPES)[number];
 
-export const INVERSE_LINK_TYPE: Record<LinkType, LinkType> = { blocks: 'blocked_by', blocked_by: 'blocks', related: 'related' };
+export const INVERSE_LINK_TYPE: Record<LinkType, LinkType> = {
+  blocks: 'blocked_by',
+  blocked_by: 'blocks',
+  related: 'related',
+};
 
 const COMPLETED = 'completed';
 
@@ -30,8 +34,11 @@ export type LinkView = ReturnType<typeof presentLink>;
 
 /** The unsatisfied blockers that have a due date: what `earliestStartDate` is made of. */
 export const schedulingBlockers = (links: LinkWithTarget[]) =>
-  links.flatMap((link) => (link.type === 'blocked_by' && link.target_status_category !== COMPLETED && link.target_due_date
-    ? [{ projectId: link.target_project_id, dueDate: link.target_due_date }] : []));
+  links.flatMap((link) =>
+    link.type === 'blocked_by' && link.target_status_category !== COMPLETED && link.target_due_date
+      ? [{ projectId: link.target_project_id, dueDate: link.target_due_date }]
+      : [],
+  );
 
 /** The day after the latest due date among unsatisfied blockers that have one, or null. */
 export const earliestStartDate = (links: LinkWithTarget[]): string | null =>

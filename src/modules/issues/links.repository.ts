@@ -12,27 +12,49 @@ export type LinkWithTarget = IssueLinkRow & {
 /** Every link of the given issues in one query (lists batch-load their page's links). */
 export async function listLinksOfIssues(ctx: Ctx, issueIds: string[]): Promise<LinkWithTarget[]> {
   if (issueIds.length === 0) return [];
-  return ctx.db.selectFrom('issue_links as l')
+  return ctx.db
+    .selectFrom('issue_links as l')
     .innerJoin('issues as t', 't.id', 'l.target_issue_id')
     .innerJoin('statuses as ts', 'ts.id', 't.status_id')
     .selectAll('l')
-    .select(['t.issue_key as target_key', 't.project_id as target_project_id', 'ts.category as target_status_category', 't.due_date as target_due_date'])
+    .select([
+      't.issue_key as target_key',
+      't.project_id as target_project_id',
+      'ts.category as target_status_category',
+      't.due_date as target_due_date',
+    ])
     .where('l.workspace_id', '=', ctx.workspace.id)
     .where('l.issue_id', 'in', issueIds)
-    .orderBy('l.created_at').orderBy('l.id')
+    .orderBy('l.created_at')
+    .orderBy('l.id')
     .execute();
 }
 
 export const findLinkSide = (ctx: Ctx, issueId: string, targetIssueId: string, type: string) =>
-  ctx.db.selectFrom('issue_links').selectAll().where('workspace_id', '=', ctx.workspace.id)
-    .where('issue_id', '=', issueId).where('target_issue_id', '=', targetIssueId).where('type', '=', type).executeTakeFirst();
+  ctx.db
+    .selectFrom('issue_links')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('issue_id', '=', issueId)
+    .where('target_issue_id', '=', targetIssueId)
+    .where('type', '=', type)
+    .executeTakeFirst();
 
 /** A side that already exists (a concurrent create of the same link) is kept as it is. */
 export async function insertLinkSides(ctx: Ctx, rows: IssueLinkRow[]): Promise<void> {
-  await ctx.db.insertInto('issue_links').values(rows).onConflict((oc) => oc.doNothing()).execute();
+  await ctx.db
+    .insertInto('issue_links')
+    .values(rows)
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
 
 export async function deleteLinkSide(ctx: Ctx, issueId: string, targetIssueId: string, type: string): Promise<void> {
-  await ctx.db.deleteFrom('issue_links').where('workspace_id', '=', ctx.workspace.id)
-    .where('issue_id', '=', issueId).where('target_issue_id', '=', targetIssueId).where('type', '=', type).execute();
+  await ctx.db
+    .deleteFrom('issue_links')
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('issue_id', '=', issueId)
+    .where('target_issue_id', '=', targetIssueId)
+    .where('type', '=', type)
+    .execute();
 }

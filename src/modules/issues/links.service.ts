@@ -17,11 +17,16 @@ export interface LinkInput {
 }
 
 function parseLinkType(value: unknown): LinkType {
-  if (!LINK_TYPES.includes(value as LinkType)) throw new ApiError('INVALID_ISSUE_LINK_TYPE', { field: 'type', type: value ?? null });
+  if (!LINK_TYPES.includes(value as LinkType))
+    throw new ApiError('INVALID_ISSUE_LINK_TYPE', { field: 'type', type: value ?? null });
   return value as LinkType;
 }
 
-async function visibleTarget(ctx: Ctx, idOrKey: string, field: 'targetIssueId' | 'targetIssueKey'): Promise<IssueRecord> {
+async function visibleTarget(
+  ctx: Ctx,
+  idOrKey: string,
+  field: 'targetIssueId' | 'targetIssueKey',
+): Promise<IssueRecord> {
   const target = await findVisibleIssue(ctx, idOrKey);
   if (!target) throw new ApiError('TARGET_ISSUE_NOT_FOUND', { [field]: idOrKey });
   return target;
@@ -35,7 +40,11 @@ async function resolveTarget(ctx: Ctx, input: LinkInput): Promise<IssueRecord> {
   const byId = id ? await visibleTarget(ctx, id, 'targetIssueId') : undefined;
   const byKey = key ? await visibleTarget(ctx, key, 'targetIssueKey') : undefined;
   if (byId && byKey && byId.id !== byKey.id) {
-    throw new ApiError('VALIDATION_FAILED', { field: 'targetIssueKey', targetIssueId: id, targetIssueKey: key }, { message: 'targetIssueId and targetIssueKey name different issues.' });
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: 'targetIssueKey', targetIssueId: id, targetIssueKey: key },
+      { message: 'targetIssueId and targetIssueKey name different issues.' },
+    );
   }
   return (byId ?? byKey) as IssueRecord;
 }
@@ -44,8 +53,14 @@ async function resolveTarget(ctx: Ctx, input: LinkInput): Promise<IssueRecord> {
  * A link side of the issue as presented to the caller, with its target's project (undefined
  * when absent or its target is hidden).
  */
-async function presentedLink(ctx: Ctx, issue: IssueRecord, linkId: string): Promise<{ link: LinkView; targetProjectId: string } | undefined> {
-  const side = (await listLinksOfIssues(ctx, [issue.id])).find((link) => link.id === linkId && canSeeProject(ctx.access, link.target_project_id));
+async function presentedLink(
+  ctx: Ctx,
+  issue: IssueRecord,
+  linkId: string,
+): Promise<{ link: LinkView; targetProjectId: string } | undefined> {
+  const side = (await listLinksOfIssues(ctx, [issue.id])).find(
+    (link) => link.id === linkId && canSeeProject(ctx.access, link.target_project_id),
+  );
   return side && { link: presentLink(side, issue.status_category), targetProjectId: side.target_project_id };
 }
 
@@ -54,14 +69,25 @@ async function presentedLink(ctx: Ctx, issue: IssueRecord, linkId: string): Prom
  * `related` ↔ `related`), each with its own linkId; a link that already exists, from
  * either side, answers this side's existing link with `created: false`.
  */
-export async function createIssueLink(ctx: Ctx, issueIdOrKey: string, input: LinkInput): Promise<{ link: LinkView; created: boolean }> {
+export async function createIssueLink(
+  ctx: Ctx,
+  issueIdOrKey: string,
+  input: LinkInput,
+): Promise<{ link: LinkView; created: boolean }> {
   const issue = await requireVisibleIssue(ctx, issueIdOrKey);
   const type = parseLinkType(input.type);
   const target = await resolveTarget(ctx, input);
-  if (target.id === issue.id) throw new ApiError('ISSUE_LINK_SELF_REFERENCE', { issueId: issue.id, targetIssueId: target.id });
+  if (target.id === issue.id)
+    throw new ApiError('ISSUE_LINK_SELF_REFERENCE', { issueId: issue.id, targetIssueId: target.id });
   const side = (issueId: string, targetIssueId: string, sideType: LinkType): IssueLinkRow => ({
-    id: newId('lnk', ctx.nowMs), workspace_id: ctx.workspace.id, issue_id: issueId, target_issue_id: targetIssueId,
-    type: sideType, created_by: ctx.principal.id, created_at: ctx.now, updated_at: ctx.now,
+    id: newId('lnk', ctx.nowMs),
+    workspace_id: ctx.workspace.id,
+    issue_id: issueId,
+    target_issue_id: targetIssueId,
+    type: sideType,
+    created_by: ctx.principal.id,
+    created_at: ctx.now,
+    updated_at: ctx.now,
   });
   const own = side(issue.id, target.id, type);
   // Sides that already exist are kept; the stored side tells whether this call made the link.
@@ -69,7 +95,14 @@ export async function createIssueLink(ctx: Ctx, issueIdOrKey: string, input: Lin
   const stored = (await findLinkSide(ctx, issue.id, target.id, type)) as IssueLinkRow;
   const { link } = (await presentedLink(ctx, issue, stored.id)) as { link: LinkView };
   const created = stored.id === own.id;
-  if (created) await recordEvent(ctx, 'issue.link.created', { link, issue: issueRef(issue) }, issue.project_id, linkAudience(issue.project_id, target.project_id));
+  if (created)
+    await recordEvent(
+      ctx,
+      'issue.link.created',
+      { link, issue: issueRef(issue) },
+      issue.project_id,
+      linkAudience(issue.project_id, target.project_id),
+    );
   return { link, created };
 }
 
@@ -83,5 +116,11 @@ export async function deleteIssueLink(ctx: Ctx, issueIdOrKey: string, input: { l
   const { link, targetProjectId } = found;
   await deleteLinkSide(ctx, issue.id, link.targetIssueId, link.type);
   await deleteLinkSide(ctx, link.targetIssueId, issue.id, INVERSE_LINK_TYPE[link.type]);
-  await recordEvent(ctx, 'issue.link.deleted', { link, issue: issueRef(issue) }, issue.project_id, linkAudience(issue.project_id, targetProjectId));
+  await recordEvent(
+    ctx,
+    'issue.link.deleted',
+    { link, issue: issueRef(issue) },
+    issue.project_id,
+    linkAudience(issue.project_id, targetProjectId),
+  );
 }

@@ -57,14 +57,20 @@ function complete(startDate: string | null, dueDate: string | null, durationDays
     }
     return { startDate, dueDate, durationDays: span };
   }
-  if (startDate && durationDays !== null) return { startDate, dueDate: shifted(startDate, durationDays, 'dueDate'), durationDays };
-  if (dueDate && durationDays !== null) return { startDate: shifted(dueDate, -durationDays, 'startDate'), dueDate, durationDays };
+  if (startDate && durationDays !== null)
+    return { startDate, dueDate: shifted(startDate, durationDays, 'dueDate'), durationDays };
+  if (dueDate && durationDays !== null)
+    return { startDate: shifted(dueDate, -durationDays, 'startDate'), dueDate, durationDays };
   return { startDate, dueDate, durationDays };
 }
 
 /** The schedule of a new record from the fields of its create request. */
 export function scheduleFromInput(input: ScheduleInput): Schedule {
-  return complete(parseDate(input.startDate, 'startDate'), parseDate(input.dueDate, 'dueDate'), parseDuration(input.durationDays));
+  return complete(
+    parseDate(input.startDate, 'startDate'),
+    parseDate(input.dueDate, 'dueDate'),
+    parseDuration(input.durationDays),
+  );
 }
 
 export const sendsSchedule = (input: object): boolean => FIELDS.some((field) => hasOwn(input, field));
@@ -84,7 +90,8 @@ export function applyScheduleChange(current: Schedule, input: ScheduleInput): Sc
     case 'startDate': {
       const start = parseDate(input.startDate, 'startDate');
       if (start === null) return { startDate: null, dueDate, durationDays: null };
-      if (durationDays !== null) return { startDate: start, dueDate: shifted(start, durationDays, 'dueDate'), durationDays };
+      if (durationDays !== null)
+        return { startDate: start, dueDate: shifted(start, durationDays, 'dueDate'), durationDays };
       return complete(start, dueDate, null);
     }
     case 'dueDate': {

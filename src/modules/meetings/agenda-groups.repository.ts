@@ -4,30 +4,61 @@ import { batches } from '../../db/batches.js';
 import type { AgendaGroupRow } from '../../db/tables/meetings.js';
 
 export const listGroupRows = (ctx: Ctx, meetingId: string): Promise<AgendaGroupRow[]> =>
-  ctx.db.selectFrom('agenda_groups').selectAll()
-    .where('workspace_id', '=', ctx.workspace.id).where('meeting_id', '=', meetingId).orderBy('position').orderBy('id').execute();
+  ctx.db
+    .selectFrom('agenda_groups')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('meeting_id', '=', meetingId)
+    .orderBy('position')
+    .orderBy('id')
+    .execute();
 
 export const findGroupRow = (ctx: Ctx, meetingId: string, groupId: string): Promise<AgendaGroupRow | undefined> =>
-  ctx.db.selectFrom('agenda_groups').selectAll()
-    .where('workspace_id', '=', ctx.workspace.id).where('meeting_id', '=', meetingId).where('id', '=', groupId).executeTakeFirst();
+  ctx.db
+    .selectFrom('agenda_groups')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('meeting_id', '=', meetingId)
+    .where('id', '=', groupId)
+    .executeTakeFirst();
 
 export async function insertGroupRow(ctx: Ctx, row: AgendaGroupRow): Promise<void> {
   await ctx.db.insertInto('agenda_groups').values(row).execute();
 }
 
 export async function updateGroupRow(ctx: Ctx, groupId: string, changes: Partial<AgendaGroupRow>): Promise<void> {
-  await ctx.db.updateTable('agenda_groups').set(changes).where('workspace_id', '=', ctx.workspace.id).where('id', '=', groupId).execute();
+  await ctx.db
+    .updateTable('agenda_groups')
+    .set(changes)
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', groupId)
+    .execute();
 }
 
 /** Writes new positions, a few hundred rows per statement (each binds its id twice; the workspace and time once). */
 export async function updateGroupPositions(ctx: Ctx, moves: Array<{ id: string; position: number }>): Promise<void> {
   for (const batch of batches(moves, 2, 2)) {
-    const position = sql<number>`case ${sql.ref('id')} ${sql.join(batch.map((m) => sql`when ${m.id} then ${sql.lit(m.position)}`), sql` `)} end`;
-    await ctx.db.updateTable('agenda_groups').set({ position, updated_at: ctx.now })
-      .where('workspace_id', '=', ctx.workspace.id).where('id', 'in', batch.map((m) => m.id)).execute();
+    const position = sql<number>`case ${sql.ref('id')} ${sql.join(
+      batch.map((m) => sql`when ${m.id} then ${sql.lit(m.position)}`),
+      sql` `,
+    )} end`;
+    await ctx.db
+      .updateTable('agenda_groups')
+      .set({ position, updated_at: ctx.now })
+      .where('workspace_id', '=', ctx.workspace.id)
+      .where(
+        'id',
+        'in',
+        batch.map((m) => m.id),
+      )
+      .execute();
   }
 }
 
 export async function deleteGroupRow(ctx: Ctx, groupId: string): Promise<void> {
-  await ctx.db.deleteFrom('agenda_groups').where('workspace_id', '=', ctx.workspace.id).where('id', '=', groupId).execute();
+  await ctx.db
+    .deleteFrom('agenda_groups')
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', groupId)
+    .execute();
 }

@@ -3,8 +3,13 @@ import { Type } from '@sinclair/typebox';
 import { Description, Nullable, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
 
 export const AgendaGroupSchema = Type.Object({
-  agendaGroupId: Type.String(), meetingId: Type.String(), name: Type.String(), description: Nullable(Type.String()),
-  position: Type.Integer(), createdAt: Type.String(), updatedAt: Type.String(),
+  agendaGroupId: Type.String(),
+  meetingId: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  position: Type.Integer(),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
 });
 
 export const AgendaGroupBody = Type.Object({
@@ -12,9 +17,12 @@ export const AgendaGroupBody = Type.Object({
   description: Type.Optional(Nullable(Description())),
 });
 export const AgendaGroupOrderBody = Type.Object({
-  agendaGroupIds: Type.Optional(Type.Array(Ref(), {
-    maxItems: LIMITS.ordered, description: 'Every group of the meeting, once each, in the new order (a meeting has at most 1,000 groups).',
-  })),
+  agendaGroupIds: Type.Optional(
+    Type.Array(Ref(), {
+      maxItems: LIMITS.ordered,
+      description: 'Every group of the meeting, once each, in the new order (a meeting has at most 1,000 groups).',
+    }),
+  ),
 });
 export const agendaGroupFieldCodes = { name: 'NAME_REQUIRED' } as const;
 export const agendaGroupOrderFieldCodes = { agendaGroupIds: 'INVALID_AGENDA_GROUP_ORDER' } as const;

@@ -6,7 +6,14 @@ import { hasOwn, nonBlank } from '../../core/values.js';
 import type { AgendaGroupRow } from '../../db/tables/meetings.js';
 import { storeItemOrder } from './agenda-order.js';
 import { presentAgendaGroup, type AgendaGroupView } from './agenda-groups.presenter.js';
-import { deleteGroupRow, findGroupRow, insertGroupRow, listGroupRows, updateGroupPositions, updateGroupRow } from './agenda-groups.repository.js';
+import {
+  deleteGroupRow,
+  findGroupRow,
+  insertGroupRow,
+  listGroupRows,
+  updateGroupPositions,
+  updateGroupRow,
+} from './agenda-groups.repository.js';
 import { listItemsInGroup } from './agenda-items.repository.js';
 import { requireVisibleMeeting } from './meeting-access.js';
 
@@ -18,7 +25,8 @@ export interface AgendaGroupInput {
 /** A group of this meeting, or AGENDA_GROUP_NOT_FOUND (also for another meeting's group). */
 export async function requireAgendaGroup(ctx: Ctx, meetingId: string, groupId: unknown): Promise<AgendaGroupRow> {
   const group = typeof groupId === 'string' ? await findGroupRow(ctx, meetingId, groupId) : undefined;
-  if (!group) throw new ApiError('AGENDA_GROUP_NOT_FOUND', { field: 'agendaGroupId', agendaGroupId: groupId ?? null, meetingId });
+  if (!group)
+    throw new ApiError('AGENDA_GROUP_NOT_FOUND', { field: 'agendaGroupId', agendaGroupId: groupId ?? null, meetingId });
   return group;
 }
 
@@ -33,25 +41,45 @@ export async function listAgendaGroups(ctx: Ctx, meetingId: string): Promise<Age
   return (await listGroupRows(ctx, meeting.id)).map(presentAgendaGroup);
 }
 
-export async function createAgendaGroup(ctx: Ctx, meetingId: string, input: AgendaGroupInput): Promise<AgendaGroupView> {
+export async function createAgendaGroup(
+  ctx: Ctx,
+  meetingId: string,
+  input: AgendaGroupInput,
+): Promise<AgendaGroupView> {
   const meeting = await requireVisibleMeeting(ctx, meetingId);
   const name = validName(input.name);
   const groups = await listGroupRows(ctx, meeting.id);
   // A reorder must name every group, and reorder lists are bounded, so the groups are too.
-  if (groups.length >= LIMITS.ordered) throw new ApiError('AGENDA_GROUP_LIMIT_REACHED', { meetingId: meeting.id, max: LIMITS.ordered });
+  if (groups.length >= LIMITS.ordered)
+    throw new ApiError('AGENDA_GROUP_LIMIT_REACHED', { meetingId: meeting.id, max: LIMITS.ordered });
   const row: AgendaGroupRow = {
-    id: newId('agp', ctx.nowMs), workspace_id: ctx.workspace.id, meeting_id: meeting.id, name, description: input.description ?? null,
-    position: groups.length, created_at: ctx.now, updated_at: ctx.now,
+    id: newId('agp', ctx.nowMs),
+    workspace_id: ctx.workspace.id,
+    meeting_id: meeting.id,
+    name,
+    description: input.description ?? null,
+    position: groups.length,
+    created_at: ctx.now,
+    updated_at: ctx.now,
   };
   await insertGroupRow(ctx, row);
   return presentAgendaGroup(row);
 }
 
-export async function updateAgendaGroup(ctx: Ctx, meetingId: string, groupId: string, input: AgendaGroupInput): Promise<AgendaGroupView> {
+export async function updateAgendaGroup(
+  ctx: Ctx,
+  meetingId: string,
+  groupId: string,
+  input: AgendaGroupInput,
+): Promise<AgendaGroupView> {
   const meeting = await requireVisibleMeeting(ctx, meetingId);
   const group = await requireAgendaGroup(ctx, meeting.id, groupId);
   if (!hasOwn(input, 'name') && !hasOwn(input, 'description')) {
-    throw new ApiError('UNSUPPORTED_ACTION', { agendaGroupId: groupId }, { message: 'The update names no field to change.' });
+    throw new ApiError(
+      'UNSUPPORTED_ACTION',
+      { agendaGroupId: groupId },
+      { message: 'The update names no field to change.' },
+    );
   }
   const changes: Partial<AgendaGroupRow> = { updated_at: ctx.now };
   if (hasOwn(input, 'name')) changes.name = validName(input.name);
@@ -64,28 +92,49 @@ export async function updateAgendaGroup(ctx: Ctx, meetingId: string, groupId: st
 export async function deleteAgendaGroup(ctx: Ctx, meetingId: string, groupId: string): Promise<void> {
   const meeting = await requireVisibleMeeting(ctx, meetingId);
   const group = await requireAgendaGroup(ctx, meeting.id, groupId);
-  const [ungrouped, released] = await Promise.all([listItemsInGroup(ctx, meeting.id, null), listItemsInGroup(ctx, meeting.id, group.id)]);
+  const [ungrouped, released] = await Promise.all([
+    listItemsInGroup(ctx, meeting.id, null),
+    listItemsInGroup(ctx, meeting.id, group.id),
+  ]);
   await storeItemOrder(ctx, [...ungrouped, ...released], null);
   await deleteGroupRow(ctx, group.id);
-  await storeGroupOrder(ctx, (await listGroupRows(ctx, meeting.id)));
+  await storeGroupOrder(ctx, await listGroupRows(ctx, meeting.id));
 }
 
 /** Stores positions 0..n-1 in the given order, writing only the groups that moved, in batches. */
 async function storeGroupOrder(ctx: Ctx, ordered: AgendaGroupRow[]): Promise<AgendaGroupRow[]> {
   const moves = ordered.flatMap((group, position) => (group.position === position ? [] : [{ id: group.id, position }]));
   await updateGroupPositions(ctx, moves);
-  return ordered.map((group, position) => (group.position === position ? group : { ...group, position, updated_at: ctx.now }));
+  return ordered.map((group, position) =>
+    group.position === position ? group : { ...group, position, updated_at: ctx.now },
+  );
 }
 
 /** A new group order: the complete list of the meeting's groups, each once. Items keep their places inside groups. */
-export async function reorderAgendaGroups(ctx: Ctx, meetingId: string, input: { agendaGroupIds?: unknown }): Promise<AgendaGroupView[]> {
+export async function reorderAgendaGroups(
+  ctx: Ctx,
+  meetingId: string,
+  input: { agendaGroupIds?: unknown },
+): Promise<AgendaGroupView[]> {
   const meeting = await requireVisibleMeeting(ctx, meetingId);
   const groups = await listGroupRows(ctx, meeting.id);
   const byId = new Map(groups.map((g) => [g.id, g]));
   const ids = input.agendaGroupIds;
-  const complete = Array.isArray(ids) && ids.length === groups.length && new Set(ids).size === ids.length && ids.every((id) => byId.has(id as string));
+  const complete =
+    Array.isArray(ids) &&
+    ids.length === groups.length &&
+    new Set(ids).size === ids.length &&
+    ids.every((id) => byId.has(id as string));
   if (!complete) {
-    throw new ApiError('INVALID_AGENDA_GROUP_ORDER', { field: 'agendaGroupIds', expectedAgendaGroupIds: groups.map((g) => g.id) });
+    throw new ApiError('INVALID_AGENDA_GROUP_ORDER', {
+      field: 'agendaGroupIds',
+      expectedAgendaGroupIds: groups.map((g) => g.id),
+    });
   }
-  return (await storeGroupOrder(ctx, (ids as string[]).map((id) => byId.get(id) as AgendaGroupRow))).map(presentAgendaGroup);
+  return (
+    await storeGroupOrder(
+      ctx,
+      (ids as string[]).map((id) => byId.get(id) as AgendaGroupRow),
+    )
+  ).map(presentAgendaGroup);
 }

@@ -4,24 +4,45 @@ import { meetingVisible } from './meetings.repository.js';
 
 /** Agenda items of many ids in meetings the caller can see, in one query (work-link targets). */
 export const findVisibleAgendaItems = (ctx: Ctx, itemIds: string[]): Promise<AgendaItemRow[]> =>
-  itemIds.length === 0 ? Promise.resolve([])
-    : ctx.db.selectFrom('agenda_items as i').innerJoin('meetings as m', 'm.id', 'i.meeting_id').selectAll('i')
-      .where('i.workspace_id', '=', ctx.workspace.id).where('i.id', 'in', itemIds).where((eb) => meetingVisible(ctx, eb))
-      .execute();
+  itemIds.length === 0
+    ? Promise.resolve([])
+    : ctx.db
+        .selectFrom('agenda_items as i')
+        .innerJoin('meetings as m', 'm.id', 'i.meeting_id')
+        .selectAll('i')
+        .where('i.workspace_id', '=', ctx.workspace.id)
+        .where('i.id', 'in', itemIds)
+        .where((eb) => meetingVisible(ctx, eb))
+        .execute();
 
 export const findItemInMeeting = (ctx: Ctx, meetingId: string, itemId: string): Promise<AgendaItemRow | undefined> =>
-  ctx.db.selectFrom('agenda_items').selectAll()
-    .where('workspace_id', '=', ctx.workspace.id).where('meeting_id', '=', meetingId).where('id', '=', itemId).executeTakeFirst();
+  ctx.db
+    .selectFrom('agenda_items')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('meeting_id', '=', meetingId)
+    .where('id', '=', itemId)
+    .executeTakeFirst();
 
 /** Every item of a meeting; the service arranges them in agenda order. */
 export const listItemRows = (ctx: Ctx, meetingId: string): Promise<AgendaItemRow[]> =>
-  ctx.db.selectFrom('agenda_items').selectAll()
-    .where('workspace_id', '=', ctx.workspace.id).where('meeting_id', '=', meetingId)
-    .orderBy('position').orderBy('created_at').orderBy('id').execute();
+  ctx.db
+    .selectFrom('agenda_items')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('meeting_id', '=', meetingId)
+    .orderBy('position')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 
 /** The items of one group (or the ungrouped ones, for null), in their order. */
 export function listItemsInGroup(ctx: Ctx, meetingId: string, groupId: string | null): Promise<AgendaItemRow[]> {
-  let query = ctx.db.selectFrom('agenda_items').selectAll().where('workspace_id', '=', ctx.workspace.id).where('meeting_id', '=', meetingId);
+  let query = ctx.db
+    .selectFrom('agenda_items')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('meeting_id', '=', meetingId);
   query = groupId === null ? query.where('group_id', 'is', null) : query.where('group_id', '=', groupId);
   return query.orderBy('position').orderBy('created_at').orderBy('id').execute();
 }
@@ -31,10 +52,19 @@ export async function insertItemRow(ctx: Ctx, row: AgendaItemRow): Promise<void>
 }
 
 export async function updateItemRow(ctx: Ctx, itemId: string, changes: Partial<AgendaItemRow>): Promise<void> {
-  await ctx.db.updateTable('agenda_items').set(changes).where('workspace_id', '=', ctx.workspace.id).where('id', '=', itemId).execute();
+  await ctx.db
+    .updateTable('agenda_items')
+    .set(changes)
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', itemId)
+    .execute();
 }
 
 export async function deleteItemRows(ctx: Ctx, itemIds: string[]): Promise<void> {
   if (itemIds.length === 0) return;
-  await ctx.db.deleteFrom('agenda_items').where('workspace_id', '=', ctx.workspace.id).where('id', 'in', itemIds).execute();
+  await ctx.db
+    .deleteFrom('agenda_items')
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', 'in', itemIds)
+    .execute();
 }

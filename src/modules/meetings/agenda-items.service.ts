@@ -11,7 +11,13 @@ import { requireAgendaGroup } from './agenda-groups.service.js';
 import { listGroupRows } from './agenda-groups.repository.js';
 import { arrangeAgenda, insertAt, storeItemOrder } from './agenda-order.js';
 import { presentAgendaItem, type AgendaItemView } from './agenda-items.presenter.js';
-import { deleteItemRows, insertItemRow, listItemRows, listItemsInGroup, updateItemRow } from './agenda-items.repository.js';
+import {
+  deleteItemRows,
+  insertItemRow,
+  listItemRows,
+  listItemsInGroup,
+  updateItemRow,
+} from './agenda-items.repository.js';
 import { defaultAgendaStatus, requireAgendaStatus } from './agenda-statuses.service.js';
 import { listAttachmentsOfItems, removeAttachmentsOfItems } from './item-attachments.service.js';
 import { requireAgendaItem, requireVisibleMeeting } from './meeting-access.js';
@@ -44,16 +50,27 @@ const taskIssueIdsOf = (item: AgendaItemRow): string[] => JSON.parse(item.task_i
  */
 async function presentAgendaItems(ctx: Ctx, items: AgendaItemRow[]): Promise<AgendaItemView[]> {
   const ids = items.map((i) => i.id);
-  const issueIds = items.flatMap((i) => [...(i.converted_issue_id ? [i.converted_issue_id] : []), ...taskIssueIdsOf(i)]);
-  const [owners, links, attachments, visibleIssues] = await Promise.all([
-    listOwnersOfItems(ctx, ids), listWorkLinks(ctx, 'agenda_item', ids), listAttachmentsOfItems(ctx, ids), visibleIdsOf(ctx, 'issue', issueIds),
+  const issueIds = items.flatMap((i) => [
+    ...(i.converted_issue_id ? [i.converted_issue_id] : []),
+    ...taskIssueIdsOf(i),
   ]);
-  return items.map((i) => presentAgendaItem(i, {
-    owners: owners.get(i.id) ?? [], links: links.get(i.id) ?? [], attachments: attachments.get(i.id) ?? [],
-    sourceProjectId: i.source_project_id && canSeeProject(ctx.access, i.source_project_id) ? i.source_project_id : null,
-    convertedIssueId: i.converted_issue_id && visibleIssues.has(i.converted_issue_id) ? i.converted_issue_id : null,
-    taskIssueIds: taskIssueIdsOf(i).filter((id) => visibleIssues.has(id)),
-  }));
+  const [owners, links, attachments, visibleIssues] = await Promise.all([
+    listOwnersOfItems(ctx, ids),
+    listWorkLinks(ctx, 'agenda_item', ids),
+    listAttachmentsOfItems(ctx, ids),
+    visibleIdsOf(ctx, 'issue', issueIds),
+  ]);
+  return items.map((i) =>
+    presentAgendaItem(i, {
+      owners: owners.get(i.id) ?? [],
+      links: links.get(i.id) ?? [],
+      attachments: attachments.get(i.id) ?? [],
+      sourceProjectId:
+        i.source_project_id && canSeeProject(ctx.access, i.source_project_id) ? i.source_project_id : null,
+      convertedIssueId: i.converted_issue_id && visibleIssues.has(i.converted_issue_id) ? i.converted_issue_id : null,
+      taskIssueIds: taskIssueIdsOf(i).filter((id) => visibleIssues.has(id)),
+    }),
+  );
 }
 
 export async function presentAgendaItemRow(ctx: Ctx, item: AgendaItemRow): Promise<AgendaItemView> {
@@ -69,7 +86,12 @@ function validTitle(value: unknown): string {
 
 function validCheckInDate(value: unknown): string | null {
   if (value === null) return null;
-  if (!isCalendarDate(value)) throw new ApiError('INVALID_MEETING_TIME', { field: 'checkInDate', value }, { message: 'checkInDate must be a YYYY-MM-DD calendar date.' });
+  if (!isCalendarDate(value))
+    throw new ApiError(
+      'INVALID_MEETING_TIME',
+      { field: 'checkInDate', value },
+      { message: 'checkInDate must be a YYYY-MM-DD calendar date.' },
+    );
   return value;
 }
 
@@ -84,10 +106,16 @@ async function validGroupId(ctx: Ctx, meetingId: string, value: unknown): Promis
  * `current`.
  */
 async function sourceProjectFor(
-  ctx: Ctx, meeting: MeetingWithKeys, input: AgendaItemInput, tagsWritten: boolean, current: string | null,
+  ctx: Ctx,
+  meeting: MeetingWithKeys,
+  input: AgendaItemInput,
+  tagsWritten: boolean,
+  current: string | null,
 ): Promise<string | null> {
   if (hasOwn(input, 'sourceProjectId')) {
-    return input.sourceProjectId === null || input.sourceProjectId === undefined ? null : (await requireVisibleProject(ctx, input.sourceProjectId)).id;
+    return input.sourceProjectId === null || input.sourceProjectId === undefined
+      ? null
+      : (await requireVisibleProject(ctx, input.sourceProjectId)).id;
   }
   // A source project the caller cannot see is kept: it cannot know what it would replace.
   const hiddenCurrent = current !== null && !canSeeProject(ctx.access, current);
@@ -109,35 +137,79 @@ export async function createAgendaItem(ctx: Ctx, meetingId: string, input: Agend
   const meeting = await requireVisibleMeeting(ctx, meetingId);
   const title = validTitle(input.title);
   const groupId = hasOwn(input, 'agendaGroupId') ? await validGroupId(ctx, meeting.id, input.agendaGroupId) : null;
-  const status = hasOwn(input, 'statusId') ? await requireAgendaStatus(ctx, input.statusId) : await defaultAgendaStatus(ctx);
+  const status = hasOwn(input, 'statusId')
+    ? await requireAgendaStatus(ctx, input.statusId)
+    : await defaultAgendaStatus(ctx);
   const tags = parseTagFields(input) ?? [];
   // A new item writes its tag set (even an empty one), so it takes the meeting's project unless told otherwise.
   const sourceProjectId = await sourceProjectFor(ctx, meeting, input, true, null);
   const checkInDate = hasOwn(input, 'checkInDate') ? validCheckInDate(input.checkInDate) : null;
   const siblings = await listItemsInGroup(ctx, meeting.id, groupId);
   const row: AgendaItemRow = {
-    id: newId('agi', ctx.nowMs), workspace_id: ctx.workspace.id, meeting_id: meeting.id, group_id: groupId, title,
-    description: input.description ?? null, notes: input.notes ?? null, status_id: status.id, tags: JSON.stringify(tags),
-    source_project_id: sourceProjectId, check_in_date: checkInDate, converted: 0, converted_issue_id: null, task_issue_ids: '[]',
-    position: siblings.length, created_by: ctx.principal.id, created_at: ctx.now, updated_at: ctx.now,
+    id: newId('agi', ctx.nowMs),
+    workspace_id: ctx.workspace.id,
+    meeting_id: meeting.id,
+    group_id: groupId,
+    title,
+    description: input.description ?? null,
+    notes: input.notes ?? null,
+    status_id: status.id,
+    tags: JSON.stringify(tags),
+    source_project_id: sourceProjectId,
+    check_in_date: checkInDate,
+    converted: 0,
+    converted_issue_id: null,
+    task_issue_ids: '[]',
+    position: siblings.length,
+    created_by: ctx.principal.id,
+    created_at: ctx.now,
+    updated_at: ctx.now,
   };
   await insertItemRow(ctx, row);
   await replaceTagUsages(ctx, 'agenda_item', row.id, tags, sourceProjectId);
   return presentAgendaItemRow(ctx, row);
 }
 
-const PATCHABLE = ['title', 'description', 'notes', 'agendaGroupId', 'statusId', 'tags', 'labels', 'sourceProjectId', 'checkInDate', 'position'] as const;
+const PATCHABLE = [
+  'title',
+  'description',
+  'notes',
+  'agendaGroupId',
+  'statusId',
+  'tags',
+  'labels',
+  'sourceProjectId',
+  'checkInDate',
+  'position',
+] as const;
 
 /** Moves the item to `groupId` at `position` (its end when omitted) and closes the gap it left. */
-async function placeItem(ctx: Ctx, meeting: MeetingWithKeys, item: AgendaItemRow, groupId: string | null, position: number | undefined): Promise<void> {
+async function placeItem(
+  ctx: Ctx,
+  meeting: MeetingWithKeys,
+  item: AgendaItemRow,
+  groupId: string | null,
+  position: number | undefined,
+): Promise<void> {
   const siblings = (await listItemsInGroup(ctx, meeting.id, groupId)).filter((i) => i.id !== item.id);
   await storeItemOrder(ctx, insertAt(siblings, item, position), groupId);
-  if (groupId !== item.group_id) await storeItemOrder(ctx, (await listItemsInGroup(ctx, meeting.id, item.group_id)), item.group_id);
+  if (groupId !== item.group_id)
+    await storeItemOrder(ctx, await listItemsInGroup(ctx, meeting.id, item.group_id), item.group_id);
 }
 
-export async function updateAgendaItem(ctx: Ctx, meetingId: string, itemId: string, input: AgendaItemInput): Promise<AgendaItemView> {
+export async function updateAgendaItem(
+  ctx: Ctx,
+  meetingId: string,
+  itemId: string,
+  input: AgendaItemInput,
+): Promise<AgendaItemView> {
   const { meeting, item } = await requireAgendaItem(ctx, meetingId, itemId);
-  if (!PATCHABLE.some((field) => hasOwn(input, field))) throw new ApiError('UNSUPPORTED_ACTION', { agendaItemId: itemId }, { message: 'The update names no field to change.' });
+  if (!PATCHABLE.some((field) => hasOwn(input, field)))
+    throw new ApiError(
+      'UNSUPPORTED_ACTION',
+      { agendaItemId: itemId },
+      { message: 'The update names no field to change.' },
+    );
   const changes: Partial<AgendaItemRow> = {};
   if (hasOwn(input, 'title')) changes.title = validTitle(input.title);
   if (hasOwn(input, 'description')) changes.description = input.description ?? null;
@@ -148,13 +220,22 @@ export async function updateAgendaItem(ctx: Ctx, meetingId: string, itemId: stri
   if (tags !== undefined) changes.tags = JSON.stringify(tags);
   const sourceProjectId = await sourceProjectFor(ctx, meeting, input, tags !== undefined, item.source_project_id);
   if (sourceProjectId !== item.source_project_id) changes.source_project_id = sourceProjectId;
-  const groupId = hasOwn(input, 'agendaGroupId') ? await validGroupId(ctx, meeting.id, input.agendaGroupId) : item.group_id;
-  if (groupId !== item.group_id || input.position !== undefined) await placeItem(ctx, meeting, item, groupId, input.position);
+  const groupId = hasOwn(input, 'agendaGroupId')
+    ? await validGroupId(ctx, meeting.id, input.agendaGroupId)
+    : item.group_id;
+  if (groupId !== item.group_id || input.position !== undefined)
+    await placeItem(ctx, meeting, item, groupId, input.position);
 
   await updateItemRow(ctx, item.id, { ...changes, updated_at: ctx.now });
   const updated = await requireAgendaItem(ctx, meeting.id, item.id);
   if (changes.tags !== undefined || hasOwn(changes, 'source_project_id')) {
-    await replaceTagUsages(ctx, 'agenda_item', item.id, JSON.parse(updated.item.tags) as string[], updated.item.source_project_id);
+    await replaceTagUsages(
+      ctx,
+      'agenda_item',
+      item.id,
+      JSON.parse(updated.item.tags) as string[],
+      updated.item.source_project_id,
+    );
   }
   return presentAgendaItemRow(ctx, updated.item);
 }
@@ -171,10 +252,13 @@ export async function deleteAgendaItem(ctx: Ctx, meetingId: string, itemId: stri
   const { meeting, item } = await requireAgendaItem(ctx, meetingId, itemId);
   await removeItemDependants(ctx, [item.id]);
   await deleteItemRows(ctx, [item.id]);
-  await storeItemOrder(ctx, (await listItemsInGroup(ctx, meeting.id, item.group_id)), item.group_id);
+  await storeItemOrder(ctx, await listItemsInGroup(ctx, meeting.id, item.group_id), item.group_id);
 }
 
 /** The item dependants of a meeting being deleted; the meeting removes its own rows. */
 export async function deleteAgendaOfMeeting(ctx: Ctx, meetingId: string): Promise<void> {
-  await removeItemDependants(ctx, (await listItemRows(ctx, meetingId)).map((i) => i.id));
+  await removeItemDependants(
+    ctx,
+    (await listItemRows(ctx, meetingId)).map((i) => i.id),
+  );
 }

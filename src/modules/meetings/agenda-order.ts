@@ -9,14 +9,22 @@ import { updateItemRow } from './agenda-items.repository.js';
  */
 export function arrangeAgenda(groups: AgendaGroupRow[], items: AgendaItemRow[]): AgendaItemRow[] {
   const rank = new Map(groups.map((g, index) => [g.id, index]));
-  const groupRank = (item: AgendaItemRow) => (item.group_id === null ? groups.length : rank.get(item.group_id) ?? groups.length);
-  return [...items].sort((a, b) => groupRank(a) - groupRank(b) || a.position - b.position || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  const groupRank = (item: AgendaItemRow) =>
+    item.group_id === null ? groups.length : (rank.get(item.group_id) ?? groups.length);
+  return [...items].sort(
+    (a, b) =>
+      groupRank(a) - groupRank(b) ||
+      a.position - b.position ||
+      a.created_at.localeCompare(b.created_at) ||
+      a.id.localeCompare(b.id),
+  );
 }
 
 /** Places `items` in `groupId` at positions 0..n-1 in the given order, writing only rows that changed. */
 export async function storeItemOrder(ctx: Ctx, items: AgendaItemRow[], groupId: string | null): Promise<void> {
   for (const [position, item] of items.entries()) {
-    if (item.position !== position || item.group_id !== groupId) await updateItemRow(ctx, item.id, { position, group_id: groupId, updated_at: ctx.now });
+    if (item.position !== position || item.group_id !== groupId)
+      await updateItemRow(ctx, item.id, { position, group_id: groupId, updated_at: ctx.now });
   }
 }
 

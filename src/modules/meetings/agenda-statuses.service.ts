@@ -7,14 +7,34 @@ import { hasOwn, nonBlank } from '../../core/values.js';
 import type { DB } from '../../db/schema.js';
 import type { AgendaStatusRow } from '../../db/tables/meetings.js';
 import { presentAgendaStatus, type AgendaStatusView } from './settings.presenter.js';
-import { deleteStatusRow, insertStatusesIfMissing, listStatusRows, statusIsUsed, updateStatusPositions, updateStatusRow } from './settings.repository.js';
+import {
+  deleteStatusRow,
+  insertStatusesIfMissing,
+  listStatusRows,
+  statusIsUsed,
+  updateStatusPositions,
+  updateStatusRow,
+} from './settings.repository.js';
 
 /** Present in every workspace, first in the order; new agenda items start in "To discuss". */
 const SYSTEM_AGENDA_STATUSES = ['To discuss', 'Done'] as const;
 const DEFAULT_STATUS = SYSTEM_AGENDA_STATUSES[0];
 
-const statusRow = (workspaceId: string, name: string, system: boolean, position: number, now: string): AgendaStatusRow => ({
-  id: newId('ags'), workspace_id: workspaceId, name, name_lower: name.toLowerCase(), system: system ? 1 : 0, position, created_at: now, updated_at: now,
+const statusRow = (
+  workspaceId: string,
+  name: string,
+  system: boolean,
+  position: number,
+  now: string,
+): AgendaStatusRow => ({
+  id: newId('ags'),
+  workspace_id: workspaceId,
+  name,
+  name_lower: name.toLowerCase(),
+  system: system ? 1 : 0,
+  position,
+  created_at: now,
+  updated_at: now,
 });
 
 /**
@@ -25,9 +45,14 @@ const statusRow = (workspaceId: string, name: string, system: boolean, position:
 async function ensureAgendaStatuses(db: Kysely<DB>, workspaceId: string, now: string): Promise<AgendaStatusRow[]> {
   const rows = await listStatusRows(db, workspaceId);
   const present = new Set(rows.filter((r) => r.system === 1).map((r) => r.name_lower));
-  const missing = SYSTEM_AGENDA_STATUSES.map((name, position) => ({ name, position })).filter(({ name }) => !present.has(name.toLowerCase()));
+  const missing = SYSTEM_AGENDA_STATUSES.map((name, position) => ({ name, position })).filter(
+    ({ name }) => !present.has(name.toLowerCase()),
+  );
   if (missing.length === 0) return rows;
-  await insertStatusesIfMissing(db, missing.map(({ name, position }) => statusRow(workspaceId, name, true, position, now)));
+  await insertStatusesIfMissing(
+    db,
+    missing.map(({ name, position }) => statusRow(workspaceId, name, true, position, now)),
+  );
   return listStatusRows(db, workspaceId);
 }
 
@@ -35,11 +60,19 @@ async function ensureAgendaStatuses(db: Kysely<DB>, workspaceId: string, now: st
  * Adds the custom statuses whose names are not present yet, after the existing ones; never
  * deletes. Answers name → statusId for every status of the workspace, system ones included.
  */
-export async function convergeAgendaStatuses(db: Kysely<DB>, workspaceId: string, now: string, names: string[]): Promise<Record<string, string>> {
+export async function convergeAgendaStatuses(
+  db: Kysely<DB>,
+  workspaceId: string,
+  now: string,
+  names: string[],
+): Promise<Record<string, string>> {
   const rows = await ensureAgendaStatuses(db, workspaceId, now);
   const taken = new Set(rows.map((r) => r.name_lower));
   const added = names.filter((name) => !taken.has(name.toLowerCase()));
-  await insertStatusesIfMissing(db, added.map((name, index) => statusRow(workspaceId, name, false, rows.length + index, now)));
+  await insertStatusesIfMissing(
+    db,
+    added.map((name, index) => statusRow(workspaceId, name, false, rows.length + index, now)),
+  );
   const all = added.length > 0 ? await listStatusRows(db, workspaceId) : rows;
   return Object.fromEntries(all.map((r) => [r.name, r.id]));
 }
@@ -65,10 +98,18 @@ function validName(value: unknown, others: AgendaStatusRow[]): string {
   const name = nonBlank(value);
   if (!name) throw new ApiError('NAME_REQUIRED', { field: 'name' });
   if (name.length > LIMITS.agendaStatusName) {
-    throw new ApiError('VALIDATION_FAILED', { field: 'name', max: LIMITS.agendaStatusName }, { message: `name must be at most ${LIMITS.agendaStatusName} characters.` });
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: 'name', max: LIMITS.agendaStatusName },
+      { message: `name must be at most ${LIMITS.agendaStatusName} characters.` },
+    );
   }
   if (others.some((s) => s.name_lower === name.toLowerCase())) {
-    throw new ApiError('VALIDATION_FAILED', { field: 'name', name }, { message: 'An agenda status with this name already exists.' });
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: 'name', name },
+      { message: 'An agenda status with this name already exists.' },
+    );
   }
   return name;
 }
@@ -82,10 +123,16 @@ export async function createAgendaStatus(ctx: Ctx, input: { name?: unknown }): P
   return presentAgendaStatus(row);
 }
 
-export async function renameAgendaStatus(ctx: Ctx, statusId: string, input: { name?: unknown }): Promise<AgendaStatusView> {
+export async function renameAgendaStatus(
+  ctx: Ctx,
+  statusId: string,
+  input: { name?: unknown },
+): Promise<AgendaStatusView> {
   const status = await requireAgendaStatus(ctx, statusId);
-  if (!hasOwn(input, 'name')) throw new ApiError('UNSUPPORTED_ACTION', { statusId }, { message: 'The update names no field to change.' });
-  if (status.system === 1) throw new ApiError('UNSUPPORTED_ACTION', { statusId }, { message: 'System agenda statuses cannot be renamed.' });
+  if (!hasOwn(input, 'name'))
+    throw new ApiError('UNSUPPORTED_ACTION', { statusId }, { message: 'The update names no field to change.' });
+  if (status.system === 1)
+    throw new ApiError('UNSUPPORTED_ACTION', { statusId }, { message: 'System agenda statuses cannot be renamed.' });
   const others = (await listAgendaStatusRows(ctx)).filter((s) => s.id !== status.id);
   const name = validName(input.name, others);
   const changes = { name, name_lower: name.toLowerCase(), updated_at: ctx.now };
@@ -95,27 +142,52 @@ export async function renameAgendaStatus(ctx: Ctx, statusId: string, input: { na
 
 /** Stores positions 0..n-1 in the given order, writing only the rows that moved, in batches. */
 async function storeOrder(ctx: Ctx, ordered: AgendaStatusRow[]): Promise<AgendaStatusRow[]> {
-  const moves = ordered.flatMap((status, position) => (status.position === position ? [] : [{ id: status.id, position }]));
+  const moves = ordered.flatMap((status, position) =>
+    status.position === position ? [] : [{ id: status.id, position }],
+  );
   await updateStatusPositions(ctx, moves);
-  return ordered.map((status, position) => (status.position === position ? status : { ...status, position, updated_at: ctx.now }));
+  return ordered.map((status, position) =>
+    status.position === position ? status : { ...status, position, updated_at: ctx.now },
+  );
 }
 
 export async function deleteAgendaStatus(ctx: Ctx, statusId: string): Promise<void> {
   const status = await requireAgendaStatus(ctx, statusId);
-  if (status.system === 1) throw new ApiError('AGENDA_STATUS_DELETE_BLOCKED', { statusId, reason: 'system' }, { message: 'System agenda statuses cannot be deleted.' });
-  if (await statusIsUsed(ctx, status.id)) throw new ApiError('AGENDA_STATUS_DELETE_BLOCKED', { statusId, reason: 'in_use' });
+  if (status.system === 1)
+    throw new ApiError(
+      'AGENDA_STATUS_DELETE_BLOCKED',
+      { statusId, reason: 'system' },
+      { message: 'System agenda statuses cannot be deleted.' },
+    );
+  if (await statusIsUsed(ctx, status.id))
+    throw new ApiError('AGENDA_STATUS_DELETE_BLOCKED', { statusId, reason: 'in_use' });
   await deleteStatusRow(ctx, status.id);
-  await storeOrder(ctx, (await listAgendaStatusRows(ctx)));
+  await storeOrder(ctx, await listAgendaStatusRows(ctx));
 }
 
 /** A new order: every workspace status exactly once; item assignments are untouched. */
-export async function reorderAgendaStatuses(ctx: Ctx, input: { orderedStatusIds?: unknown }): Promise<AgendaStatusView[]> {
+export async function reorderAgendaStatuses(
+  ctx: Ctx,
+  input: { orderedStatusIds?: unknown },
+): Promise<AgendaStatusView[]> {
   const rows = await listAgendaStatusRows(ctx);
   const ids = input.orderedStatusIds;
   const byId = new Map(rows.map((s) => [s.id, s]));
-  const complete = Array.isArray(ids) && ids.length === rows.length && new Set(ids).size === ids.length && ids.every((id) => byId.has(id as string));
+  const complete =
+    Array.isArray(ids) &&
+    ids.length === rows.length &&
+    new Set(ids).size === ids.length &&
+    ids.every((id) => byId.has(id as string));
   if (!complete) {
-    throw new ApiError('INVALID_AGENDA_STATUS_ORDER', { field: 'orderedStatusIds', expectedStatusIds: rows.map((s) => s.id) });
+    throw new ApiError('INVALID_AGENDA_STATUS_ORDER', {
+      field: 'orderedStatusIds',
+      expectedStatusIds: rows.map((s) => s.id),
+    });
   }
-  return (await storeOrder(ctx, (ids as string[]).map((id) => byId.get(id) as AgendaStatusRow))).map(presentAgendaStatus);
+  return (
+    await storeOrder(
+      ctx,
+      (ids as string[]).map((id) => byId.get(id) as AgendaStatusRow),
+    )
+  ).map(presentAgendaStatus);
 }

@@ -37,6 +37,10 @@ export async function listAgendaTagSuggestions(ctx: Ctx, meetingId: string) {
   }
   const tags = [...byName.values()]
     .sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()))
-    .map((e) => ({ name: e.name, sources: (['managed', 'issue', 'agenda'] as const).filter((s) => e.sources.has(s)), usageCount: e.usageCount }));
+    .map((e) => ({
+      name: e.name,
+      sources: (['managed', 'issue', 'agenda'] as const).filter((s) => e.sources.has(s)),
+      usageCount: e.usageCount,
+    }));
   return { tags };
 }

@@ -3,4 +3,5 @@ import type { ExternalOwner } from '../users/external-owner-sources.js';
 import { listExternalOwnersOfProject } from './owners.repository.js';
 
 /** GET /users?projectId=: the external owners on agenda items of that project's meetings. */
-export const externalOwnersOfProjectMeetings = (ctx: Ctx, projectId: string): Promise<ExternalOwner[]> => listExternalOwnersOfProject(ctx, projectId);
+export const externalOwnersOfProjectMeetings = (ctx: Ctx, projectId: string): Promise<ExternalOwner[]> =>
+  listExternalOwnersOfProject(ctx, projectId);

@@ -14,7 +14,11 @@ export async function requireVisibleMeeting(ctx: Ctx, meetingId: string): Promis
   return meeting;
 }
 
-export async function requireAgendaItem(ctx: Ctx, meetingId: string, itemId: string): Promise<{ meeting: MeetingWithKeys; item: AgendaItemRow }> {
+export async function requireAgendaItem(
+  ctx: Ctx,
+  meetingId: string,
+  itemId: string,
+): Promise<{ meeting: MeetingWithKeys; item: AgendaItemRow }> {
   const meeting = await requireVisibleMeeting(ctx, meetingId);
   const item = await findItemInMeeting(ctx, meeting.id, itemId);
   if (!item) throw new ApiError('AGENDA_ITEM_NOT_FOUND', { meetingId, agendaItemId: itemId });

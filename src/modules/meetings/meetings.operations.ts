@@ -2,7 +2,14 @@ import { created, defineOperation, noContent, ok, type Operation } from '../../o
 import { agendaGroupOperations } from './agenda-groups.operations.js';
 import { agendaItemOperations } from './agenda-items.operations.js';
 import { conversionOperations } from './conversion.operations.js';
-import { ListMeetingsQuery, MeetingBody, MeetingIdParams, MeetingListResponse, MeetingResponse, meetingFieldCodes } from './meetings.schemas.js';
+import {
+  ListMeetingsQuery,
+  MeetingBody,
+  MeetingIdParams,
+  MeetingListResponse,
+  MeetingResponse,
+  meetingFieldCodes,
+} from './meetings.schemas.js';
 import { createMeeting, deleteMeeting, getMeeting, listMeetings, updateMeetingById } from './meetings.service.js';
 import { ownerOperations } from './owners.operations.js';
 import { settingsOperations } from './settings.operations.js';
@@ -12,33 +19,57 @@ const tag = 'Meetings';
 
 const meetingOperations: Operation[] = [
   defineOperation({
-    id: 'list_meetings', method: 'GET', path: '/api/external/meetings', tag,
+    id: 'list_meetings',
+    method: 'GET',
+    path: '/api/external/meetings',
+    tag,
     summary: 'List meetings the caller can see, newest first; active ones unless archived=true or view=archived.',
-    query: ListMeetingsQuery, response: MeetingListResponse,
+    query: ListMeetingsQuery,
+    response: MeetingListResponse,
     run: async (ctx, { query }) => ok(await listMeetings(ctx, query)),
   }),
   defineOperation({
-    id: 'create_meeting', method: 'POST', path: '/api/external/meetings', tag,
-    summary: 'Create a meeting; a meeting with only a project takes the project\'s team.',
-    body: MeetingBody, fieldCodes: meetingFieldCodes, response: MeetingResponse, successStatus: 201,
+    id: 'create_meeting',
+    method: 'POST',
+    path: '/api/external/meetings',
+    tag,
+    summary: "Create a meeting; a meeting with only a project takes the project's team.",
+    body: MeetingBody,
+    fieldCodes: meetingFieldCodes,
+    response: MeetingResponse,
+    successStatus: 201,
     run: async (ctx, { body }) => created({ meeting: await createMeeting(ctx, body) }),
   }),
   defineOperation({
-    id: 'get_meeting', method: 'GET', path: '/api/external/meetings/{meetingId}', tag,
+    id: 'get_meeting',
+    method: 'GET',
+    path: '/api/external/meetings/{meetingId}',
+    tag,
     summary: 'One meeting with its work links.',
-    params: MeetingIdParams, response: MeetingResponse,
+    params: MeetingIdParams,
+    response: MeetingResponse,
     run: async (ctx, { params }) => ok({ meeting: await getMeeting(ctx, params.meetingId) }),
   }),
   defineOperation({
-    id: 'update_meeting', method: 'PATCH', path: '/api/external/meetings/{meetingId}', tag,
+    id: 'update_meeting',
+    method: 'PATCH',
+    path: '/api/external/meetings/{meetingId}',
+    tag,
     summary: 'Update a meeting; archived true/false archives or restores it.',
-    params: MeetingIdParams, body: MeetingBody, fieldCodes: meetingFieldCodes, response: MeetingResponse,
+    params: MeetingIdParams,
+    body: MeetingBody,
+    fieldCodes: meetingFieldCodes,
+    response: MeetingResponse,
     run: async (ctx, { params, body }) => ok({ meeting: await updateMeetingById(ctx, params.meetingId, body) }),
   }),
   defineOperation({
-    id: 'delete_meeting', method: 'DELETE', path: '/api/external/meetings/{meetingId}', tag,
+    id: 'delete_meeting',
+    method: 'DELETE',
+    path: '/api/external/meetings/{meetingId}',
+    tag,
     summary: 'Delete a meeting with its agenda groups, items, owners, links and attachments; issues made from it stay.',
-    params: MeetingIdParams, successStatus: 204,
+    params: MeetingIdParams,
+    successStatus: 204,
     run: async (ctx, { params }) => {
       await deleteMeeting(ctx, params.meetingId);
       return noContent();

@@ -8,16 +8,17 @@ import type { MeetingRow } from '../../db/tables/meetings.js';
 /** Meeting columns plus its team's and project's keys: everything the presenter needs. */
 export type MeetingWithKeys = MeetingRow & { team_key: string | null; project_key: string | null };
 
-
 /**
  * A meeting with a project is visible only with access to that project; one without a
  * project is visible to every credential of the workspace. Usable from any query that
  * joins `meetings as m`.
  */
-export const meetingVisible = (ctx: Ctx, eb: ExpressionBuilder<any, any>): Expression<SqlBool> => projectAbsentOrVisible(ctx, eb, 'm.project_id');
+export const meetingVisible = (ctx: Ctx, eb: ExpressionBuilder<any, any>): Expression<SqlBool> =>
+  projectAbsentOrVisible(ctx, eb, 'm.project_id');
 
 const selectMeetings = (ctx: Ctx) =>
-  ctx.db.selectFrom('meetings as m')
+  ctx.db
+    .selectFrom('meetings as m')
     .leftJoin('teams as t', 't.id', 'm.team_id')
     .leftJoin('projects as p', 'p.id', 'm.project_id')
     .selectAll('m')
@@ -48,8 +49,14 @@ export function listVisibleMeetings(ctx: Ctx, filter: MeetingFilter, page: { lim
     query = query.where((eb) => eb.or([containsText('m.title', text), containsText('m.description', text)]));
   }
   return paginate(ctx, query, {
-    scope: 'meetings', filters: { ...filter }, ...page,
-    orderBy: [['m.created_at', 'text'], ['m.id', 'text']], keyOf: (r: MeetingWithKeys) => [r.created_at, r.id],
+    scope: 'meetings',
+    filters: { ...filter },
+    ...page,
+    orderBy: [
+      ['m.created_at', 'text'],
+      ['m.id', 'text'],
+    ],
+    keyOf: (r: MeetingWithKeys) => [r.created_at, r.id],
   });
 }
 
@@ -58,12 +65,29 @@ export async function insertMeeting(ctx: Ctx, row: MeetingRow): Promise<void> {
 }
 
 export async function updateMeeting(ctx: Ctx, meetingId: string, changes: Partial<MeetingRow>): Promise<void> {
-  await ctx.db.updateTable('meetings').set(changes).where('workspace_id', '=', ctx.workspace.id).where('id', '=', meetingId).execute();
+  await ctx.db
+    .updateTable('meetings')
+    .set(changes)
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', meetingId)
+    .execute();
 }
 
 /** Deletes the meeting with its groups and items; the items' own dependants go first (see the service). */
 export async function deleteMeetingRows(ctx: Ctx, meetingId: string): Promise<void> {
-  await ctx.db.deleteFrom('agenda_items').where('workspace_id', '=', ctx.workspace.id).where('meeting_id', '=', meetingId).execute();
-  await ctx.db.deleteFrom('agenda_groups').where('workspace_id', '=', ctx.workspace.id).where('meeting_id', '=', meetingId).execute();
-  await ctx.db.deleteFrom('meetings').where('workspace_id', '=', ctx.workspace.id).where('id', '=', meetingId).execute();
+  await ctx.db
+    .deleteFrom('agenda_items')
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('meeting_id', '=', meetingId)
+    .execute();
+  await ctx.db
+    .deleteFrom('agenda_groups')
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('meeting_id', '=', meetingId)
+    .execute();
+  await ctx.db
+    .deleteFrom('meetings')
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', meetingId)
+    .execute();
 }

@@ -9,11 +9,21 @@ import { resolveTeamRef } from '../teams/teams.service.js';
 import { deleteAgendaOfMeeting } from './agenda-items.service.js';
 import { presentMeeting, type MeetingView } from './meetings.presenter.js';
 import { requireVisibleMeeting } from './meeting-access.js';
-import { deleteMeetingRows, insertMeeting, listVisibleMeetings, updateMeeting, type MeetingWithKeys } from './meetings.repository.js';
+import {
+  deleteMeetingRows,
+  insertMeeting,
+  listVisibleMeetings,
+  updateMeeting,
+  type MeetingWithKeys,
+} from './meetings.repository.js';
 import { listWorkLinks, removeWorkLinksOwnedBy } from './work-links.service.js';
 
 async function presentMeetings(ctx: Ctx, rows: MeetingWithKeys[]): Promise<MeetingView[]> {
-  const links = await listWorkLinks(ctx, 'meeting', rows.map((m) => m.id));
+  const links = await listWorkLinks(
+    ctx,
+    'meeting',
+    rows.map((m) => m.id),
+  );
   return rows.map((m) => presentMeeting(m, links.get(m.id) ?? []));
 }
 
@@ -44,14 +54,24 @@ function validTitle(value: unknown): string {
 
 function validType(value: unknown): string {
   const type = nonBlank(value);
-  if (!type || type.length > LIMITS.meetingType) throw new ApiError('VALIDATION_FAILED', { field: 'type' }, { message: 'type must be a string of 1–50 characters.' });
+  if (!type || type.length > LIMITS.meetingType)
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: 'type' },
+      { message: 'type must be a string of 1–50 characters.' },
+    );
   return type;
 }
 
 function validDatetime(value: unknown, field: 'startsAt' | 'endsAt'): string | null {
   if (value === null) return null;
   const normalised = normaliseDatetime(value);
-  if (!normalised) throw new ApiError('INVALID_MEETING_TIME', { field, value }, { message: `${field} must be an ISO 8601 datetime with an offset.` });
+  if (!normalised)
+    throw new ApiError(
+      'INVALID_MEETING_TIME',
+      { field, value },
+      { message: `${field} must be an ISO 8601 datetime with an offset.` },
+    );
   return normalised;
 }
 
@@ -63,9 +83,14 @@ function validArchived(value: unknown): number {
 /** The schedule after a write: end after start, and a recurring meeting needs a start. */
 function checkSchedule(startsAt: string | null, endsAt: string | null, recurrenceType: string): void {
   if (startsAt && endsAt && Date.parse(endsAt) <= Date.parse(startsAt)) {
-    throw new ApiError('INVALID_MEETING_TIME', { field: 'endsAt', startsAt, endsAt }, { message: 'endsAt must be after startsAt.' });
+    throw new ApiError(
+      'INVALID_MEETING_TIME',
+      { field: 'endsAt', startsAt, endsAt },
+      { message: 'endsAt must be after startsAt.' },
+    );
   }
-  if (recurrenceType !== 'none' && !startsAt) throw new ApiError('RECURRENCE_START_REQUIRED', { field: 'startsAt', recurrenceType });
+  if (recurrenceType !== 'none' && !startsAt)
+    throw new ApiError('RECURRENCE_START_REQUIRED', { field: 'startsAt', recurrenceType });
 }
 
 /**
@@ -82,7 +107,11 @@ async function placement(ctx: Ctx, input: MeetingInput, current: Pick<MeetingRow
   if (!hasOwn(input, 'teamId') && !hasOwn(input, 'teamKey')) return { team_id: current.team_id, project_id: projectId };
   const teamId = (await resolveTeamRef(ctx, input))?.id ?? null;
   if (projectId && teamId !== current.team_id) {
-    throw new ApiError('PROJECT_TEAM_MISMATCH', { projectId, teamId }, { message: 'The meeting\'s project belongs to another team; change or clear the project too.' });
+    throw new ApiError(
+      'PROJECT_TEAM_MISMATCH',
+      { projectId, teamId },
+      { message: "The meeting's project belongs to another team; change or clear the project too." },
+    );
   }
   return { team_id: teamId, project_id: projectId };
 }
@@ -96,20 +125,41 @@ export async function createMeeting(ctx: Ctx, input: MeetingInput): Promise<Meet
   const where = await placement(ctx, input, { team_id: null, project_id: null });
   const id = newId('mtg', ctx.nowMs);
   await insertMeeting(ctx, {
-    id, workspace_id: ctx.workspace.id, title, description: input.description ?? null,
-    type: hasOwn(input, 'type') ? validType(input.type) : 'meeting', recurrence_type: recurrenceType,
-    starts_at: startsAt, ends_at: endsAt, ...where,
+    id,
+    workspace_id: ctx.workspace.id,
+    title,
+    description: input.description ?? null,
+    type: hasOwn(input, 'type') ? validType(input.type) : 'meeting',
+    recurrence_type: recurrenceType,
+    starts_at: startsAt,
+    ends_at: endsAt,
+    ...where,
     archived: hasOwn(input, 'archived') ? validArchived(input.archived) : 0,
-    created_by: ctx.principal.id, created_at: ctx.now, updated_at: ctx.now,
+    created_by: ctx.principal.id,
+    created_at: ctx.now,
+    updated_at: ctx.now,
   });
   return reload(ctx, id);
 }
 
-const PATCHABLE = ['title', 'description', 'type', 'recurrenceType', 'startsAt', 'endsAt', 'teamId', 'teamKey', 'projectId', 'projectKey', 'archived'] as const;
+const PATCHABLE = [
+  'title',
+  'description',
+  'type',
+  'recurrenceType',
+  'startsAt',
+  'endsAt',
+  'teamId',
+  'teamKey',
+  'projectId',
+  'projectKey',
+  'archived',
+] as const;
 
 export async function updateMeetingById(ctx: Ctx, meetingId: string, input: MeetingInput): Promise<MeetingView> {
   const meeting = await requireVisibleMeeting(ctx, meetingId);
-  if (!PATCHABLE.some((field) => hasOwn(input, field))) throw new ApiError('UNSUPPORTED_ACTION', { meetingId }, { message: 'The update names no field to change.' });
+  if (!PATCHABLE.some((field) => hasOwn(input, field)))
+    throw new ApiError('UNSUPPORTED_ACTION', { meetingId }, { message: 'The update names no field to change.' });
   const changes: Partial<MeetingRow> = {};
   if (hasOwn(input, 'title')) changes.title = validTitle(input.title);
   if (hasOwn(input, 'description')) changes.description = input.description ?? null;
@@ -119,7 +169,11 @@ export async function updateMeetingById(ctx: Ctx, meetingId: string, input: Meet
   const endsAt = hasOwn(input, 'endsAt') ? validDatetime(input.endsAt, 'endsAt') : meeting.ends_at;
   const recurrenceType = input.recurrenceType ?? meeting.recurrence_type;
   checkSchedule(startsAt, endsAt, recurrenceType);
-  Object.assign(changes, { starts_at: startsAt, ends_at: endsAt, recurrence_type: recurrenceType }, await placement(ctx, input, meeting));
+  Object.assign(
+    changes,
+    { starts_at: startsAt, ends_at: endsAt, recurrence_type: recurrenceType },
+    await placement(ctx, input, meeting),
+  );
   await updateMeeting(ctx, meeting.id, { ...changes, updated_at: ctx.now });
   return reload(ctx, meeting.id);
 }
@@ -129,17 +183,34 @@ export async function getMeeting(ctx: Ctx, meetingId: string): Promise<MeetingVi
 }
 
 export interface MeetingListQuery {
-  teamId?: string; teamKey?: string; projectId?: string; projectKey?: string; type?: string; recurrenceType?: string;
-  archived?: boolean; view?: string; q?: string; limit?: number; cursor?: string;
+  teamId?: string;
+  teamKey?: string;
+  projectId?: string;
+  projectKey?: string;
+  type?: string;
+  recurrenceType?: string;
+  archived?: boolean;
+  view?: string;
+  q?: string;
+  limit?: number;
+  cursor?: string;
 }
 
 export async function listMeetings(ctx: Ctx, query: MeetingListQuery) {
   const project = await resolveProjectRef(ctx, query);
   const team = project ? undefined : await resolveTeamRef(ctx, query);
-  const { rows, pageInfo } = await listVisibleMeetings(ctx, {
-    teamId: project?.team_id ?? team?.id, projectId: project?.id, type: query.type, recurrenceType: query.recurrenceType,
-    archived: query.archived === true || query.view === 'archived', q: nonBlank(query.q),
-  }, query);
+  const { rows, pageInfo } = await listVisibleMeetings(
+    ctx,
+    {
+      teamId: project?.team_id ?? team?.id,
+      projectId: project?.id,
+      type: query.type,
+      recurrenceType: query.recurrenceType,
+      archived: query.archived === true || query.view === 'archived',
+      q: nonBlank(query.q),
+    },
+    query,
+  );
   return { meetings: await presentMeetings(ctx, rows), pageInfo };
 }
 

@@ -35,7 +35,11 @@ async function ownerValues(ctx: Ctx, input: OwnerInput): Promise<OwnerValues> {
   const userGiven = input.userId !== undefined && input.userId !== null;
   const presetGiven = input.presetId !== undefined && input.presetId !== null;
   if ([userGiven, presetGiven, Boolean(externalName || externalEmail)].filter(Boolean).length > 1) {
-    throw new ApiError('VALIDATION_FAILED', { field: userGiven ? 'userId' : 'presetId' }, { message: 'Send one of userId, presetId, or externalName/externalEmail.' });
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: userGiven ? 'userId' : 'presetId' },
+      { message: 'Send one of userId, presetId, or externalName/externalEmail.' },
+    );
   }
   if (userGiven) {
     const identity = typeof input.userId === 'string' ? await resolveIdentity(ctx, input.userId) : undefined;
@@ -43,12 +47,26 @@ async function ownerValues(ctx: Ctx, input: OwnerInput): Promise<OwnerValues> {
     return { kind: 'internal', user_id: identity.id, preset_id: null, external_name: null, external_email: null };
   }
   if (presetGiven) {
-    if (typeof input.presetId !== 'string') throw new ApiError('OWNER_NOT_FOUND', { field: 'presetId', presetId: input.presetId });
+    if (typeof input.presetId !== 'string')
+      throw new ApiError('OWNER_NOT_FOUND', { field: 'presetId', presetId: input.presetId });
     const preset = await requirePreset(ctx, input.presetId);
-    return { kind: 'external', user_id: null, preset_id: preset.id, external_name: preset.external_name ?? preset.name, external_email: preset.external_email };
+    return {
+      kind: 'external',
+      user_id: null,
+      preset_id: preset.id,
+      external_name: preset.external_name ?? preset.name,
+      external_email: preset.external_email,
+    };
   }
-  if (!externalName && !externalEmail) throw new ApiError('OWNER_REQUIRED', { fields: ['userId', 'presetId', 'externalName', 'externalEmail'] });
-  return { kind: 'external', user_id: null, preset_id: null, external_name: externalName ?? null, external_email: validEmail(externalEmail) };
+  if (!externalName && !externalEmail)
+    throw new ApiError('OWNER_REQUIRED', { fields: ['userId', 'presetId', 'externalName', 'externalEmail'] });
+  return {
+    kind: 'external',
+    user_id: null,
+    preset_id: null,
+    external_name: externalName ?? null,
+    external_email: validEmail(externalEmail),
+  };
 }
 
 /**
@@ -76,17 +94,33 @@ export async function listAgendaItemOwners(ctx: Ctx, meetingId: string, itemId: 
 }
 
 /** Adds an owner; the same owner again answers the existing one with `created: false`. */
-export async function addAgendaItemOwner(ctx: Ctx, meetingId: string, itemId: string, input: OwnerInput): Promise<{ owner: OwnerView; created: boolean }> {
+export async function addAgendaItemOwner(
+  ctx: Ctx,
+  meetingId: string,
+  itemId: string,
+  input: OwnerInput,
+): Promise<{ owner: OwnerView; created: boolean }> {
   const { item } = await requireAgendaItem(ctx, meetingId, itemId);
   const values = await ownerValues(ctx, input);
   const existing = (await listOwnerRows(ctx, [item.id])).find((row) => sameOwner(row, values));
   if (existing) return { owner: presentOwner(existing), created: false };
-  const row: AgendaOwnerRow = { id: newId('own', ctx.nowMs), workspace_id: ctx.workspace.id, agenda_item_id: item.id, ...values, created_at: ctx.now };
+  const row: AgendaOwnerRow = {
+    id: newId('own', ctx.nowMs),
+    workspace_id: ctx.workspace.id,
+    agenda_item_id: item.id,
+    ...values,
+    created_at: ctx.now,
+  };
   await insertOwnerRow(ctx, row);
   return { owner: presentOwner(row), created: true };
 }
 
-export async function removeAgendaItemOwner(ctx: Ctx, meetingId: string, itemId: string, ownerId: string): Promise<void> {
+export async function removeAgendaItemOwner(
+  ctx: Ctx,
+  meetingId: string,
+  itemId: string,
+  ownerId: string,
+): Promise<void> {
   const { item } = await requireAgendaItem(ctx, meetingId, itemId);
   const owner = await findOwnerRow(ctx, item.id, ownerId);
   if (!owner) throw new ApiError('OWNER_NOT_FOUND', { ownerId });

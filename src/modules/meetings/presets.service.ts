@@ -7,7 +7,13 @@ import { hasOwn, nonBlank } from '../../core/values.js';
 import type { DB } from '../../db/schema.js';
 import type { ExternalOwnerPresetRow } from '../../db/tables/meetings.js';
 import { presentPreset, type PresetView } from './settings.presenter.js';
-import { deletePresetRow, findPresetRow, insertPresetRow, listPresetRows, updatePresetRow } from './settings.repository.js';
+import {
+  deletePresetRow,
+  findPresetRow,
+  insertPresetRow,
+  listPresetRows,
+  updatePresetRow,
+} from './settings.repository.js';
 
 /**
  * External owner presets: named people outside the workspace. Adding a preset as an agenda
@@ -26,7 +32,8 @@ export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 export function validEmail(value: string | null | undefined, field = 'externalEmail'): string | null {
   const email = nonBlank(value);
   if (email === undefined) return null;
-  if (!EMAIL_PATTERN.test(email) || email.length > LIMITS.email) throw new ApiError('VALIDATION_FAILED', { field }, { message: `${field} must be an email address.` });
+  if (!EMAIL_PATTERN.test(email) || email.length > LIMITS.email)
+    throw new ApiError('VALIDATION_FAILED', { field }, { message: `${field} must be an email address.` });
   return email;
 }
 
@@ -48,9 +55,13 @@ export async function listPresets(ctx: Ctx): Promise<PresetView[]> {
 
 export async function createPreset(ctx: Ctx, input: PresetInput): Promise<PresetView> {
   const row: ExternalOwnerPresetRow = {
-    id: newId('pre', ctx.nowMs), workspace_id: ctx.workspace.id, name: validName(input.name),
-    external_name: nonBlank(input.externalName) ?? null, external_email: validEmail(input.externalEmail),
-    created_at: ctx.now, updated_at: ctx.now,
+    id: newId('pre', ctx.nowMs),
+    workspace_id: ctx.workspace.id,
+    name: validName(input.name),
+    external_name: nonBlank(input.externalName) ?? null,
+    external_email: validEmail(input.externalEmail),
+    created_at: ctx.now,
+    updated_at: ctx.now,
   };
   await insertPresetRow(ctx.db, row);
   return presentPreset(row);
@@ -81,7 +92,12 @@ export interface PresetSpec {
 }
 
 /** Creates presets missing by name and updates the values that differ; never deletes. Answers name → presetId. */
-export async function convergePresets(db: Kysely<DB>, workspaceId: string, now: string, specs: PresetSpec[]): Promise<Record<string, string>> {
+export async function convergePresets(
+  db: Kysely<DB>,
+  workspaceId: string,
+  now: string,
+  specs: PresetSpec[],
+): Promise<Record<string, string>> {
   const byName = new Map((await listPresetRows(db, workspaceId)).map((p) => [p.name, p]));
   const ids: Record<string, string> = {};
   for (const spec of specs) {
@@ -89,16 +105,24 @@ export async function convergePresets(db: Kysely<DB>, workspaceId: string, now: 
     if (!stored) {
       const id = newId('pre');
       await insertPresetRow(db, {
-        id, workspace_id: workspaceId, name: spec.name, external_name: spec.externalName ?? null, external_email: spec.externalEmail ?? null,
-        created_at: now, updated_at: now,
+        id,
+        workspace_id: workspaceId,
+        name: spec.name,
+        external_name: spec.externalName ?? null,
+        external_email: spec.externalEmail ?? null,
+        created_at: now,
+        updated_at: now,
       });
       ids[spec.name] = id;
       continue;
     }
     const changes: Partial<ExternalOwnerPresetRow> = {};
-    if (spec.externalName !== undefined && spec.externalName !== stored.external_name) changes.external_name = spec.externalName;
-    if (spec.externalEmail !== undefined && spec.externalEmail !== stored.external_email) changes.external_email = spec.externalEmail;
-    if (Object.keys(changes).length > 0) await updatePresetRow(db, workspaceId, stored.id, { ...changes, updated_at: now });
+    if (spec.externalName !== undefined && spec.externalName !== stored.external_name)
+      changes.external_name = spec.externalName;
+    if (spec.externalEmail !== undefined && spec.externalEmail !== stored.external_email)
+      changes.external_email = spec.externalEmail;
+    if (Object.keys(changes).length > 0)
+      await updatePresetRow(db, workspaceId, stored.id, { ...changes, updated_at: now });
     ids[spec.name] = stored.id;
   }
   return ids;

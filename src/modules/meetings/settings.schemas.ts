@@ -3,24 +3,42 @@ import { Type } from '@sinclair/typebox';
 import { Nullable, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
 
 export const AgendaStatusSchema = Type.Object({
-  statusId: Type.String(), name: Type.String(), system: Type.Boolean(), position: Type.Integer(), createdAt: Type.String(), updatedAt: Type.String(),
+  statusId: Type.String(),
+  name: Type.String(),
+  system: Type.Boolean(),
+  position: Type.Integer(),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
 });
 export const PresetSchema = Type.Object({
-  presetId: Type.String(), name: Type.String(), externalName: Nullable(Type.String()), externalEmail: Nullable(Type.String()),
-  createdAt: Type.String(), updatedAt: Type.String(),
+  presetId: Type.String(),
+  name: Type.String(),
+  externalName: Nullable(Type.String()),
+  externalEmail: Nullable(Type.String()),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
 });
 
 export const SettingsResponse = Type.Object({
-  settings: Type.Object({ agendaStatuses: Type.Array(AgendaStatusSchema), externalOwnerPresets: Type.Array(PresetSchema) }),
+  settings: Type.Object({
+    agendaStatuses: Type.Array(AgendaStatusSchema),
+    externalOwnerPresets: Type.Array(PresetSchema),
+  }),
 });
 
 export const AgendaStatusBody = Type.Object({
-  name: Type.Optional(Text('Unique case-insensitively (NAME_REQUIRED when empty); at most 100 characters.', LIMITS.agendaStatusName)),
+  name: Type.Optional(
+    Text('Unique case-insensitively (NAME_REQUIRED when empty); at most 100 characters.', LIMITS.agendaStatusName),
+  ),
 });
 export const AgendaStatusOrderBody = Type.Object({
-  orderedStatusIds: Type.Optional(Type.Array(Ref(), {
-    maxItems: LIMITS.ordered, description: 'Every agenda status id of the workspace (system ones too), once each (a workspace has at most 1,000).',
-  })),
+  orderedStatusIds: Type.Optional(
+    Type.Array(Ref(), {
+      maxItems: LIMITS.ordered,
+      description:
+        'Every agenda status id of the workspace (system ones too), once each (a workspace has at most 1,000).',
+    }),
+  ),
 });
 export const AgendaStatusResponse = Type.Object({ agendaStatus: AgendaStatusSchema });
 export const AgendaStatusListResponse = Type.Object({ agendaStatuses: Type.Array(AgendaStatusSchema) });

@@ -19,7 +19,9 @@ export const WorkLinkBody = Type.Object({
   teamKey: Type.Optional(Ref('Disambiguates a project targetKey.')),
 });
 export const workLinkFieldCodes: Record<string, ErrorCode> = {
-  targetType: 'INVALID_TARGET_TYPE', targetId: 'TARGET_REQUIRED', targetKey: 'TARGET_REQUIRED',
+  targetType: 'INVALID_TARGET_TYPE',
+  targetId: 'TARGET_REQUIRED',
+  targetKey: 'TARGET_REQUIRED',
 };
 
 export const WorkLinkResponse = Type.Object({ link: WorkLinkSchema });

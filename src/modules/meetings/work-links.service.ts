@@ -9,8 +9,17 @@ import { resolveProjectRefs, type ProjectWithTeam } from '../projects/projects.s
 import { findVisibleAgendaItems } from './agenda-items.repository.js';
 import { visibilityOf } from '../visibility/visibility.service.js';
 import {
-  deleteLinkRows, deleteLinksOf, deleteLinksTo, findLinkRow, findLinkToTarget, insertLinkRows, listLinkRows, nextLinkPosition,
-  setLinkPosition, visibleIssueKeys, visibleProjectKeys,
+  deleteLinkRows,
+  deleteLinksOf,
+  deleteLinksTo,
+  findLinkRow,
+  findLinkToTarget,
+  insertLinkRows,
+  listLinkRows,
+  nextLinkPosition,
+  setLinkPosition,
+  visibleIssueKeys,
+  visibleProjectKeys,
 } from './work-links.repository.js';
 
 /**
@@ -21,8 +30,14 @@ import {
 
 export type WorkLinkOwnerType = WorkLinkRow['owner_type'];
 export type WorkTargetType = WorkLinkRow['target_type'];
-export interface WorkLinkOwner { type: WorkLinkOwnerType; id: string }
-export interface WorkTarget { targetType: WorkTargetType; targetId: string }
+export interface WorkLinkOwner {
+  type: WorkLinkOwnerType;
+  id: string;
+}
+export interface WorkTarget {
+  targetType: WorkTargetType;
+  targetId: string;
+}
 
 export const WORK_TARGET_TYPES: readonly WorkTargetType[] = ['issue', 'project', 'discussion_topic', 'agenda_item'];
 
@@ -55,17 +70,29 @@ interface ParsedTarget {
 }
 
 /** The checks that need no database: type, a reference, and keys only where keys exist. */
-function parseTarget(input: WorkTargetInput, allowedTypes: readonly WorkTargetType[], field: string): ParsedTarget | ApiError {
+function parseTarget(
+  input: WorkTargetInput,
+  allowedTypes: readonly WorkTargetType[],
+  field: string,
+): ParsedTarget | ApiError {
   const path = (name: string) => (field ? `${field}.${name}` : name);
   const targetType = input.targetType as WorkTargetType;
   if (typeof input.targetType !== 'string' || !allowedTypes.includes(targetType)) {
-    return new ApiError('INVALID_TARGET_TYPE', { field: path('targetType'), targetType: input.targetType ?? null, allowed: allowedTypes });
+    return new ApiError('INVALID_TARGET_TYPE', {
+      field: path('targetType'),
+      targetType: input.targetType ?? null,
+      allowed: allowedTypes,
+    });
   }
   const targetId = nonBlank(input.targetId);
   const targetKey = nonBlank(input.targetKey);
   if (!targetId && !targetKey) return new ApiError('TARGET_REQUIRED', { field: path('targetId') });
   if (targetKey && !KEYED_TARGETS.has(targetType)) {
-    return new ApiError('VALIDATION_FAILED', { field: path('targetKey'), targetType }, { message: 'targetKey is accepted only for issue and project targets; send targetId.' });
+    return new ApiError(
+      'VALIDATION_FAILED',
+      { field: path('targetKey'), targetType },
+      { message: 'targetKey is accepted only for issue and project targets; send targetId.' },
+    );
   }
   return { targetType, targetId, targetKey, teamKey: nonBlank(input.teamKey), path };
 }
@@ -81,17 +108,33 @@ const atField = (error: ApiError, field: string): ApiError =>
  * of entry i in the body (`links.2`), empty for a top-level link.
  */
 export async function resolveWorkTargets(
-  ctx: Ctx, inputs: WorkTargetInput[], allowedTypes: readonly WorkTargetType[] = WORK_TARGET_TYPES, fieldOf: (index: number) => string = () => '',
+  ctx: Ctx,
+  inputs: WorkTargetInput[],
+  allowedTypes: readonly WorkTargetType[] = WORK_TARGET_TYPES,
+  fieldOf: (index: number) => string = () => '',
 ): Promise<WorkTarget[]> {
   const parsed = inputs.map((input, index) => parseTarget(input, allowedTypes, fieldOf(index)));
-  const ofType = (type: WorkTargetType) => parsed.filter((p): p is ParsedTarget => !(p instanceof ApiError) && p.targetType === type);
+  const ofType = (type: WorkTargetType) =>
+    parsed.filter((p): p is ParsedTarget => !(p instanceof ApiError) && p.targetType === type);
   const issueRefs = ofType('issue');
   const projectRefs = ofType('project');
   const [issues, projects, topics, items] = await Promise.all([
-    findVisibleIssues(ctx, issueRefs.map((p) => (p.targetId ?? p.targetKey) as string)),
-    resolveProjectRefs(ctx, projectRefs.map((p) => ({ projectId: p.targetId, projectKey: p.targetKey, teamKey: p.teamKey }))),
-    visibleTopicsById(ctx, ofType('discussion_topic').map((p) => p.targetId as string)),
-    findVisibleAgendaItems(ctx, ofType('agenda_item').map((p) => p.targetId as string)).then((rows) => new Map(rows.map((row) => [row.id, row]))),
+    findVisibleIssues(
+      ctx,
+      issueRefs.map((p) => (p.targetId ?? p.targetKey) as string),
+    ),
+    resolveProjectRefs(
+      ctx,
+      projectRefs.map((p) => ({ projectId: p.targetId, projectKey: p.targetKey, teamKey: p.teamKey })),
+    ),
+    visibleTopicsById(
+      ctx,
+      ofType('discussion_topic').map((p) => p.targetId as string),
+    ),
+    findVisibleAgendaItems(
+      ctx,
+      ofType('agenda_item').map((p) => p.targetId as string),
+    ).then((rows) => new Map(rows.map((row) => [row.id, row]))),
   ]);
   const projectOf = new Map(projectRefs.map((p, index) => [p, projects[index]]));
   return parsed.map((p): WorkTarget => {
@@ -103,14 +146,23 @@ export async function resolveWorkTargets(
         const issue = issues.get(ref);
         if (!issue) throw issueNotFound(ref, { field: refField });
         if (p.targetId && p.targetKey && issue.issue_key !== p.targetKey.toUpperCase()) {
-          throw new ApiError('VALIDATION_FAILED', { field: p.path('targetKey'), targetId: p.targetId, targetKey: p.targetKey }, { message: 'targetId and targetKey name different issues.' });
+          throw new ApiError(
+            'VALIDATION_FAILED',
+            { field: p.path('targetKey'), targetId: p.targetId, targetKey: p.targetKey },
+            { message: 'targetId and targetKey name different issues.' },
+          );
         }
         return { targetType: 'issue', targetId: issue.id };
       }
       case 'project': {
         const project = projectOf.get(p) as ProjectWithTeam | ApiError;
         if (project instanceof ApiError) {
-          const field = project.code === 'TEAM_NOT_FOUND' ? 'teamKey' : project.code === 'VALIDATION_FAILED' ? 'targetKey' : undefined;
+          const field =
+            project.code === 'TEAM_NOT_FOUND'
+              ? 'teamKey'
+              : project.code === 'VALIDATION_FAILED'
+                ? 'targetKey'
+                : undefined;
           throw atField(project, field ? p.path(field) : refField);
         }
         return { targetType: 'project', targetId: project.id };
@@ -131,7 +183,10 @@ export async function resolveWorkTargets(
 
 /** One target (see resolveWorkTargets); `field` is the path of the link in the body, empty at the top level. */
 export async function resolveWorkTarget(
-  ctx: Ctx, input: WorkTargetInput, allowedTypes: readonly WorkTargetType[] = WORK_TARGET_TYPES, field = '',
+  ctx: Ctx,
+  input: WorkTargetInput,
+  allowedTypes: readonly WorkTargetType[] = WORK_TARGET_TYPES,
+  field = '',
 ): Promise<WorkTarget> {
   const [target] = await resolveWorkTargets(ctx, [input], allowedTypes, () => field);
   return target;
@@ -144,27 +199,51 @@ export async function resolveWorkTarget(
  * reads (one query per target kind present).
  */
 async function visibleLinkRows(ctx: Ctx, rows: WorkLinkRow[]): Promise<WorkLinkRow[]> {
-  const visible = await visibilityOf(ctx, rows.map((row) => ({ kind: row.target_type, id: row.target_id })));
+  const visible = await visibilityOf(
+    ctx,
+    rows.map((row) => ({ kind: row.target_type, id: row.target_id })),
+  );
   return rows.filter((row) => visible(row.target_type, row.target_id));
 }
 
 /** Views of links the caller can see, with targetKey for issue and project targets (one query per kind). */
 async function presentLinks(ctx: Ctx, rows: WorkLinkRow[]): Promise<Map<string, WorkLinkView>> {
   const shown = await visibleLinkRows(ctx, rows);
-  const idsOf = (type: WorkTargetType) => [...new Set(shown.filter((r) => r.target_type === type).map((r) => r.target_id))];
-  const [issueKeys, projectKeys] = await Promise.all([visibleIssueKeys(ctx, idsOf('issue')), visibleProjectKeys(ctx, idsOf('project'))]);
+  const idsOf = (type: WorkTargetType) => [
+    ...new Set(shown.filter((r) => r.target_type === type).map((r) => r.target_id)),
+  ];
+  const [issueKeys, projectKeys] = await Promise.all([
+    visibleIssueKeys(ctx, idsOf('issue')),
+    visibleProjectKeys(ctx, idsOf('project')),
+  ]);
   const keyOf = (row: WorkLinkRow) =>
-    row.target_type === 'issue' ? issueKeys.get(row.target_id) ?? null
-      : row.target_type === 'project' ? projectKeys.get(row.target_id) ?? null
+    row.target_type === 'issue'
+      ? (issueKeys.get(row.target_id) ?? null)
+      : row.target_type === 'project'
+        ? (projectKeys.get(row.target_id) ?? null)
         : null;
   // A link is never edited (replacing a set makes new links), so it was last updated when made.
-  return new Map(shown.map((row) => [row.id, {
-    linkId: row.id, targetType: row.target_type, targetId: row.target_id, targetKey: keyOf(row), createdAt: row.created_at, updatedAt: row.created_at,
-  }]));
+  return new Map(
+    shown.map((row) => [
+      row.id,
+      {
+        linkId: row.id,
+        targetType: row.target_type,
+        targetId: row.target_id,
+        targetKey: keyOf(row),
+        createdAt: row.created_at,
+        updatedAt: row.created_at,
+      },
+    ]),
+  );
 }
 
 /** Links of many owners of one type, in link order, keyed by owner id; only those the caller can see. */
-export async function listWorkLinks(ctx: Ctx, ownerType: WorkLinkOwnerType, ownerIds: string[]): Promise<Map<string, WorkLinkView[]>> {
+export async function listWorkLinks(
+  ctx: Ctx,
+  ownerType: WorkLinkOwnerType,
+  ownerIds: string[],
+): Promise<Map<string, WorkLinkView[]>> {
   const rows = await listLinkRows(ctx, ownerType, ownerIds);
   const views = await presentLinks(ctx, rows);
   const byOwner = new Map<string, WorkLinkView[]>(ownerIds.map((id) => [id, []]));
@@ -176,14 +255,28 @@ export async function listWorkLinks(ctx: Ctx, ownerType: WorkLinkOwnerType, owne
 }
 
 /** Adds a link; a link to the same target answers the existing one with `created: false`. */
-export async function addWorkLink(ctx: Ctx, owner: WorkLinkOwner, target: WorkTarget): Promise<{ link: WorkLinkView; created: boolean }> {
+export async function addWorkLink(
+  ctx: Ctx,
+  owner: WorkLinkOwner,
+  target: WorkTarget,
+): Promise<{ link: WorkLinkView; created: boolean }> {
   if (owner.type === target.targetType && owner.id === target.targetId) {
-    throw new ApiError('VALIDATION_FAILED', { field: 'targetId', targetId: target.targetId }, { message: 'A record cannot link to itself.' });
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: 'targetId', targetId: target.targetId },
+      { message: 'A record cannot link to itself.' },
+    );
   }
   const existing = await findLinkToTarget(ctx, owner.type, owner.id, target.targetType, target.targetId);
   const row = existing ?? {
-    id: newId('wl', ctx.nowMs), workspace_id: ctx.workspace.id, owner_type: owner.type, owner_id: owner.id,
-    target_type: target.targetType, target_id: target.targetId, position: await nextLinkPosition(ctx, owner.type, owner.id), created_at: ctx.now,
+    id: newId('wl', ctx.nowMs),
+    workspace_id: ctx.workspace.id,
+    owner_type: owner.type,
+    owner_id: owner.id,
+    target_type: target.targetType,
+    target_id: target.targetId,
+    position: await nextLinkPosition(ctx, owner.type, owner.id),
+    created_at: ctx.now,
   };
   if (!existing) await insertLinkRows(ctx, [row]);
   const views = await presentLinks(ctx, [row]);
@@ -200,7 +293,10 @@ export async function replaceWorkLinks(ctx: Ctx, owner: WorkLinkOwner, targets: 
   const existing = await listLinkRows(ctx, owner.type, [owner.id]);
   const visible = new Set((await visibleLinkRows(ctx, existing)).map((row) => row.id));
   const kept = existing.filter((row) => !visible.has(row.id));
-  await deleteLinkRows(ctx, existing.filter((row) => visible.has(row.id)).map((row) => row.id));
+  await deleteLinkRows(
+    ctx,
+    existing.filter((row) => visible.has(row.id)).map((row) => row.id),
+  );
   const seen = new Set<string>();
   const rows: WorkLinkRow[] = [];
   for (const target of targets) {
@@ -208,8 +304,14 @@ export async function replaceWorkLinks(ctx: Ctx, owner: WorkLinkOwner, targets: 
     if (seen.has(identity)) continue;
     seen.add(identity);
     rows.push({
-      id: newId('wl', ctx.nowMs), workspace_id: ctx.workspace.id, owner_type: owner.type, owner_id: owner.id,
-      target_type: target.targetType, target_id: target.targetId, position: rows.length, created_at: ctx.now,
+      id: newId('wl', ctx.nowMs),
+      workspace_id: ctx.workspace.id,
+      owner_type: owner.type,
+      owner_id: owner.id,
+      target_type: target.targetType,
+      target_id: target.targetId,
+      position: rows.length,
+      created_at: ctx.now,
     });
   }
   await insertLinkRows(ctx, rows);
@@ -221,15 +323,21 @@ export async function replaceWorkLinks(ctx: Ctx, owner: WorkLinkOwner, targets: 
 /** Removes a link; one whose target the caller cannot see does not exist for it (MEETING_LINK_NOT_FOUND). */
 export async function removeWorkLink(ctx: Ctx, owner: WorkLinkOwner, linkId: string): Promise<void> {
   const row = await findLinkRow(ctx, owner.type, owner.id, linkId);
-  if (!row || (await visibleLinkRows(ctx, [row])).length === 0) throw new ApiError('MEETING_LINK_NOT_FOUND', { linkId });
+  if (!row || (await visibleLinkRows(ctx, [row])).length === 0)
+    throw new ApiError('MEETING_LINK_NOT_FOUND', { linkId });
   await deleteLinkRows(ctx, [row.id]);
 }
 
 /** Drops every link owned by these records and every link pointing at them (on their deletion). */
-export async function removeWorkLinksOfRecords(ctx: Ctx, type: WorkLinkOwnerType & WorkTargetType, ids: string[]): Promise<void> {
+export async function removeWorkLinksOfRecords(
+  ctx: Ctx,
+  type: WorkLinkOwnerType & WorkTargetType,
+  ids: string[],
+): Promise<void> {
   await deleteLinksOf(ctx, type, ids);
   await deleteLinksTo(ctx, type, ids);
 }
 
 /** Only links owned by these records (a meeting is never a link target). */
-export const removeWorkLinksOwnedBy = (ctx: Ctx, type: WorkLinkOwnerType, ids: string[]) => deleteLinksOf(ctx, type, ids);
+export const removeWorkLinksOwnedBy = (ctx: Ctx, type: WorkLinkOwnerType, ids: string[]) =>
+  deleteLinksOf(ctx, type, ids);

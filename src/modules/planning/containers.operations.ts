@@ -6,9 +6,14 @@ const tag = 'Issue containers';
 
 export const containerOperations: Operation[] = [
   defineOperation({
-    id: 'list_issue_containers', method: 'GET', path: '/api/external/issue-containers', tag,
-    summary: 'List issue containers (epics) of the projects this credential can access, newest first, with issue counts.',
-    query: ListContainersQuery, response: ContainerListResponse,
+    id: 'list_issue_containers',
+    method: 'GET',
+    path: '/api/external/issue-containers',
+    tag,
+    summary:
+      'List issue containers (epics) of the projects this credential can access, newest first, with issue counts.',
+    query: ListContainersQuery,
+    response: ContainerListResponse,
     run: async (ctx, { query }) => ok(await listIssueContainers(ctx, query)),
   }),
 ];

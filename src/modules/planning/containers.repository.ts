@@ -23,8 +23,11 @@ export interface ContainerFilter {
 const selectContainers = (ctx: Ctx) =>
   whereProjectVisible(
     ctx,
-    ctx.db.selectFrom('issue_containers as c').innerJoin('projects as p', 'p.id', 'c.project_id')
-      .selectAll('c').select(['p.key as project_key', 'p.issue_containers_enabled'])
+    ctx.db
+      .selectFrom('issue_containers as c')
+      .innerJoin('projects as p', 'p.id', 'c.project_id')
+      .selectAll('c')
+      .select(['p.key as project_key', 'p.issue_containers_enabled'])
       .where('c.workspace_id', '=', ctx.workspace.id),
     'c.project_id',
   );
@@ -39,8 +42,14 @@ export function listVisibleContainers(ctx: Ctx, filter: ContainerFilter, page: {
   if (filter.teamId) query = query.where('p.team_id', '=', filter.teamId);
   if (filter.q) query = query.where(containsText('c.name', filter.q));
   return paginate(ctx, query, {
-    scope: 'issue-containers', filters: { ...filter }, ...page,
-    orderBy: [['c.created_at', 'text'], ['c.id', 'text']], keyOf: (r: ContainerWithProject) => [r.created_at, r.id],
+    scope: 'issue-containers',
+    filters: { ...filter },
+    ...page,
+    orderBy: [
+      ['c.created_at', 'text'],
+      ['c.id', 'text'],
+    ],
+    keyOf: (r: ContainerWithProject) => [r.created_at, r.id],
   });
 }
 
@@ -53,14 +62,22 @@ export function listVisibleContainers(ctx: Ctx, filter: ContainerFilter, page: {
 export async function countIssuesByContainer(ctx: Ctx, containerIds: string[]): Promise<Map<string, IssueCounts>> {
   if (containerIds.length === 0) return new Map();
   const query = ctx.db
-    .selectFrom('issues as i').innerJoin('statuses as s', 's.id', 'i.status_id')
+    .selectFrom('issues as i')
+    .innerJoin('statuses as s', 's.id', 'i.status_id')
     .select([
       'i.container_id',
       sql<number | string>`count(*)`.as('issue_count'),
       sql<number | string>`sum(case when s.category in ('completed', 'canceled') then 0 else 1 end)`.as('open_count'),
     ])
-    .where('i.workspace_id', '=', ctx.workspace.id).where('i.archived', '=', 0).where('i.container_id', 'in', containerIds)
+    .where('i.workspace_id', '=', ctx.workspace.id)
+    .where('i.archived', '=', 0)
+    .where('i.container_id', 'in', containerIds)
     .groupBy('i.container_id');
   const rows = await whereProjectVisible(ctx, query, 'i.project_id').execute();
-  return new Map(rows.map((r) => [r.container_id as string, { issueCount: Number(r.issue_count), openIssueCount: Number(r.open_count) }]));
+  return new Map(
+    rows.map((r) => [
+      r.container_id as string,
+      { issueCount: Number(r.issue_count), openIssueCount: Number(r.open_count) },
+    ]),
+  );
 }

@@ -2,7 +2,12 @@ import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { resolveProjectScope, scopeFilter, type ProjectScopeQuery } from '../projects/project-scope.js';
 import { presentContainer } from './containers.presenter.js';
-import { countIssuesByContainer, findVisibleContainer, listVisibleContainers, type ContainerWithProject } from './containers.repository.js';
+import {
+  countIssuesByContainer,
+  findVisibleContainer,
+  listVisibleContainers,
+  type ContainerWithProject,
+} from './containers.repository.js';
 
 export type { ContainerWithProject } from './containers.repository.js';
 
@@ -23,9 +28,14 @@ export interface ListContainersInput extends ProjectScopeQuery {
 export async function listIssueContainers(ctx: Ctx, input: ListContainersInput) {
   const scope = await resolveProjectScope(ctx, input);
   const { rows, pageInfo } = await listVisibleContainers(
-    ctx, { ...scopeFilter(scope), q: input.q || undefined, archived: input.archived === true }, input,
+    ctx,
+    { ...scopeFilter(scope), q: input.q || undefined, archived: input.archived === true },
+    input,
   );
-  const counts = await countIssuesByContainer(ctx, rows.map((r) => r.id));
+  const counts = await countIssuesByContainer(
+    ctx,
+    rows.map((r) => r.id),
+  );
   const none = { issueCount: 0, openIssueCount: 0 };
   return { issueContainers: rows.map((row) => presentContainer(row, counts.get(row.id) ?? none)), pageInfo };
 }

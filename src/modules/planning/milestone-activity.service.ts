@@ -5,17 +5,33 @@ import { deleteActivity, insertActivity, listActivityRows } from './milestone-ac
 import { presentActivity, type MilestoneView } from './milestones.presenter.js';
 
 /** The milestone fields whose changes the history records, by their public names. */
-const TRACKED_FIELDS = ['title', 'issueContainerId', 'ownerId', 'status', 'startDate', 'dueDate', 'order', 'tags'] as const;
+const TRACKED_FIELDS = [
+  'title',
+  'issueContainerId',
+  'ownerId',
+  'status',
+  'startDate',
+  'dueDate',
+  'order',
+  'tags',
+] as const;
 
 type Entry = Pick<MilestoneActivityRow, 'action' | 'field' | 'from_value' | 'to_value'>;
 
 const json = (value: unknown): string => JSON.stringify(value ?? null);
 
 function write(ctx: Ctx, milestoneId: string, entries: Entry[]): Promise<void> {
-  return insertActivity(ctx, entries.map((entry) => ({
-    id: newId('act', ctx.nowMs), workspace_id: ctx.workspace.id, milestone_id: milestoneId,
-    ...entry, actor_id: ctx.principal.id, created_at: ctx.now,
-  })));
+  return insertActivity(
+    ctx,
+    entries.map((entry) => ({
+      id: newId('act', ctx.nowMs),
+      workspace_id: ctx.workspace.id,
+      milestone_id: milestoneId,
+      ...entry,
+      actor_id: ctx.principal.id,
+      created_at: ctx.now,
+    })),
+  );
 }
 
 export const recordMilestoneCreated = (ctx: Ctx, milestoneId: string) =>
@@ -23,9 +39,9 @@ export const recordMilestoneCreated = (ctx: Ctx, milestoneId: string) =>
 
 /** One `updated` entry per tracked field whose value differs between the two views. */
 export function recordMilestoneChanges(ctx: Ctx, before: MilestoneView, after: MilestoneView): Promise<void> {
-  const entries: Entry[] = TRACKED_FIELDS
-    .filter((field) => json(before[field]) !== json(after[field]))
-    .map((field) => ({ action: 'updated', field, from_value: json(before[field]), to_value: json(after[field]) }));
+  const entries: Entry[] = TRACKED_FIELDS.filter((field) => json(before[field]) !== json(after[field])).map(
+    (field) => ({ action: 'updated', field, from_value: json(before[field]), to_value: json(after[field]) }),
+  );
   return write(ctx, after.milestoneId, entries);
 }
 

@@ -12,9 +12,15 @@ export async function addMilestoneComment(ctx: Ctx, milestoneId: string, input: 
   const milestone = await requireVisibleMilestone(ctx, milestoneId);
   const comment = await insertComment(ctx, { kind: 'milestone', id: milestone.id }, input);
   await recordMilestoneCommented(ctx, milestone.id, comment.commentId);
-  await recordEvent(ctx, 'milestone.comment.created', {
-    comment, milestone: { milestoneId: milestone.id, issueContainerId: milestone.container_id, title: milestone.title },
-  }, milestone.project_id);
+  await recordEvent(
+    ctx,
+    'milestone.comment.created',
+    {
+      comment,
+      milestone: { milestoneId: milestone.id, issueContainerId: milestone.container_id, title: milestone.title },
+    },
+    milestone.project_id,
+  );
   return comment;
 }
 

@@ -30,22 +30,36 @@ export function listVisibleMilestones(ctx: Ctx, filter: MilestoneFilter, page: {
   if (filter.projectId) query = query.where('m.project_id', '=', filter.projectId);
   if (filter.teamId) {
     const teamId = filter.teamId;
-    query = query.where('m.project_id', 'in', (eb) => eb.selectFrom('projects').select('projects.id').where('projects.team_id', '=', teamId));
+    query = query.where('m.project_id', 'in', (eb) =>
+      eb.selectFrom('projects').select('projects.id').where('projects.team_id', '=', teamId),
+    );
   }
   if (filter.containerId) query = query.where('m.container_id', '=', filter.containerId);
   if (filter.ownerId) query = query.where('m.owner_id', '=', filter.ownerId);
   if (filter.status) query = query.where('m.status', '=', filter.status);
   if (filter.q) query = query.where(containsText('m.title', filter.q));
   return paginate(ctx, query, {
-    scope: 'milestones', filters: { ...filter }, ...page, direction: 'asc',
-    orderBy: [['m.order_index', 'integer'], ['m.created_at', 'text'], ['m.id', 'text']], keyOf: (r: MilestoneRow) => [r.order_index, r.created_at, r.id],
+    scope: 'milestones',
+    filters: { ...filter },
+    ...page,
+    direction: 'asc',
+    orderBy: [
+      ['m.order_index', 'integer'],
+      ['m.created_at', 'text'],
+      ['m.id', 'text'],
+    ],
+    keyOf: (r: MilestoneRow) => [r.order_index, r.created_at, r.id],
   });
 }
 
 /** The order a new milestone takes to come last in its container (0 in an empty one). */
 export async function nextOrderIndex(ctx: Ctx, containerId: string): Promise<number> {
-  const row = await ctx.db.selectFrom('milestones').select((eb) => eb.fn.max('order_index').as('last'))
-    .where('workspace_id', '=', ctx.workspace.id).where('container_id', '=', containerId).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('milestones')
+    .select((eb) => eb.fn.max('order_index').as('last'))
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('container_id', '=', containerId)
+    .executeTakeFirst();
   return row?.last === null || row?.last === undefined ? 0 : Number(row.last) + 1;
 }
 
@@ -54,11 +68,20 @@ export async function insertMilestone(ctx: Ctx, row: MilestoneRow): Promise<void
 }
 
 export async function updateMilestone(ctx: Ctx, milestoneId: string, changes: Partial<MilestoneRow>): Promise<void> {
-  await ctx.db.updateTable('milestones').set(changes).where('workspace_id', '=', ctx.workspace.id).where('id', '=', milestoneId).execute();
+  await ctx.db
+    .updateTable('milestones')
+    .set(changes)
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', milestoneId)
+    .execute();
 }
 
 export async function deleteMilestone(ctx: Ctx, milestoneId: string): Promise<void> {
-  await ctx.db.deleteFrom('milestones').where('workspace_id', '=', ctx.workspace.id).where('id', '=', milestoneId).execute();
+  await ctx.db
+    .deleteFrom('milestones')
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', milestoneId)
+    .execute();
 }
 
 /**
@@ -67,8 +90,12 @@ export async function deleteMilestone(ctx: Ctx, milestoneId: string): Promise<vo
  * milestone of its own container).
  */
 export async function detachIssues(ctx: Ctx, milestoneId: string, keepContainerId?: string): Promise<void> {
-  let query = ctx.db.updateTable('issues').set({ milestone_id: null, updated_at: ctx.now })
-    .where('workspace_id', '=', ctx.workspace.id).where('milestone_id', '=', milestoneId);
-  if (keepContainerId) query = query.where((eb) => eb.or([eb('container_id', 'is', null), eb('container_id', '!=', keepContainerId)]));
+  let query = ctx.db
+    .updateTable('issues')
+    .set({ milestone_id: null, updated_at: ctx.now })
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('milestone_id', '=', milestoneId);
+  if (keepContainerId)
+    query = query.where((eb) => eb.or([eb('container_id', 'is', null), eb('container_id', '!=', keepContainerId)]));
   await query.execute();
 }

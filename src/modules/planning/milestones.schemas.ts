@@ -1,17 +1,41 @@
 import { Type } from '@sinclair/typebox';
-import { DateString, LabelList, Nullable, PageInfoSchema, PaginationQuery, PathParam, Ref, SearchText, TagList, Title } from '../../operations/schema-helpers.js';
+import {
+  DateString,
+  LabelList,
+  Nullable,
+  PageInfoSchema,
+  PaginationQuery,
+  PathParam,
+  Ref,
+  SearchText,
+  TagList,
+  Title,
+} from '../../operations/schema-helpers.js';
 import { ProjectScopeQueryFields } from '../projects/projects.schemas.js';
 
 export const MILESTONE_STATUSES = ['planned', 'at-risk', 'blocked', 'complete'] as const;
 export type MilestoneStatus = (typeof MILESTONE_STATUSES)[number];
 
-const StatusSchema = Type.Union(MILESTONE_STATUSES.map((s) => Type.Literal(s)), { description: 'planned (default), at-risk, blocked or complete.' });
+const StatusSchema = Type.Union(
+  MILESTONE_STATUSES.map((s) => Type.Literal(s)),
+  { description: 'planned (default), at-risk, blocked or complete.' },
+);
 
 export const MilestoneSchema = Type.Object({
-  milestoneId: Type.String(), issueContainerId: Type.String(), epicId: Type.String({ description: 'Legacy name of issueContainerId (same value).' }),
-  projectId: Type.String(), title: Type.String(), ownerId: Nullable(Type.String()), status: StatusSchema,
-  startDate: Nullable(Type.String()), dueDate: Nullable(Type.String()), order: Type.Integer(), tags: Type.Array(Type.String()),
-  labels: Type.Array(Type.String(), { description: 'Legacy name of tags (same value).' }), createdAt: Type.String(), updatedAt: Type.String(),
+  milestoneId: Type.String(),
+  issueContainerId: Type.String(),
+  epicId: Type.String({ description: 'Legacy name of issueContainerId (same value).' }),
+  projectId: Type.String(),
+  title: Type.String(),
+  ownerId: Nullable(Type.String()),
+  status: StatusSchema,
+  startDate: Nullable(Type.String()),
+  dueDate: Nullable(Type.String()),
+  order: Type.Integer(),
+  tags: Type.Array(Type.String()),
+  labels: Type.Array(Type.String(), { description: 'Legacy name of tags (same value).' }),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
 });
 
 /** A tracked field's value: text (title, ids, status, dates), the integer order, or the tag list. */
@@ -27,7 +51,10 @@ export const MilestoneActivitySchema = Type.Object({
   createdAt: Type.String(),
 });
 
-export const MilestoneDetailSchema = Type.Composite([MilestoneSchema, Type.Object({ activity: Type.Array(MilestoneActivitySchema) })]);
+export const MilestoneDetailSchema = Type.Composite([
+  MilestoneSchema,
+  Type.Object({ activity: Type.Array(MilestoneActivitySchema) }),
+]);
 
 const milestoneFields = {
   title: Title('Required on create (TITLE_REQUIRED); at most 500 characters.'),
@@ -38,7 +65,11 @@ const milestoneFields = {
   startDate: Nullable(DateString()),
   dueDate: Nullable(DateString('YYYY-MM-DD, on or after startDate.')),
   // A 32-bit integer, the column's range on every database.
-  order: Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647, description: 'Place in the container; default: after the last one.' }),
+  order: Type.Integer({
+    minimum: -2_147_483_648,
+    maximum: 2_147_483_647,
+    description: 'Place in the container; default: after the last one.',
+  }),
   tags: TagList,
   labels: LabelList,
 };

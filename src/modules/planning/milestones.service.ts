@@ -11,11 +11,20 @@ import { resolveProjectScope, scopeFilter, type ProjectScopeQuery } from '../pro
 import { ownerIdFrom } from '../users/users.service.js';
 import { requireVisibleContainer, type ContainerWithProject } from './containers.service.js';
 import {
-  forgetMilestoneActivity, listMilestoneActivity, recordMilestoneChanges, recordMilestoneCreated,
+  forgetMilestoneActivity,
+  listMilestoneActivity,
+  recordMilestoneChanges,
+  recordMilestoneCreated,
 } from './milestone-activity.service.js';
 import { presentMilestone, type MilestoneView } from './milestones.presenter.js';
 import {
-  deleteMilestone, detachIssues, findVisibleMilestone, insertMilestone, listVisibleMilestones, nextOrderIndex, updateMilestone,
+  deleteMilestone,
+  detachIssues,
+  findVisibleMilestone,
+  insertMilestone,
+  listVisibleMilestones,
+  nextOrderIndex,
+  updateMilestone,
 } from './milestones.repository.js';
 import type { MilestoneStatus } from './milestones.schemas.js';
 
@@ -54,7 +63,11 @@ function containerRefOf(input: Pick<MilestoneInput, 'issueContainerId' | 'epicId
   const hasEpic = hasOwn(input, 'epicId');
   if (!hasId && !hasEpic) return undefined;
   if (hasId && hasEpic && input.issueContainerId !== input.epicId) {
-    throw new ApiError('ISSUE_CONTAINER_FIELD_CONFLICT', { field: 'epicId', issueContainerId: input.issueContainerId, epicId: input.epicId });
+    throw new ApiError('ISSUE_CONTAINER_FIELD_CONFLICT', {
+      field: 'epicId',
+      issueContainerId: input.issueContainerId,
+      epicId: input.epicId,
+    });
   }
   const field = hasId ? 'issueContainerId' : 'epicId';
   return { field, value: input[field] };
@@ -81,7 +94,6 @@ async function usableContainer(ctx: Ctx, containerId: string): Promise<Container
   return container;
 }
 
-
 /**
  * A milestone's window: YYYY-MM-DD dates, due on or after start (INVALID_SCHEDULE), by the
  * same rules as issue schedules; milestones have no duration.
@@ -103,12 +115,19 @@ export async function createMilestone(ctx: Ctx, input: MilestoneInput): Promise<
   const dates = windowOf(input.startDate, input.dueDate);
   const id = newId('ms', ctx.nowMs);
   await insertMilestone(ctx, {
-    id, workspace_id: ctx.workspace.id, project_id: container.project_id, container_id: container.id, title,
+    id,
+    workspace_id: ctx.workspace.id,
+    project_id: container.project_id,
+    container_id: container.id,
+    title,
     owner_id: hasOwn(input, 'ownerId') ? await ownerIdFrom(ctx, input.ownerId) : null,
-    status: input.status ?? 'planned', ...dates,
+    status: input.status ?? 'planned',
+    ...dates,
     order_index: input.order ?? (await nextOrderIndex(ctx, container.id)),
     tags: JSON.stringify(parseTagFields(input) ?? []),
-    created_by: ctx.principal.id, created_at: ctx.now, updated_at: ctx.now,
+    created_by: ctx.principal.id,
+    created_at: ctx.now,
+    updated_at: ctx.now,
   });
   await recordMilestoneCreated(ctx, id);
   const milestone = await reload(ctx, id);
@@ -116,7 +135,18 @@ export async function createMilestone(ctx: Ctx, input: MilestoneInput): Promise<
   return milestone;
 }
 
-const PATCHABLE = ['title', 'issueContainerId', 'epicId', 'ownerId', 'status', 'startDate', 'dueDate', 'order', 'tags', 'labels'] as const;
+const PATCHABLE = [
+  'title',
+  'issueContainerId',
+  'epicId',
+  'ownerId',
+  'status',
+  'startDate',
+  'dueDate',
+  'order',
+  'tags',
+  'labels',
+] as const;
 
 /** Builds the row changes of a PATCH, validated against the stored milestone. */
 async function changesFor(ctx: Ctx, stored: MilestoneRow, input: MilestoneInput): Promise<Partial<MilestoneRow>> {
@@ -135,10 +165,13 @@ async function changesFor(ctx: Ctx, stored: MilestoneRow, input: MilestoneInput)
   if (input.status !== undefined) changes.status = input.status;
   if (hasOwn(input, 'startDate') || hasOwn(input, 'dueDate')) {
     // The result must hold with the stored date the request leaves as it is.
-    Object.assign(changes, windowOf(
-      hasOwn(input, 'startDate') ? input.startDate : stored.start_date,
-      hasOwn(input, 'dueDate') ? input.dueDate : stored.due_date,
-    ));
+    Object.assign(
+      changes,
+      windowOf(
+        hasOwn(input, 'startDate') ? input.startDate : stored.start_date,
+        hasOwn(input, 'dueDate') ? input.dueDate : stored.due_date,
+      ),
+    );
   }
   if (input.order !== undefined) changes.order_index = input.order;
   const tags = parseTagFields(input);
@@ -146,7 +179,11 @@ async function changesFor(ctx: Ctx, stored: MilestoneRow, input: MilestoneInput)
   return changes;
 }
 
-export async function updateMilestoneById(ctx: Ctx, milestoneId: string, input: MilestoneInput): Promise<MilestoneView> {
+export async function updateMilestoneById(
+  ctx: Ctx,
+  milestoneId: string,
+  input: MilestoneInput,
+): Promise<MilestoneView> {
   const stored = await requireVisibleMilestone(ctx, milestoneId);
   if (!PATCHABLE.some((field) => hasOwn(input, field))) {
     throw new ApiError('UNSUPPORTED_ACTION', { milestoneId }, { message: 'The update names no field to change.' });
@@ -193,8 +230,16 @@ export async function listMilestones(ctx: Ctx, input: ListMilestonesInput) {
       throw new ApiError('ISSUE_CONTAINER_NOT_FOUND', { issueContainerId: containerId, projectId: scope.project.id });
     }
   }
-  const { rows, pageInfo } = await listVisibleMilestones(ctx, {
-    ...scopeFilter(scope), containerId, ownerId: input.ownerId || undefined, status: input.status, q: input.q || undefined,
-  }, input);
+  const { rows, pageInfo } = await listVisibleMilestones(
+    ctx,
+    {
+      ...scopeFilter(scope),
+      containerId,
+      ownerId: input.ownerId || undefined,
+      status: input.status,
+      q: input.q || undefined,
+    },
+    input,
+  );
   return { milestones: rows.map(presentMilestone), pageInfo };
 }

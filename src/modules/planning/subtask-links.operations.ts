@@ -1,6 +1,11 @@
 import { created, defineOperation, noContent, ok, type Operation } from '../../operations/define.js';
 import {
-  CreateSubtaskLinkBody, DeleteSubtaskLinkBody, SubtaskLinkResponse, SubtaskParams, deleteSubtaskLinkFieldCodes, subtaskLinkFieldCodes,
+  CreateSubtaskLinkBody,
+  DeleteSubtaskLinkBody,
+  SubtaskLinkResponse,
+  SubtaskParams,
+  deleteSubtaskLinkFieldCodes,
+  subtaskLinkFieldCodes,
   issueKeyAlias,
 } from './subtasks.schemas.js';
 import { createSubtaskLink, deleteSubtaskLink } from './subtask-links.service.js';
@@ -9,9 +14,17 @@ const tag = 'Sub-tasks';
 
 export const subtaskLinkOperations: Operation[] = [
   defineOperation({
-    id: 'link_subtasks', method: 'POST', path: '/api/external/issues/{issueId}/subtasks/{subtaskId}/links', tag,
-    summary: 'Link two sibling sub-tasks (blocks, blocked_by, related); the inverse appears on the target. An existing link answers 200.',
-    params: SubtaskParams, body: CreateSubtaskLinkBody, fieldCodes: subtaskLinkFieldCodes, response: SubtaskLinkResponse, successStatus: 201,
+    id: 'link_subtasks',
+    method: 'POST',
+    path: '/api/external/issues/{issueId}/subtasks/{subtaskId}/links',
+    tag,
+    summary:
+      'Link two sibling sub-tasks (blocks, blocked_by, related); the inverse appears on the target. An existing link answers 200.',
+    params: SubtaskParams,
+    body: CreateSubtaskLinkBody,
+    fieldCodes: subtaskLinkFieldCodes,
+    response: SubtaskLinkResponse,
+    successStatus: 201,
     mcpAliases: issueKeyAlias,
     run: async (ctx, { params, body }) => {
       const { link, created: isNew } = await createSubtaskLink(ctx, params.issueId, params.subtaskId, body);
@@ -19,9 +32,16 @@ export const subtaskLinkOperations: Operation[] = [
     },
   }),
   defineOperation({
-    id: 'unlink_subtasks', method: 'DELETE', path: '/api/external/issues/{issueId}/subtasks/{subtaskId}/links', tag,
+    id: 'unlink_subtasks',
+    method: 'DELETE',
+    path: '/api/external/issues/{issueId}/subtasks/{subtaskId}/links',
+    tag,
     summary: 'Remove a sub-task link (body { linkId }) and its inverse.',
-    params: SubtaskParams, body: DeleteSubtaskLinkBody, fieldCodes: deleteSubtaskLinkFieldCodes, successStatus: 204, mcpAliases: issueKeyAlias,
+    params: SubtaskParams,
+    body: DeleteSubtaskLinkBody,
+    fieldCodes: deleteSubtaskLinkFieldCodes,
+    successStatus: 204,
+    mcpAliases: issueKeyAlias,
     run: async (ctx, { params, body }) => {
       await deleteSubtaskLink(ctx, params.issueId, params.subtaskId, body);
       return noContent();

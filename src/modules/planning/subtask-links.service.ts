@@ -6,7 +6,12 @@ import type { SubtaskLinkRow, SubtaskRow } from '../../db/tables/planning.js';
 import { findVisibleIssue, type IssueRecord } from '../issues/issues.service.js';
 import { INVERSE_LINK_TYPE, LINK_TYPES, type LinkType } from '../issues/links.presenter.js';
 import {
-  deleteLinkSide, findLinkOfSubtask, findLinkSide, insertLinkSides, listLinksOfSubtasks, type SubtaskLinkWithTarget,
+  deleteLinkSide,
+  findLinkOfSubtask,
+  findLinkSide,
+  insertLinkSides,
+  listLinksOfSubtasks,
+  type SubtaskLinkWithTarget,
 } from './subtask-links.repository.js';
 import { presentSubtaskLink } from './subtasks.presenter.js';
 import { findSubtaskInWorkspace } from './subtasks.repository.js';
@@ -18,7 +23,8 @@ export interface SubtaskLinkInput {
 }
 
 function parseLinkType(value: unknown): LinkType {
-  if (!LINK_TYPES.includes(value as LinkType)) throw new ApiError('INVALID_ISSUE_LINK_TYPE', { field: 'type', type: value ?? null });
+  if (!LINK_TYPES.includes(value as LinkType))
+    throw new ApiError('INVALID_ISSUE_LINK_TYPE', { field: 'type', type: value ?? null });
   return value as LinkType;
 }
 
@@ -30,11 +36,16 @@ function parseLinkType(value: unknown): LinkType {
 async function siblingTarget(ctx: Ctx, parent: IssueRecord, subtask: SubtaskRow, value: unknown): Promise<SubtaskRow> {
   const targetId = nonBlank(value);
   if (!targetId) throw new ApiError('SUBTASK_LINK_TARGET_NOT_FOUND', { field: 'targetSubtaskId' });
-  if (targetId === subtask.id) throw new ApiError('ISSUE_LINK_SELF_REFERENCE', { subtaskId: subtask.id, targetSubtaskId: targetId });
+  if (targetId === subtask.id)
+    throw new ApiError('ISSUE_LINK_SELF_REFERENCE', { subtaskId: subtask.id, targetSubtaskId: targetId });
   const target = await findSubtaskInWorkspace(ctx, targetId);
   if (target && target.parent_issue_id === parent.id) return target;
   if (target && (await findVisibleIssue(ctx, target.parent_issue_id))) {
-    throw new ApiError('SUBTASK_LINK_SCOPE_INVALID', { subtaskId: subtask.id, targetSubtaskId: targetId, issueId: parent.id });
+    throw new ApiError('SUBTASK_LINK_SCOPE_INVALID', {
+      subtaskId: subtask.id,
+      targetSubtaskId: targetId,
+      issueId: parent.id,
+    });
   }
   throw new ApiError('SUBTASK_LINK_TARGET_NOT_FOUND', { targetSubtaskId: targetId });
 }
@@ -54,7 +65,12 @@ export async function createSubtaskLink(ctx: Ctx, issueId: string, subtaskId: st
   const type = parseLinkType(input.type);
   const target = await siblingTarget(ctx, parent, subtask, input.targetSubtaskId);
   const side = (from: string, to: string, sideType: LinkType): SubtaskLinkRow => ({
-    id: newId('lnk', ctx.nowMs), workspace_id: ctx.workspace.id, subtask_id: from, target_subtask_id: to, type: sideType, created_at: ctx.now,
+    id: newId('lnk', ctx.nowMs),
+    workspace_id: ctx.workspace.id,
+    subtask_id: from,
+    target_subtask_id: to,
+    type: sideType,
+    created_at: ctx.now,
   });
   const own = side(subtask.id, target.id, type);
   await insertLinkSides(ctx, [own, side(target.id, subtask.id, INVERSE_LINK_TYPE[type])]);
@@ -65,7 +81,12 @@ export async function createSubtaskLink(ctx: Ctx, issueId: string, subtaskId: st
 }
 
 /** Removes a link of the sub-task and its inverse on the sibling. */
-export async function deleteSubtaskLink(ctx: Ctx, issueId: string, subtaskId: string, input: { linkId?: unknown }): Promise<void> {
+export async function deleteSubtaskLink(
+  ctx: Ctx,
+  issueId: string,
+  subtaskId: string,
+  input: { linkId?: unknown },
+): Promise<void> {
   const { parent, subtask } = await openSubtaskForWrite(ctx, issueId, subtaskId);
   const linkId = nonBlank(input.linkId);
   if (!linkId) throw new ApiError('ISSUE_LINK_ID_REQUIRED', { field: 'linkId' });

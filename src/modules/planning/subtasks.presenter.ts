@@ -31,7 +31,12 @@ export const presentSubtaskLink = (link: SubtaskLinkWithTarget, ownStatus: strin
  * `visibleIssueIds` holds the issues the caller can see among those sub-tasks became: one
  * moved to a project outside the caller's grants reads as `migratedIssueId: null`.
  */
-export const presentSubtask = (s: SubtaskRow, parent: ParentContext, links: SubtaskLinkWithTarget[], visibleIssueIds: ReadonlySet<string>) => ({
+export const presentSubtask = (
+  s: SubtaskRow,
+  parent: ParentContext,
+  links: SubtaskLinkWithTarget[],
+  visibleIssueIds: ReadonlySet<string>,
+) => ({
   subtaskId: s.id,
   parentIssueId: s.parent_issue_id,
   title: s.title,

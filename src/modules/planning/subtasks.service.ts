@@ -12,7 +12,12 @@ import { requireVisibleProject, type ProjectWithTeam } from '../projects/project
 import { deleteLinksTouching, listLinksOfSubtasks } from './subtask-links.repository.js';
 import { presentSubtask, type SubtaskView } from './subtasks.presenter.js';
 import {
-  deleteSubtask, findSubtaskOfParent, insertSubtask, listSubtasksOfParent, nextPosition, updateSubtask,
+  deleteSubtask,
+  findSubtaskOfParent,
+  insertSubtask,
+  listSubtasksOfParent,
+  nextPosition,
+  updateSubtask,
 } from './subtasks.repository.js';
 import type { SubtaskStatus } from './subtasks.schemas.js';
 import { visibleIdsOf } from '../visibility/visibility.service.js';
@@ -51,7 +56,11 @@ async function openParentForWrite(ctx: Ctx, issueId: string): Promise<SubtaskWri
 }
 
 /** The sub-task of a write on an existing one; SUBTASK_NOT_FOUND is answered before SUBTASK_DISABLED. */
-export async function openSubtaskForWrite(ctx: Ctx, issueId: string, subtaskId: string): Promise<SubtaskWriteScope & { subtask: SubtaskRow }> {
+export async function openSubtaskForWrite(
+  ctx: Ctx,
+  issueId: string,
+  subtaskId: string,
+): Promise<SubtaskWriteScope & { subtask: SubtaskRow }> {
   const parent = await requireVisibleIssue(ctx, issueId);
   const subtask = await requireSubtask(ctx, parent, subtaskId);
   return { parent, subtask, project: await requireSubtasksEnabled(ctx, parent) };
@@ -60,8 +69,15 @@ export async function openSubtaskForWrite(ctx: Ctx, issueId: string, subtaskId: 
 /** Presents sub-tasks of one parent with their links, loaded in one query. */
 async function presentSubtasks(ctx: Ctx, parent: IssueRecord, rows: SubtaskRow[]): Promise<SubtaskView[]> {
   const [links, visibleIssues] = await Promise.all([
-    listLinksOfSubtasks(ctx, rows.map((r) => r.id)),
-    visibleIdsOf(ctx, 'issue', rows.flatMap((r) => (r.migrated_issue_id ? [r.migrated_issue_id] : []))),
+    listLinksOfSubtasks(
+      ctx,
+      rows.map((r) => r.id),
+    ),
+    visibleIdsOf(
+      ctx,
+      'issue',
+      rows.flatMap((r) => (r.migrated_issue_id ? [r.migrated_issue_id] : [])),
+    ),
   ]);
   return rows.map((row) => presentSubtask(row, parent, links, visibleIssues));
 }
@@ -73,7 +89,10 @@ export async function subtaskView(ctx: Ctx, parent: IssueRecord, subtaskId: stri
 
 /** Every sub-task event carries the sub-task and a reference to its parent issue. */
 export async function recordSubtaskEvent(
-  ctx: Ctx, type: Extract<EventType, `subtask.${string}`>, subtask: SubtaskView, parent: IssueRecord,
+  ctx: Ctx,
+  type: Extract<EventType, `subtask.${string}`>,
+  subtask: SubtaskView,
+  parent: IssueRecord,
 ): Promise<void> {
   await recordEvent(ctx, type, { subtask, issue: issueRef(parent) }, parent.project_id);
 }
@@ -81,7 +100,12 @@ export async function recordSubtaskEvent(
 function validTitle(value: unknown): string {
   const title = nonBlank(value);
   if (!title) throw new ApiError('SUBTASK_TITLE_REQUIRED', { field: 'title' });
-  if (title.length > TITLE_MAX) throw new ApiError('VALIDATION_FAILED', { field: 'title' }, { message: `title must be at most ${TITLE_MAX} characters.` });
+  if (title.length > TITLE_MAX)
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: 'title' },
+      { message: `title must be at most ${TITLE_MAX} characters.` },
+    );
   return title;
 }
 
@@ -102,11 +126,22 @@ export async function createSubtask(ctx: Ctx, issueId: string, input: SubtaskInp
   const schedule = scheduleFromInput(input);
   const id = newId('sub', ctx.nowMs);
   await insertSubtask(ctx, {
-    id, workspace_id: ctx.workspace.id, parent_issue_id: parent.id, title, status: input.status ?? 'to-do',
-    assignee_id: assigneeId, reporter_id: parent.reporter_id,
-    start_date: schedule.startDate, due_date: schedule.dueDate, duration_days: schedule.durationDays,
-    position: await nextPosition(ctx, parent.id), migrated: 0, migrated_issue_id: null,
-    created_by: ctx.principal.id, created_at: ctx.now, updated_at: ctx.now,
+    id,
+    workspace_id: ctx.workspace.id,
+    parent_issue_id: parent.id,
+    title,
+    status: input.status ?? 'to-do',
+    assignee_id: assigneeId,
+    reporter_id: parent.reporter_id,
+    start_date: schedule.startDate,
+    due_date: schedule.dueDate,
+    duration_days: schedule.durationDays,
+    position: await nextPosition(ctx, parent.id),
+    migrated: 0,
+    migrated_issue_id: null,
+    created_by: ctx.principal.id,
+    created_at: ctx.now,
+    updated_at: ctx.now,
   });
   const subtask = await subtaskView(ctx, parent, id);
   await recordSubtaskEvent(ctx, 'subtask.created', subtask, parent);
@@ -115,7 +150,12 @@ export async function createSubtask(ctx: Ctx, issueId: string, input: SubtaskInp
 
 const PATCHABLE = ['title', 'status', 'assigneeId', 'startDate', 'dueDate', 'durationDays'] as const;
 
-export async function updateSubtaskById(ctx: Ctx, issueId: string, subtaskId: string, input: SubtaskInput): Promise<SubtaskView> {
+export async function updateSubtaskById(
+  ctx: Ctx,
+  issueId: string,
+  subtaskId: string,
+  input: SubtaskInput,
+): Promise<SubtaskView> {
   const { parent, project, subtask } = await openSubtaskForWrite(ctx, issueId, subtaskId);
   if (!PATCHABLE.some((field) => hasOwn(input, field))) {
     throw new ApiError('UNSUPPORTED_ACTION', { subtaskId }, { message: 'The update names no field to change.' });
@@ -127,7 +167,11 @@ export async function updateSubtaskById(ctx: Ctx, issueId: string, subtaskId: st
   if (sendsSchedule(input)) {
     const current = { startDate: subtask.start_date, dueDate: subtask.due_date, durationDays: subtask.duration_days };
     const schedule = applyScheduleChange(current, input);
-    Object.assign(changes, { start_date: schedule.startDate, due_date: schedule.dueDate, duration_days: schedule.durationDays });
+    Object.assign(changes, {
+      start_date: schedule.startDate,
+      due_date: schedule.dueDate,
+      duration_days: schedule.durationDays,
+    });
   }
   await updateSubtask(ctx, subtask.id, { ...changes, updated_at: ctx.now });
   const updated = await subtaskView(ctx, parent, subtask.id);

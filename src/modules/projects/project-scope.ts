@@ -40,4 +40,5 @@ export async function resolveProjectScope(ctx: Ctx, query: ProjectScopeQuery): P
 }
 
 /** The SQL filter a scope stands for. */
-export const scopeFilter = (scope: ProjectScope) => (scope.project ? { projectId: scope.project.id } : { teamId: scope.team?.id });
+export const scopeFilter = (scope: ProjectScope) =>
+  scope.project ? { projectId: scope.project.id } : { teamId: scope.team?.id };

@@ -9,8 +9,12 @@ export type ProjectWithTeam = ProjectRow & { team_key: string };
 const selectProjects = (ctx: Ctx) =>
   whereProjectVisible(
     ctx,
-    ctx.db.selectFrom('projects').innerJoin('teams', 'teams.id', 'projects.team_id').selectAll('projects')
-      .select('teams.key as team_key').where('projects.workspace_id', '=', ctx.workspace.id),
+    ctx.db
+      .selectFrom('projects')
+      .innerJoin('teams', 'teams.id', 'projects.team_id')
+      .selectAll('projects')
+      .select('teams.key as team_key')
+      .where('projects.workspace_id', '=', ctx.workspace.id),
     'projects.id',
   );
 
@@ -27,10 +31,14 @@ export const findVisibleProjectsByKey = (ctx: Ctx, projectKey: string, teamId?: 
 /** Visible projects with one of these ids or (upper-case) keys, in any team, in one query. */
 export function findVisibleProjectsByIdsOrKeys(ctx: Ctx, ids: string[], keys: string[]): Promise<ProjectWithTeam[]> {
   if (ids.length === 0 && keys.length === 0) return Promise.resolve([]);
-  return selectProjects(ctx).where((eb) => eb.or([
-    ...(ids.length > 0 ? [eb('projects.id', 'in', ids)] : []),
-    ...(keys.length > 0 ? [eb('projects.key', 'in', keys)] : []),
-  ])).execute();
+  return selectProjects(ctx)
+    .where((eb) =>
+      eb.or([
+        ...(ids.length > 0 ? [eb('projects.id', 'in', ids)] : []),
+        ...(keys.length > 0 ? [eb('projects.key', 'in', keys)] : []),
+      ]),
+    )
+    .execute();
 }
 
 export async function isKeyTaken(ctx: Ctx, teamId: string, key: string, exceptProjectId?: string): Promise<boolean> {
@@ -40,7 +48,12 @@ export async function isKeyTaken(ctx: Ctx, teamId: string, key: string, exceptPr
 }
 
 export async function listKeysWithPrefix(ctx: Ctx, teamId: string, prefix: string): Promise<Set<string>> {
-  const rows = await ctx.db.selectFrom('projects').select('key').where('team_id', '=', teamId).where('key', 'like', `${prefix}%`).execute();
+  const rows = await ctx.db
+    .selectFrom('projects')
+    .select('key')
+    .where('team_id', '=', teamId)
+    .where('key', 'like', `${prefix}%`)
+    .execute();
   return new Set(rows.map((r) => r.key));
 }
 
@@ -48,8 +61,14 @@ export function listVisibleProjects(ctx: Ctx, filter: { teamId?: string }, page:
   let query = selectProjects(ctx);
   if (filter.teamId) query = query.where('projects.team_id', '=', filter.teamId);
   return paginate(ctx, query, {
-    scope: 'projects', filters: filter, ...page,
-    orderBy: [['projects.created_at', 'text'], ['projects.id', 'text']], keyOf: (r: ProjectWithTeam) => [r.created_at, r.id],
+    scope: 'projects',
+    filters: filter,
+    ...page,
+    orderBy: [
+      ['projects.created_at', 'text'],
+      ['projects.id', 'text'],
+    ],
+    keyOf: (r: ProjectWithTeam) => [r.created_at, r.id],
   });
 }
 
@@ -59,22 +78,35 @@ export function listVisibleProjects(ctx: Ctx, filter: { teamId?: string }, page:
  * constraint decides, without aborting the transaction.
  */
 export async function insertProjectIfKeyFree(ctx: Ctx, row: ProjectRow): Promise<boolean> {
-  const result = await ctx.db.insertInto('projects').values(row)
-    .onConflict((oc) => oc.columns(['team_id', 'key']).doNothing()).executeTakeFirst();
+  const result = await ctx.db
+    .insertInto('projects')
+    .values(row)
+    .onConflict((oc) => oc.columns(['team_id', 'key']).doNothing())
+    .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
 export async function updateProject(ctx: Ctx, projectId: string, changes: Partial<ProjectRow>): Promise<void> {
-  await ctx.db.updateTable('projects').set(changes).where('workspace_id', '=', ctx.workspace.id).where('id', '=', projectId).execute();
+  await ctx.db
+    .updateTable('projects')
+    .set(changes)
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', projectId)
+    .execute();
 }
 
 export async function grantProjectToToken(ctx: Ctx, tokenId: string, projectId: string): Promise<void> {
-  await ctx.db.insertInto('token_project_grants').values({ workspace_id: ctx.workspace.id, token_id: tokenId, project_id: projectId })
-    .onConflict((oc) => oc.doNothing()).execute();
+  await ctx.db
+    .insertInto('token_project_grants')
+    .values({ workspace_id: ctx.workspace.id, token_id: tokenId, project_id: projectId })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
 
 export async function projectHasIssues(ctx: Ctx, projectId: string): Promise<boolean> {
-  return Boolean(await ctx.db.selectFrom('issues').select('id').where('project_id', '=', projectId).limit(1).executeTakeFirst());
+  return Boolean(
+    await ctx.db.selectFrom('issues').select('id').where('project_id', '=', projectId).limit(1).executeTakeFirst(),
+  );
 }
 
 /** A team move drops the project's workflow: its allowed statuses belonged to the old team. */
@@ -83,6 +115,10 @@ export async function clearWorkflow(ctx: Ctx, projectId: string): Promise<void> 
 }
 
 export async function listWorkflowStatusIds(ctx: Ctx, projectId: string): Promise<string[]> {
-  const rows = await ctx.db.selectFrom('project_statuses').select('status_id').where('project_id', '=', projectId).execute();
+  const rows = await ctx.db
+    .selectFrom('project_statuses')
+    .select('status_id')
+    .where('project_id', '=', projectId)
+    .execute();
   return rows.map((r) => r.status_id);
 }

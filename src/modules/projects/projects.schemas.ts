@@ -1,11 +1,29 @@
 import { Type } from '@sinclair/typebox';
-import { DateString, Description, Nullable, PageInfoSchema, PaginationQuery, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
+import {
+  DateString,
+  Description,
+  Nullable,
+  PageInfoSchema,
+  PaginationQuery,
+  PathParam,
+  Ref,
+  Text,
+} from '../../operations/schema-helpers.js';
 
 export const ProjectSchema = Type.Object({
-  projectId: Type.String(), projectKey: Type.String(), name: Type.String(), description: Nullable(Type.String()),
-  teamId: Type.String(), teamKey: Type.String(), ownerId: Nullable(Type.String()),
-  startDate: Nullable(Type.String()), endDate: Nullable(Type.String()),
-  subtasksEnabled: Type.Boolean(), issueContainersEnabled: Type.Boolean(), createdAt: Type.String(), updatedAt: Type.String(),
+  projectId: Type.String(),
+  projectKey: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  teamId: Type.String(),
+  teamKey: Type.String(),
+  ownerId: Nullable(Type.String()),
+  startDate: Nullable(Type.String()),
+  endDate: Nullable(Type.String()),
+  subtasksEnabled: Type.Boolean(),
+  issueContainersEnabled: Type.Boolean(),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
 });
 
 const projectFields = {
@@ -23,7 +41,12 @@ const projectFields = {
 
 export const CreateProjectBody = Type.Partial(Type.Object(projectFields));
 export const UpdateProjectBody = Type.Partial(Type.Object(projectFields));
-export const projectFieldCodes = { name: 'NAME_REQUIRED', startDate: 'INVALID_PROJECT_WINDOW', endDate: 'INVALID_PROJECT_WINDOW', ownerId: 'OWNER_NOT_IN_WORKSPACE' } as const;
+export const projectFieldCodes = {
+  name: 'NAME_REQUIRED',
+  startDate: 'INVALID_PROJECT_WINDOW',
+  endDate: 'INVALID_PROJECT_WINDOW',
+  ownerId: 'OWNER_NOT_IN_WORKSPACE',
+} as const;
 
 /** The project and team filters of the issue, container and milestone lists (project-scope.ts). */
 export const ProjectScopeQueryFields = {
@@ -35,7 +58,11 @@ export const ProjectScopeQueryFields = {
   teamKey: Type.Optional(Ref()),
 };
 
-export const ListProjectsQuery = Type.Object({ teamId: Type.Optional(Ref()), teamKey: Type.Optional(Ref()), ...PaginationQuery });
+export const ListProjectsQuery = Type.Object({
+  teamId: Type.Optional(Ref()),
+  teamKey: Type.Optional(Ref()),
+  ...PaginationQuery,
+});
 export const ProjectIdParams = Type.Object({ projectId: PathParam() });
 export const ProjectKeyParams = Type.Object({ teamKey: PathParam(), projectKey: PathParam() });
 export const ProjectResponse = Type.Object({ project: ProjectSchema });

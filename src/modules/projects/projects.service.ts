@@ -9,8 +9,19 @@ import { requireTeam, resolveTeamRef, teamsByKey, type TeamRef } from '../teams/
 import { ownerIdFrom } from '../users/users.service.js';
 import { presentProject, type ProjectView } from './projects.presenter.js';
 import {
-  clearWorkflow, findVisibleProject, findVisibleProjectsByIdsOrKeys, findVisibleProjectsByKey, grantProjectToToken, insertProjectIfKeyFree, isKeyTaken,
-  listKeysWithPrefix, listVisibleProjects, listWorkflowStatusIds, projectHasIssues, updateProject, type ProjectWithTeam,
+  clearWorkflow,
+  findVisibleProject,
+  findVisibleProjectsByIdsOrKeys,
+  findVisibleProjectsByKey,
+  grantProjectToToken,
+  insertProjectIfKeyFree,
+  isKeyTaken,
+  listKeysWithPrefix,
+  listVisibleProjects,
+  listWorkflowStatusIds,
+  projectHasIssues,
+  updateProject,
+  type ProjectWithTeam,
 } from './projects.repository.js';
 
 export type { ProjectWithTeam } from './projects.repository.js';
@@ -34,7 +45,8 @@ export async function resolveProjectRef(ctx: Ctx, ref: ProjectRef): Promise<Proj
   // As for teams, null and absent mean "none"; an empty string is a reference that matches nothing.
   if (typeof ref.projectId !== 'string' && typeof ref.projectKey !== 'string') return undefined;
   const team = await resolveTeamRef(ctx, ref);
-  if (typeof ref.projectId === 'string') return chooseProject(ref, team, await findVisibleProject(ctx, ref.projectId), []);
+  if (typeof ref.projectId === 'string')
+    return chooseProject(ref, team, await findVisibleProject(ctx, ref.projectId), []);
   return chooseProject(ref, team, undefined, await findVisibleProjectsByKey(ctx, ref.projectKey as string, team?.id));
 }
 
@@ -42,19 +54,34 @@ export async function resolveProjectRef(ctx: Ctx, ref: ProjectRef): Promise<Proj
  * The decision of resolveProjectRef once the candidates are loaded: `byId` is the visible
  * project of `ref.projectId`, `byKey` the visible projects carrying `ref.projectKey`.
  */
-function chooseProject(ref: ProjectRef, team: TeamRow | undefined, byId: ProjectWithTeam | undefined, byKey: ProjectWithTeam[]): ProjectWithTeam {
+function chooseProject(
+  ref: ProjectRef,
+  team: TeamRow | undefined,
+  byId: ProjectWithTeam | undefined,
+  byKey: ProjectWithTeam[],
+): ProjectWithTeam {
   if (typeof ref.projectId === 'string') {
     const project = byId;
     if (!project) throw new ApiError('PROJECT_NOT_FOUND', { projectId: ref.projectId });
     if (typeof ref.projectKey === 'string' && project.key !== ref.projectKey.toUpperCase()) {
-      throw new ApiError('VALIDATION_FAILED', { field: 'projectKey', projectId: ref.projectId, projectKey: ref.projectKey }, { message: 'projectId and projectKey name different projects.' });
+      throw new ApiError(
+        'VALIDATION_FAILED',
+        { field: 'projectKey', projectId: ref.projectId, projectKey: ref.projectKey },
+        { message: 'projectId and projectKey name different projects.' },
+      );
     }
-    if (team && project.team_id !== team.id) throw new ApiError('PROJECT_TEAM_MISMATCH', { projectId: project.id, teamKey: team.key });
+    if (team && project.team_id !== team.id)
+      throw new ApiError('PROJECT_TEAM_MISMATCH', { projectId: project.id, teamKey: team.key });
     return project;
   }
   const matches = team ? byKey.filter((project) => project.team_id === team.id) : byKey;
-  if (matches.length === 0) throw new ApiError('PROJECT_NOT_FOUND', { projectKey: ref.projectKey, ...(team ? { teamKey: team.key } : {}) });
-  if (matches.length > 1) throw new ApiError('PROJECT_KEY_AMBIGUOUS', { projectKey: ref.projectKey, teamKeys: matches.map((p) => p.team_key) });
+  if (matches.length === 0)
+    throw new ApiError('PROJECT_NOT_FOUND', { projectKey: ref.projectKey, ...(team ? { teamKey: team.key } : {}) });
+  if (matches.length > 1)
+    throw new ApiError('PROJECT_KEY_AMBIGUOUS', {
+      projectKey: ref.projectKey,
+      teamKeys: matches.map((p) => p.team_key),
+    });
   return matches[0];
 }
 
@@ -73,9 +100,14 @@ export interface ProjectKeyRef {
 export async function resolveProjectRefs(ctx: Ctx, refs: ProjectKeyRef[]): Promise<Array<ProjectWithTeam | ApiError>> {
   if (refs.length === 0) return [];
   const ids = refs.flatMap((ref) => (typeof ref.projectId === 'string' ? [ref.projectId] : []));
-  const keys = refs.flatMap((ref) => (typeof ref.projectId !== 'string' && typeof ref.projectKey === 'string' ? [ref.projectKey.toUpperCase()] : []));
+  const keys = refs.flatMap((ref) =>
+    typeof ref.projectId !== 'string' && typeof ref.projectKey === 'string' ? [ref.projectKey.toUpperCase()] : [],
+  );
   const [teams, projects] = await Promise.all([
-    teamsByKey(ctx, refs.flatMap((ref) => (typeof ref.teamKey === 'string' ? [ref.teamKey] : []))),
+    teamsByKey(
+      ctx,
+      refs.flatMap((ref) => (typeof ref.teamKey === 'string' ? [ref.teamKey] : [])),
+    ),
     findVisibleProjectsByIdsOrKeys(ctx, [...new Set(ids)], [...new Set(keys)]),
   ]);
   const byId = new Map(projects.map((project) => [project.id, project]));
@@ -84,7 +116,12 @@ export async function resolveProjectRefs(ctx: Ctx, refs: ProjectKeyRef[]): Promi
       const team = typeof ref.teamKey === 'string' ? teams.get(ref.teamKey.toUpperCase()) : undefined;
       if (typeof ref.teamKey === 'string' && !team) throw new ApiError('TEAM_NOT_FOUND', { teamKey: ref.teamKey });
       const key = typeof ref.projectKey === 'string' ? ref.projectKey.toUpperCase() : undefined;
-      return chooseProject(ref, team, typeof ref.projectId === 'string' ? byId.get(ref.projectId) : undefined, projects.filter((p) => p.key === key));
+      return chooseProject(
+        ref,
+        team,
+        typeof ref.projectId === 'string' ? byId.get(ref.projectId) : undefined,
+        projects.filter((p) => p.key === key),
+      );
     } catch (error) {
       if (error instanceof ApiError) return error;
       throw error;
@@ -103,19 +140,29 @@ export async function requireVisibleProject(ctx: Ctx, projectId: string): Promis
  * cannot see: it reads as null for the caller, so the error must not name it either.
  */
 export const hiddenSourceProject = (): ApiError =>
-  new ApiError('PROJECT_NOT_FOUND', { field: 'sourceProjectId' }, {
-    message: 'The source project is not accessible to this credential.',
-    suggestion: 'Pass projectId, or projectKey with teamKey, of a project this credential can access.',
-  });
+  new ApiError(
+    'PROJECT_NOT_FOUND',
+    { field: 'sourceProjectId' },
+    {
+      message: 'The source project is not accessible to this credential.',
+      suggestion: 'Pass projectId, or projectKey with teamKey, of a project this credential can access.',
+    },
+  );
 
 /** Status ids the project's workflow allows, or undefined when it allows all team statuses. */
-export async function workflowStatusIds(ctx: Ctx, project: Pick<ProjectRow, 'id' | 'has_workflow'>): Promise<Set<string> | undefined> {
+export async function workflowStatusIds(
+  ctx: Ctx,
+  project: Pick<ProjectRow, 'id' | 'has_workflow'>,
+): Promise<Set<string> | undefined> {
   return project.has_workflow === 1 ? new Set(await listWorkflowStatusIds(ctx, project.id)) : undefined;
 }
 
 /** "Public API" → "PA", "Website" → "WEB"; then a digit until unique in the team. */
 async function deriveKey(ctx: Ctx, teamId: string, name: string): Promise<string> {
-  const words = name.toUpperCase().split(/[^A-Z0-9]+/).filter(Boolean);
+  const words = name
+    .toUpperCase()
+    .split(/[^A-Z0-9]+/)
+    .filter(Boolean);
   let base = words.length >= 2 ? words.map((w) => w[0]).join('') : (words[0] ?? 'PRJ').slice(0, 3);
   if (!/^[A-Z]/.test(base)) base = `P${base}`;
   // At most 6 letters, so a disambiguating number up to 9999 still fits the 10-character limit.
@@ -128,23 +175,35 @@ async function deriveKey(ctx: Ctx, teamId: string, name: string): Promise<string
 function validKey(value: unknown): string {
   const key = typeof value === 'string' ? value.trim().toUpperCase() : '';
   if (!KEY_RE.test(key)) {
-    throw new ApiError('VALIDATION_FAILED', { field: 'projectKey' }, { message: 'projectKey must be 2–10 characters: a letter, then letters or digits.' });
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: 'projectKey' },
+      { message: 'projectKey must be 2–10 characters: a letter, then letters or digits.' },
+    );
   }
   return key;
 }
 
 function validDate(value: unknown, field: 'startDate' | 'endDate'): string | null {
   if (value === null) return null;
-  if (!isCalendarDate(value)) throw new ApiError('INVALID_PROJECT_WINDOW', { field, value }, { message: `${field} must be a YYYY-MM-DD calendar date.` });
+  if (!isCalendarDate(value))
+    throw new ApiError(
+      'INVALID_PROJECT_WINDOW',
+      { field, value },
+      { message: `${field} must be a YYYY-MM-DD calendar date.` },
+    );
   return value;
 }
 
 function checkWindow(startDate: string | null, endDate: string | null): void {
   if (startDate && endDate && endDate < startDate) {
-    throw new ApiError('INVALID_PROJECT_WINDOW', { field: 'endDate', startDate, endDate }, { message: 'endDate must be on or after startDate.' });
+    throw new ApiError(
+      'INVALID_PROJECT_WINDOW',
+      { field: 'endDate', startDate, endDate },
+      { message: 'endDate must be on or after startDate.' },
+    );
   }
 }
-
 
 function validName(value: unknown): string {
   const name = nonBlank(value);
@@ -173,20 +232,35 @@ export async function createProject(ctx: Ctx, input: ProjectInput): Promise<Proj
   const startDate = hasOwn(input, 'startDate') ? validDate(input.startDate, 'startDate') : null;
   const endDate = hasOwn(input, 'endDate') ? validDate(input.endDate, 'endDate') : null;
   checkWindow(startDate, endDate);
-  const ownerId = hasOwn(input, 'ownerId') ? await ownerIdFrom(ctx, input.ownerId) : ctx.principal.kind === 'user' ? ctx.principal.id : null;
+  const ownerId = hasOwn(input, 'ownerId')
+    ? await ownerIdFrom(ctx, input.ownerId)
+    : ctx.principal.kind === 'user'
+      ? ctx.principal.id
+      : null;
   const explicitKey = input.projectKey !== undefined ? validKey(input.projectKey) : undefined;
   const id = newId('prj', ctx.nowMs);
   const row: Omit<ProjectRow, 'key'> = {
-    id, workspace_id: ctx.workspace.id, team_id: team.id, name, description: input.description ?? null,
-    owner_id: ownerId, start_date: startDate, end_date: endDate,
-    subtasks_enabled: input.subtasksEnabled === false ? 0 : 1, issue_containers_enabled: input.issueContainersEnabled === false ? 0 : 1,
-    has_workflow: 0, created_by: ctx.principal.id, created_at: ctx.now, updated_at: ctx.now,
+    id,
+    workspace_id: ctx.workspace.id,
+    team_id: team.id,
+    name,
+    description: input.description ?? null,
+    owner_id: ownerId,
+    start_date: startDate,
+    end_date: endDate,
+    subtasks_enabled: input.subtasksEnabled === false ? 0 : 1,
+    issue_containers_enabled: input.issueContainersEnabled === false ? 0 : 1,
+    has_workflow: 0,
+    created_by: ctx.principal.id,
+    created_at: ctx.now,
+    updated_at: ctx.now,
   };
   // A derived key lost to a concurrent create is derived again; each round sees the winners.
   for (let attempt = 1; ; attempt++) {
     const key = explicitKey ?? (await deriveKey(ctx, team.id, name));
     if (await insertProjectIfKeyFree(ctx, { ...row, key })) break;
-    if (explicitKey || attempt === MAX_KEY_ATTEMPTS) throw new ApiError('PROJECT_KEY_CONFLICT', { projectKey: key, teamKey: team.key });
+    if (explicitKey || attempt === MAX_KEY_ATTEMPTS)
+      throw new ApiError('PROJECT_KEY_CONFLICT', { projectKey: key, teamKey: team.key });
   }
   // A project created by a token is granted to it, so the creator can keep working on it.
   if (ctx.principal.kind === 'api_token' && !ctx.access.all) {
@@ -198,11 +272,23 @@ export async function createProject(ctx: Ctx, input: ProjectInput): Promise<Proj
   return project;
 }
 
-const PATCHABLE = ['name', 'description', 'projectKey', 'teamId', 'teamKey', 'ownerId', 'startDate', 'endDate', 'subtasksEnabled', 'issueContainersEnabled'] as const;
+const PATCHABLE = [
+  'name',
+  'description',
+  'projectKey',
+  'teamId',
+  'teamKey',
+  'ownerId',
+  'startDate',
+  'endDate',
+  'subtasksEnabled',
+  'issueContainersEnabled',
+] as const;
 
 export async function updateProjectById(ctx: Ctx, projectId: string, input: ProjectInput): Promise<ProjectView> {
   const project = await requireVisibleProject(ctx, projectId);
-  if (!PATCHABLE.some((field) => hasOwn(input, field))) throw new ApiError('UNSUPPORTED_ACTION', { projectId }, { message: 'The update names no field to change.' });
+  if (!PATCHABLE.some((field) => hasOwn(input, field)))
+    throw new ApiError('UNSUPPORTED_ACTION', { projectId }, { message: 'The update names no field to change.' });
   const changes: Partial<ProjectRow> = {};
   if (hasOwn(input, 'name')) changes.name = validName(input.name);
   if (hasOwn(input, 'description')) changes.description = input.description ?? null;

@@ -7,4 +7,8 @@ import { countIssueTagUsage, type UsageCount } from './tags.repository.js';
  * Where tag usage comes from: one counter per tagged kind of record, each applying that
  * kind's own visibility rule. Areas add their counter here.
  */
-export const tagUsageSources: Array<(ctx: Ctx) => Promise<UsageCount[]>> = [countIssueTagUsage, countDiscussionTopicTagUsage, countAgendaTagUsage];
+export const tagUsageSources: Array<(ctx: Ctx) => Promise<UsageCount[]>> = [
+  countIssueTagUsage,
+  countDiscussionTopicTagUsage,
+  countAgendaTagUsage,
+];

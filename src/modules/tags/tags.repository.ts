@@ -14,9 +14,17 @@ export interface UsageCount {
 export const listManagedTags = (ctx: Ctx) =>
   ctx.db.selectFrom('tags').selectAll().where('workspace_id', '=', ctx.workspace.id).orderBy('name_lower').execute();
 
-export async function deleteUsages(ctx: Ctx, entityType: TagUsageRow['entity_type'], entityIds: string[]): Promise<void> {
+export async function deleteUsages(
+  ctx: Ctx,
+  entityType: TagUsageRow['entity_type'],
+  entityIds: string[],
+): Promise<void> {
   if (entityIds.length === 0) return;
-  await ctx.db.deleteFrom('tag_usages').where('entity_type', '=', entityType).where('entity_id', 'in', entityIds).execute();
+  await ctx.db
+    .deleteFrom('tag_usages')
+    .where('entity_type', '=', entityType)
+    .where('entity_id', 'in', entityIds)
+    .execute();
 }
 
 export async function insertUsages(ctx: Ctx, rows: TagUsageRow[]): Promise<void> {

@@ -12,13 +12,18 @@ export type TaggedEntity = TagUsageRow['entity_type'];
  * (the first spelling wins). Throws VALIDATION_FAILED naming the bad element.
  */
 export function normaliseTags(value: unknown, field = 'tags'): string[] {
-  if (!Array.isArray(value)) throw new ApiError('VALIDATION_FAILED', { field }, { message: `${field} must be an array of strings.` });
+  if (!Array.isArray(value))
+    throw new ApiError('VALIDATION_FAILED', { field }, { message: `${field} must be an array of strings.` });
   const seen = new Set<string>();
   const out: string[] = [];
   value.forEach((raw, index) => {
     const tag = typeof raw === 'string' ? raw.trim() : '';
     if (tag.length < 1 || tag.length > LIMITS.tagLength) {
-      throw new ApiError('VALIDATION_FAILED', { field: `${field}.${index}` }, { message: 'Each tag must be a string of 1–50 characters.' });
+      throw new ApiError(
+        'VALIDATION_FAILED',
+        { field: `${field}.${index}` },
+        { message: 'Each tag must be a string of 1–50 characters.' },
+      );
     }
     if (!seen.has(tag.toLowerCase())) {
       seen.add(tag.toLowerCase());
@@ -35,29 +40,67 @@ export function sameTags(a: string[], b: string[]): boolean {
 }
 
 /** Replaces the usage rows of one record (call in the write's transaction). */
-export async function replaceTagUsages(ctx: Ctx, entityType: TaggedEntity, entityId: string, tags: string[], projectId: string | null): Promise<void> {
+export async function replaceTagUsages(
+  ctx: Ctx,
+  entityType: TaggedEntity,
+  entityId: string,
+  tags: string[],
+  projectId: string | null,
+): Promise<void> {
   await deleteUsages(ctx, entityType, [entityId]);
-  await insertUsages(ctx, tags.map((name) => ({
-    workspace_id: ctx.workspace.id, entity_type: entityType, entity_id: entityId, name, name_lower: name.toLowerCase(), project_id: projectId,
-  })));
+  await insertUsages(
+    ctx,
+    tags.map((name) => ({
+      workspace_id: ctx.workspace.id,
+      entity_type: entityType,
+      entity_id: entityId,
+      name,
+      name_lower: name.toLowerCase(),
+      project_id: projectId,
+    })),
+  );
 }
 
-export const removeTagUsages = (ctx: Ctx, entityType: TaggedEntity, entityIds: string[]) => deleteUsages(ctx, entityType, entityIds);
+export const removeTagUsages = (ctx: Ctx, entityType: TaggedEntity, entityIds: string[]) =>
+  deleteUsages(ctx, entityType, entityIds);
 
 const COUNT_FIELD: Record<TaggedEntity, 'issueCount' | 'agendaItemCount' | 'discussionTopicCount'> = {
-  issue: 'issueCount', agenda_item: 'agendaItemCount', discussion_topic: 'discussionTopicCount',
+  issue: 'issueCount',
+  agenda_item: 'agendaItemCount',
+  discussion_topic: 'discussionTopicCount',
 };
 
 /** Managed tags plus every tag in use on records the caller can see, with counts. */
 export async function listTagUsage(ctx: Ctx) {
-  const [managed, ...usageLists] = await Promise.all([listManagedTags(ctx), ...tagUsageSources.map((source) => source(ctx))]);
-  type Entry = { name: string; managed: boolean; managedScopes: string[]; issueCount: number; agendaItemCount: number; discussionTopicCount: number; usageCount: number; projectIds: Set<string> };
+  const [managed, ...usageLists] = await Promise.all([
+    listManagedTags(ctx),
+    ...tagUsageSources.map((source) => source(ctx)),
+  ]);
+  type Entry = {
+    name: string;
+    managed: boolean;
+    managedScopes: string[];
+    issueCount: number;
+    agendaItemCount: number;
+    discussionTopicCount: number;
+    usageCount: number;
+    projectIds: Set<string>;
+  };
   const byName = new Map<string, Entry>();
   const entry = (name: string): Entry => {
     const key = name.toLowerCase();
     let e = byName.get(key);
     if (!e) {
-      e = { name, managed: false, managedScopes: [], issueCount: 0, agendaItemCount: 0, discussionTopicCount: 0, usageCount: 0, projectIds: new Set() };
+      e = {
+        name,
+        managed: false,
+        managedScopes: [],
+        issueCount: 0,
+        agendaItemCount: 0,
+        discussionTopicCount: 0,
+        usageCount: 0,
+        projectIds: new Set(),
+      };
       byName.set(key, e);
     }
     return e;

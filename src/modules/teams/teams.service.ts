@@ -1,7 +1,15 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import type { TeamRow } from '../../db/schema.js';
-import { findDefaultTeam, findTeamById, findTeamByKey, findTeamsByKeys, isTeamMember, listStatusRows, listTeamRows } from './teams.repository.js';
+import {
+  findDefaultTeam,
+  findTeamById,
+  findTeamByKey,
+  findTeamsByKeys,
+  isTeamMember,
+  listStatusRows,
+  listTeamRows,
+} from './teams.repository.js';
 import { presentStatus, presentTeam } from './teams.presenter.js';
 
 export interface TeamRef {
@@ -51,7 +59,7 @@ export async function listTeams(ctx: Ctx) {
 }
 
 export async function listStatuses(ctx: Ctx, ref: TeamRef) {
-  const team = await resolveTeamRef(ctx, ref) ?? await findDefaultTeam(ctx);
+  const team = (await resolveTeamRef(ctx, ref)) ?? (await findDefaultTeam(ctx));
   if (!team) return { statuses: [], teamId: null, teamKey: null };
   const rows = await listStatusRows(ctx, team.id);
   return { statuses: rows.map((s) => presentStatus(s, team)), teamId: team.id, teamKey: team.key };

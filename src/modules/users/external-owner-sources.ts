@@ -8,4 +8,6 @@ export interface ExternalOwner {
 }
 
 /** Where a project's external owners come from; the meetings area registers its reader here. */
-export const externalOwnerSources: Array<(ctx: Ctx, projectId: string) => Promise<ExternalOwner[]>> = [externalOwnersOfProjectMeetings];
+export const externalOwnerSources: Array<(ctx: Ctx, projectId: string) => Promise<ExternalOwner[]>> = [
+  externalOwnersOfProjectMeetings,
+];

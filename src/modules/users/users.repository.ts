@@ -1,35 +1,74 @@
 import type { Ctx } from '../../core/context.js';
 
 export const listUserRows = (ctx: Ctx) =>
-  ctx.db.selectFrom('users').selectAll().where('workspace_id', '=', ctx.workspace.id).orderBy('created_at').orderBy('id').execute();
+  ctx.db
+    .selectFrom('users')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 
 export const listMemberships = (ctx: Ctx) =>
-  ctx.db.selectFrom('team_members').select(['user_id', 'team_id']).where('workspace_id', '=', ctx.workspace.id).execute();
+  ctx.db
+    .selectFrom('team_members')
+    .select(['user_id', 'team_id'])
+    .where('workspace_id', '=', ctx.workspace.id)
+    .execute();
 
 export const listTokenRows = (ctx: Ctx) =>
-  ctx.db.selectFrom('api_tokens').select(['id', 'name', 'active', 'expires_at', 'all_projects']).where('workspace_id', '=', ctx.workspace.id)
-    .orderBy('created_at').orderBy('id').execute();
+  ctx.db
+    .selectFrom('api_tokens')
+    .select(['id', 'name', 'active', 'expires_at', 'all_projects'])
+    .where('workspace_id', '=', ctx.workspace.id)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 
 export const findUser = (ctx: Ctx, userId: string) =>
-  ctx.db.selectFrom('users').selectAll().where('workspace_id', '=', ctx.workspace.id).where('id', '=', userId).executeTakeFirst();
+  ctx.db
+    .selectFrom('users')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', userId)
+    .executeTakeFirst();
 
 export const findTokenByName = (ctx: Ctx, name: string) =>
-  ctx.db.selectFrom('api_tokens').select(['id', 'name', 'active', 'expires_at', 'all_projects']).where('workspace_id', '=', ctx.workspace.id)
-    .where('name', '=', name).executeTakeFirst();
+  ctx.db
+    .selectFrom('api_tokens')
+    .select(['id', 'name', 'active', 'expires_at', 'all_projects'])
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('name', '=', name)
+    .executeTakeFirst();
 
 /** Users of many ids, in one query. */
 export const findUsers = (ctx: Ctx, userIds: string[]) =>
-  userIds.length === 0 ? Promise.resolve([])
-    : ctx.db.selectFrom('users').selectAll().where('workspace_id', '=', ctx.workspace.id).where('id', 'in', userIds).execute();
+  userIds.length === 0
+    ? Promise.resolve([])
+    : ctx.db
+        .selectFrom('users')
+        .selectAll()
+        .where('workspace_id', '=', ctx.workspace.id)
+        .where('id', 'in', userIds)
+        .execute();
 
 /** Tokens of many names, in one query. */
 export const findTokensByNames = (ctx: Ctx, names: string[]) =>
-  names.length === 0 ? Promise.resolve([])
-    : ctx.db.selectFrom('api_tokens').select(['id', 'name', 'active', 'expires_at', 'all_projects']).where('workspace_id', '=', ctx.workspace.id)
-      .where('name', 'in', names).execute();
+  names.length === 0
+    ? Promise.resolve([])
+    : ctx.db
+        .selectFrom('api_tokens')
+        .select(['id', 'name', 'active', 'expires_at', 'all_projects'])
+        .where('workspace_id', '=', ctx.workspace.id)
+        .where('name', 'in', names)
+        .execute();
 
 export async function tokenHasProject(ctx: Ctx, tokenId: string, projectId: string): Promise<boolean> {
-  const row = await ctx.db.selectFrom('token_project_grants').select('project_id').where('token_id', '=', tokenId)
-    .where('project_id', '=', projectId).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('token_project_grants')
+    .select('project_id')
+    .where('token_id', '=', tokenId)
+    .where('project_id', '=', projectId)
+    .executeTakeFirst();
   return Boolean(row);
 }

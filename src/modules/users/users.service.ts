@@ -2,7 +2,14 @@ import { ApiError } from '../../core/errors.js';
 import { isTokenLive } from '../../core/credential-expiry.js';
 import { TOKEN_IDENTITY_PREFIX, tokenIdentity, type Ctx } from '../../core/context.js';
 import {
-  findTokenByName, findTokensByNames, findUser, findUsers, listMemberships, listTokenRows, listUserRows, tokenHasProject,
+  findTokenByName,
+  findTokensByNames,
+  findUser,
+  findUsers,
+  listMemberships,
+  listTokenRows,
+  listUserRows,
+  tokenHasProject,
 } from './users.repository.js';
 
 /** A workspace identity as referenced by ownerId, assigneeId, reporterId, userId. */
@@ -14,8 +21,12 @@ type TokenIdentityRow = { id: string; name: string; active: number; expires_at: 
 
 /** An expired token is as inactive as a revoked one: listed with `active: false`, never assignable. */
 const agentOf = (token: TokenIdentityRow, nowMs: number): Identity => ({
-  kind: 'automation', id: tokenIdentity(token.name), tokenId: token.id, tokenName: token.name,
-  active: isTokenLive(token, nowMs), allProjects: token.all_projects === 1,
+  kind: 'automation',
+  id: tokenIdentity(token.name),
+  tokenId: token.id,
+  tokenName: token.name,
+  active: isTokenLive(token, nowMs),
+  allProjects: token.all_projects === 1,
 });
 
 /** Resolves `usr_…` or `api-token:<name>` in the caller's workspace; undefined when unknown. */
@@ -35,7 +46,9 @@ export async function resolveIdentity(ctx: Ctx, id: string): Promise<Identity | 
  */
 export async function resolveIdentities(ctx: Ctx, ids: string[]): Promise<Map<string, Identity>> {
   const wanted = [...new Set(ids.filter((id) => typeof id === 'string' && id.length > 0))];
-  const tokenNames = wanted.filter((id) => id.startsWith(TOKEN_IDENTITY_PREFIX)).map((id) => id.slice(TOKEN_IDENTITY_PREFIX.length));
+  const tokenNames = wanted
+    .filter((id) => id.startsWith(TOKEN_IDENTITY_PREFIX))
+    .map((id) => id.slice(TOKEN_IDENTITY_PREFIX.length));
   const userIds = wanted.filter((id) => !id.startsWith(TOKEN_IDENTITY_PREFIX));
   const [users, tokens] = await Promise.all([findUsers(ctx, userIds), findTokensByNames(ctx, tokenNames)]);
   const found = new Map<string, Identity>();
@@ -51,7 +64,11 @@ export async function resolveActiveIdentity(ctx: Ctx, id: string): Promise<Ident
 }
 
 /** Whether an automation agent may see a project (a "*" grant or an explicit one). */
-export async function agentCanAccessProject(ctx: Ctx, identity: Extract<Identity, { kind: 'automation' }>, projectId: string): Promise<boolean> {
+export async function agentCanAccessProject(
+  ctx: Ctx,
+  identity: Extract<Identity, { kind: 'automation' }>,
+  projectId: string,
+): Promise<boolean> {
   return identity.allProjects || tokenHasProject(ctx, identity.tokenId, projectId);
 }
 
@@ -61,11 +78,22 @@ export async function listUsers(ctx: Ctx) {
   for (const m of memberships) teamsOf.set(m.user_id, [...(teamsOf.get(m.user_id) ?? []), m.team_id]);
   return {
     users: users.map((u) => ({
-      userId: u.id, name: u.name, email: u.email, kind: 'human' as const, handle: u.handle, teamIds: teamsOf.get(u.id) ?? [],
-      createdAt: u.created_at, updatedAt: u.updated_at,
+      userId: u.id,
+      name: u.name,
+      email: u.email,
+      kind: 'human' as const,
+      handle: u.handle,
+      teamIds: teamsOf.get(u.id) ?? [],
+      createdAt: u.created_at,
+      updatedAt: u.updated_at,
     })),
     // An agent is the token's identity, not a record of its own: it carries exactly the contract's fields.
-    automationAgents: tokens.map((t) => ({ userId: tokenIdentity(t.name), name: t.name, kind: 'automation' as const, active: isTokenLive(t, ctx.nowMs) })),
+    automationAgents: tokens.map((t) => ({
+      userId: tokenIdentity(t.name),
+      name: t.name,
+      kind: 'automation' as const,
+      active: isTokenLive(t, ctx.nowMs),
+    })),
   };
 }
 

@@ -13,16 +13,24 @@ import { meetingVisible } from '../meetings/meetings.repository.js';
 /** The ids, among these, of issues in projects the caller can see. */
 export async function visibleIssueIds(ctx: Ctx, issueIds: string[]): Promise<Set<string>> {
   if (issueIds.length === 0) return new Set();
-  const query = ctx.db.selectFrom('issues').select('issues.id')
-    .where('issues.workspace_id', '=', ctx.workspace.id).where('issues.id', 'in', [...new Set(issueIds)]);
+  const query = ctx.db
+    .selectFrom('issues')
+    .select('issues.id')
+    .where('issues.workspace_id', '=', ctx.workspace.id)
+    .where('issues.id', 'in', [...new Set(issueIds)]);
   return new Set((await whereProjectVisible(ctx, query, 'issues.project_id').execute()).map((r) => r.id));
 }
 
 /** Agenda items of meetings the caller can see. */
 export async function visibleAgendaItemIds(ctx: Ctx, itemIds: string[]): Promise<Set<string>> {
   if (itemIds.length === 0) return new Set();
-  const rows = await ctx.db.selectFrom('agenda_items as i').innerJoin('meetings as m', 'm.id', 'i.meeting_id').select('i.id')
-    .where('i.workspace_id', '=', ctx.workspace.id).where('i.id', 'in', [...new Set(itemIds)]).where((eb) => meetingVisible(ctx, eb))
+  const rows = await ctx.db
+    .selectFrom('agenda_items as i')
+    .innerJoin('meetings as m', 'm.id', 'i.meeting_id')
+    .select('i.id')
+    .where('i.workspace_id', '=', ctx.workspace.id)
+    .where('i.id', 'in', [...new Set(itemIds)])
+    .where((eb) => meetingVisible(ctx, eb))
     .execute();
   return new Set(rows.map((r) => r.id));
 }
@@ -30,23 +38,33 @@ export async function visibleAgendaItemIds(ctx: Ctx, itemIds: string[]): Promise
 /** Discussion topics of groups the caller can see. */
 export async function visibleTopicIds(ctx: Ctx, topicIds: string[]): Promise<Set<string>> {
   if (topicIds.length === 0) return new Set();
-  const query = ctx.db.selectFrom('discussion_topics as t').select('t.id')
-    .where('t.workspace_id', '=', ctx.workspace.id).where('t.id', 'in', [...new Set(topicIds)]);
+  const query = ctx.db
+    .selectFrom('discussion_topics as t')
+    .select('t.id')
+    .where('t.workspace_id', '=', ctx.workspace.id)
+    .where('t.id', 'in', [...new Set(topicIds)]);
   return new Set((await whereGroupVisible(ctx, query, 't.group_id').execute()).map((r) => r.id));
 }
 
 /** Sub-tasks whose parent issue the caller can see. */
 export async function visibleSubtaskIds(ctx: Ctx, subtaskIds: string[]): Promise<Set<string>> {
   if (subtaskIds.length === 0) return new Set();
-  const query = ctx.db.selectFrom('subtasks as s').innerJoin('issues as p', 'p.id', 's.parent_issue_id').select('s.id')
-    .where('s.workspace_id', '=', ctx.workspace.id).where('s.id', 'in', [...new Set(subtaskIds)]);
+  const query = ctx.db
+    .selectFrom('subtasks as s')
+    .innerJoin('issues as p', 'p.id', 's.parent_issue_id')
+    .select('s.id')
+    .where('s.workspace_id', '=', ctx.workspace.id)
+    .where('s.id', 'in', [...new Set(subtaskIds)]);
   return new Set((await whereProjectVisible(ctx, query, 'p.project_id').execute()).map((r) => r.id));
 }
 
 /** The ids, among these, of projects the caller can see. */
 export async function visibleProjectIds(ctx: Ctx, projectIds: string[]): Promise<Set<string>> {
   if (projectIds.length === 0) return new Set();
-  const query = ctx.db.selectFrom('projects').select('projects.id')
-    .where('projects.workspace_id', '=', ctx.workspace.id).where('projects.id', 'in', [...new Set(projectIds)]);
+  const query = ctx.db
+    .selectFrom('projects')
+    .select('projects.id')
+    .where('projects.workspace_id', '=', ctx.workspace.id)
+    .where('projects.id', 'in', [...new Set(projectIds)]);
   return new Set((await whereProjectVisible(ctx, query, 'projects.id').execute()).map((r) => r.id));
 }

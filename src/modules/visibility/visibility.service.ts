@@ -1,5 +1,11 @@
 import type { Ctx } from '../../core/context.js';
-import { visibleAgendaItemIds, visibleIssueIds, visibleProjectIds, visibleSubtaskIds, visibleTopicIds } from './visibility.repository.js';
+import {
+  visibleAgendaItemIds,
+  visibleIssueIds,
+  visibleProjectIds,
+  visibleSubtaskIds,
+  visibleTopicIds,
+} from './visibility.repository.js';
 
 /**
  * Which of the records a read names the caller can see, so a read never names a record
@@ -32,9 +38,25 @@ export const visibleIdsOf = async (ctx: Ctx, kind: RecordKind, ids: string[]): P
   ctx.access.all && SEEN_BY_EVERY_PROJECT_READER.has(kind) ? new Set(ids) : CHECKS[kind](ctx, ids);
 
 /** A lookup answering whether a record of a kind is visible, for references of several kinds at once. */
-export async function visibilityOf(ctx: Ctx, refs: Array<{ kind: RecordKind; id: string }>): Promise<(kind: RecordKind, id: string) => boolean> {
+export async function visibilityOf(
+  ctx: Ctx,
+  refs: Array<{ kind: RecordKind; id: string }>,
+): Promise<(kind: RecordKind, id: string) => boolean> {
   const kinds = [...new Set(refs.map((r) => r.kind))];
-  const sets = new Map(await Promise.all(kinds.map(async (kind) =>
-    [kind, await visibleIdsOf(ctx, kind, refs.filter((r) => r.kind === kind).map((r) => r.id))] as const)));
+  const sets = new Map(
+    await Promise.all(
+      kinds.map(
+        async (kind) =>
+          [
+            kind,
+            await visibleIdsOf(
+              ctx,
+              kind,
+              refs.filter((r) => r.kind === kind).map((r) => r.id),
+            ),
+          ] as const,
+      ),
+    ),
+  );
   return (kind, id) => sets.get(kind)?.has(id) ?? false;
 }

@@ -1,54 +1,102 @@
 import { created, defineOperation, noContent, ok, type Operation } from '../../operations/define.js';
 import {
-  CreatedWebhookResponse, CreateWebhookBody, DeliveryListResponse, ListQuery, UpdateWebhookBody, WebhookIdParams,
-  WebhookListResponse, WebhookResponse, webhookFieldCodes,
+  CreatedWebhookResponse,
+  CreateWebhookBody,
+  DeliveryListResponse,
+  ListQuery,
+  UpdateWebhookBody,
+  WebhookIdParams,
+  WebhookListResponse,
+  WebhookResponse,
+  webhookFieldCodes,
 } from './webhooks.schemas.js';
-import { createWebhook, getWebhook, listDeliveries, listWebhooks, prepareReceiver, removeWebhook, updateWebhookById } from './webhooks.service.js';
+import {
+  createWebhook,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  prepareReceiver,
+  removeWebhook,
+  updateWebhookById,
+} from './webhooks.service.js';
 
 const tag = 'Webhooks';
 
 export const webhooksOperations: Operation[] = [
   defineOperation({
-    id: 'list_webhooks', method: 'GET', path: '/api/external/webhooks', tag,
+    id: 'list_webhooks',
+    method: 'GET',
+    path: '/api/external/webhooks',
+    tag,
     summary: 'List the webhook subscriptions the caller may manage, newest first.',
-    description: 'A credential that sees every project of the workspace lists all of them; any other lists the ones it made.',
-    query: ListQuery, response: WebhookListResponse,
+    description:
+      'A credential that sees every project of the workspace lists all of them; any other lists the ones it made.',
+    query: ListQuery,
+    response: WebhookListResponse,
     run: async (ctx, { query }) => ok(await listWebhooks(ctx, query)),
   }),
   defineOperation({
-    id: 'create_webhook', method: 'POST', path: '/api/external/webhooks', tag,
-    summary: 'Subscribe a receiver URL to event types (or ["*"]); the answer holds the signing secret, shown only once.',
-    description: 'The subscription receives events of the projects its creator can see when each event happens, each built for that visibility. At most 25 per workspace.',
-    body: CreateWebhookBody, fieldCodes: webhookFieldCodes, response: CreatedWebhookResponse, successStatus: 201,
+    id: 'create_webhook',
+    method: 'POST',
+    path: '/api/external/webhooks',
+    tag,
+    summary:
+      'Subscribe a receiver URL to event types (or ["*"]); the answer holds the signing secret, shown only once.',
+    description:
+      'The subscription receives events of the projects its creator can see when each event happens, each built for that visibility. At most 25 per workspace.',
+    body: CreateWebhookBody,
+    fieldCodes: webhookFieldCodes,
+    response: CreatedWebhookResponse,
+    successStatus: 201,
     prepare: (_ctx, { body }) => prepareReceiver(body),
     run: async (ctx, { body, prepared }) => created({ webhook: await createWebhook(ctx, body, prepared) }),
   }),
   defineOperation({
-    id: 'get_webhook', method: 'GET', path: '/api/external/webhooks/{webhookId}', tag,
+    id: 'get_webhook',
+    method: 'GET',
+    path: '/api/external/webhooks/{webhookId}',
+    tag,
     summary: 'One webhook subscription.',
-    params: WebhookIdParams, response: WebhookResponse,
+    params: WebhookIdParams,
+    response: WebhookResponse,
     run: async (ctx, { params }) => ok({ webhook: await getWebhook(ctx, params.webhookId) }),
   }),
   defineOperation({
-    id: 'update_webhook', method: 'PATCH', path: '/api/external/webhooks/{webhookId}', tag,
-    summary: 'Change a subscription\'s url, events or active flag.',
-    params: WebhookIdParams, body: UpdateWebhookBody, fieldCodes: webhookFieldCodes, response: WebhookResponse,
+    id: 'update_webhook',
+    method: 'PATCH',
+    path: '/api/external/webhooks/{webhookId}',
+    tag,
+    summary: "Change a subscription's url, events or active flag.",
+    params: WebhookIdParams,
+    body: UpdateWebhookBody,
+    fieldCodes: webhookFieldCodes,
+    response: WebhookResponse,
     prepare: (_ctx, { body }) => prepareReceiver(body),
-    run: async (ctx, { params, body, prepared }) => ok({ webhook: await updateWebhookById(ctx, params.webhookId, body, prepared) }),
+    run: async (ctx, { params, body, prepared }) =>
+      ok({ webhook: await updateWebhookById(ctx, params.webhookId, body, prepared) }),
   }),
   defineOperation({
-    id: 'delete_webhook', method: 'DELETE', path: '/api/external/webhooks/{webhookId}', tag,
+    id: 'delete_webhook',
+    method: 'DELETE',
+    path: '/api/external/webhooks/{webhookId}',
+    tag,
     summary: 'Delete a subscription with its pending deliveries and delivery log.',
-    params: WebhookIdParams, successStatus: 204,
+    params: WebhookIdParams,
+    successStatus: 204,
     run: async (ctx, { params }) => {
       await removeWebhook(ctx, params.webhookId);
       return noContent();
     },
   }),
   defineOperation({
-    id: 'list_webhook_deliveries', method: 'GET', path: '/api/external/webhooks/{webhookId}/deliveries', tag,
+    id: 'list_webhook_deliveries',
+    method: 'GET',
+    path: '/api/external/webhooks/{webhookId}/deliveries',
+    tag,
     summary: 'Delivery attempts of a subscription, newest first: status, response code, duration, error.',
-    params: WebhookIdParams, query: ListQuery, response: DeliveryListResponse,
+    params: WebhookIdParams,
+    query: ListQuery,
+    response: DeliveryListResponse,
     run: async (ctx, { params, query }) => ok(await listDeliveries(ctx, params.webhookId, query)),
   }),
 ];

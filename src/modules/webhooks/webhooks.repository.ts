@@ -25,8 +25,14 @@ export const findWebhook = (ctx: Ctx, webhookId: string): Promise<WebhookRow | u
 
 export function listWebhookPage(ctx: Ctx, page: { limit?: number; cursor?: string }) {
   return paginate(ctx, selectWebhooks(ctx), {
-    scope: 'webhooks', filters: {}, ...page,
-    orderBy: [['created_at', 'text'], ['id', 'text']], keyOf: (r: WebhookRow) => [r.created_at, r.id],
+    scope: 'webhooks',
+    filters: {},
+    ...page,
+    orderBy: [
+      ['created_at', 'text'],
+      ['id', 'text'],
+    ],
+    keyOf: (r: WebhookRow) => [r.created_at, r.id],
   });
 }
 
@@ -36,12 +42,20 @@ export function listWebhookPage(ctx: Ctx, page: { limit?: number; cursor?: strin
  * workspace row's lock; on SQLite the transaction already holds the only write lock.
  */
 export async function lockWorkspaceSubscriptions(db: Kysely<DB>, workspaceId: string): Promise<void> {
-  await db.updateTable('workspaces').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', workspaceId).execute();
+  await db
+    .updateTable('workspaces')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('id', '=', workspaceId)
+    .execute();
 }
 
 /** Every subscription of the workspace, whoever made it and whether active or not. */
 export async function countWebhooks(db: Kysely<DB>, workspaceId: string): Promise<number> {
-  const row = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('webhooks')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -49,28 +63,60 @@ export async function insertWebhook(db: Kysely<DB>, row: WebhookRow): Promise<vo
   await db.insertInto('webhooks').values(row).execute();
 }
 
-export async function updateWebhook(db: Kysely<DB>, workspaceId: string, webhookId: string, changes: Partial<WebhookRow>): Promise<void> {
-  await db.updateTable('webhooks').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', webhookId).execute();
+export async function updateWebhook(
+  db: Kysely<DB>,
+  workspaceId: string,
+  webhookId: string,
+  changes: Partial<WebhookRow>,
+): Promise<void> {
+  await db
+    .updateTable('webhooks')
+    .set(changes)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', webhookId)
+    .execute();
 }
 
 /** A subscription goes with its queued jobs and its delivery log. */
 export async function deleteWebhook(ctx: Ctx, webhookId: string): Promise<void> {
   const workspaceId = ctx.workspace.id;
-  await ctx.db.deleteFrom('webhook_deliveries').where('workspace_id', '=', workspaceId).where('webhook_id', '=', webhookId).execute();
-  await ctx.db.deleteFrom('webhook_jobs').where('workspace_id', '=', workspaceId).where('webhook_id', '=', webhookId).execute();
+  await ctx.db
+    .deleteFrom('webhook_deliveries')
+    .where('workspace_id', '=', workspaceId)
+    .where('webhook_id', '=', webhookId)
+    .execute();
+  await ctx.db
+    .deleteFrom('webhook_jobs')
+    .where('workspace_id', '=', workspaceId)
+    .where('webhook_id', '=', webhookId)
+    .execute();
   await ctx.db.deleteFrom('webhooks').where('workspace_id', '=', workspaceId).where('id', '=', webhookId).execute();
 }
 
 export function listDeliveryPage(ctx: Ctx, webhookId: string, page: { limit?: number; cursor?: string }) {
-  const query = ctx.db.selectFrom('webhook_deliveries').selectAll()
-    .where('workspace_id', '=', ctx.workspace.id).where('webhook_id', '=', webhookId);
+  const query = ctx.db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('webhook_id', '=', webhookId);
   return paginate(ctx, query, {
-    scope: 'webhook_deliveries', filters: { webhookId }, ...page,
-    orderBy: [['created_at', 'text'], ['id', 'text']], keyOf: (r: WebhookDeliveryRow) => [r.created_at, r.id],
+    scope: 'webhook_deliveries',
+    filters: { webhookId },
+    ...page,
+    orderBy: [
+      ['created_at', 'text'],
+      ['id', 'text'],
+    ],
+    keyOf: (r: WebhookDeliveryRow) => [r.created_at, r.id],
   });
 }
 
 /** The workspace file's subscriptions, which it converges by URL. */
 export function listFileWebhooks(db: Kysely<DB>, workspaceId: string): Promise<WebhookRow[]> {
-  return db.selectFrom('webhooks').selectAll().where('workspace_id', '=', workspaceId).where('creator_kind', '=', 'workspace_file').execute();
+  return db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('creator_kind', '=', 'workspace_file')
+    .execute();
 }

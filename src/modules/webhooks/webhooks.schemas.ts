@@ -1,7 +1,15 @@
 import { LIMITS } from '../../core/limits.js';
 import { Type } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../../events/outbox.js';
-import { List, Nullable, PageInfoSchema, PaginationQuery, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
+import {
+  List,
+  Nullable,
+  PageInfoSchema,
+  PaginationQuery,
+  PathParam,
+  Ref,
+  Text,
+} from '../../operations/schema-helpers.js';
 
 const eventsField = List(Ref(), {
   minItems: 1,
@@ -13,19 +21,31 @@ const urlField = Text(
 );
 
 export const WebhookSchema = Type.Object({
-  webhookId: Type.String(), url: Type.String(), events: Type.Array(Type.String()), active: Type.Boolean(),
-  createdAt: Type.String(), updatedAt: Type.String(),
+  webhookId: Type.String(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  active: Type.Boolean(),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
 });
 
 export const CreatedWebhookSchema = Type.Composite([
   WebhookSchema,
-  Type.Object({ secret: Type.String({ description: 'whsec_… signing secret (Standard Webhooks); shown only in this answer.' }) }),
+  Type.Object({
+    secret: Type.String({ description: 'whsec_… signing secret (Standard Webhooks); shown only in this answer.' }),
+  }),
 ]);
 
 export const DeliverySchema = Type.Object({
-  deliveryId: Type.String(), eventId: Type.String(), eventType: Type.String(), attempt: Type.Integer(),
+  deliveryId: Type.String(),
+  eventId: Type.String(),
+  eventType: Type.String(),
+  attempt: Type.Integer(),
   status: Type.Union([Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('pending')]),
-  responseStatus: Nullable(Type.Integer()), durationMs: Nullable(Type.Integer()), error: Nullable(Type.String()), createdAt: Type.String(),
+  responseStatus: Nullable(Type.Integer()),
+  durationMs: Nullable(Type.Integer()),
+  error: Nullable(Type.String()),
+  createdAt: Type.String(),
 });
 
 export const CreateWebhookBody = Type.Object({

@@ -10,8 +10,15 @@ import { newWebhookSecret } from '../../events/signer.js';
 import { checkEventFilter } from './event-filter.js';
 import { presentDelivery, presentWebhook, type WebhookView } from './webhooks.presenter.js';
 import {
-  countWebhooks, deleteWebhook, findWebhook, insertWebhook, listDeliveryPage, listFileWebhooks, listWebhookPage,
-  lockWorkspaceSubscriptions, updateWebhook,
+  countWebhooks,
+  deleteWebhook,
+  findWebhook,
+  insertWebhook,
+  listDeliveryPage,
+  listFileWebhooks,
+  listWebhookPage,
+  lockWorkspaceSubscriptions,
+  updateWebhook,
 } from './webhooks.repository.js';
 
 /** Subscriptions per workspace, whoever made them (each one is a delivery stream to keep fair). */
@@ -42,20 +49,34 @@ export async function prepareReceiver(input: WebhookInput | undefined): Promise<
  * caller without one resolves here.
  */
 async function validUrl(ctx: Ctx, value: unknown, resolved: ResolvedReceiver | undefined): Promise<string> {
-  if (!isHttpUrl(value)) throw new ApiError('INVALID_WEBHOOK_URL', { field: 'url' }, { message: 'url must be an absolute http or https URL of at most 2,048 characters.' });
+  if (!isHttpUrl(value))
+    throw new ApiError(
+      'INVALID_WEBHOOK_URL',
+      { field: 'url' },
+      { message: 'url must be an absolute http or https URL of at most 2,048 characters.' },
+    );
   const addresses = resolved?.url === value ? resolved.addresses : undefined;
   const refused = await refusedAddressOf(new URL(value), ctx.config.webhookAllowPrivate, addresses);
   if (refused) {
-    throw new ApiError('INVALID_WEBHOOK_URL', { field: 'url', address: refused.address }, {
-      message: `The receiver address ${refused.address} is not a public unicast address (${refused.refusedAs}).`,
-    });
+    throw new ApiError(
+      'INVALID_WEBHOOK_URL',
+      { field: 'url', address: refused.address },
+      {
+        message: `The receiver address ${refused.address} is not a public unicast address (${refused.refusedAs}).`,
+      },
+    );
   }
   return value;
 }
 
 function validEvents(value: unknown): string[] {
   const check = checkEventFilter(value);
-  if (!check.ok) throw new ApiError('VALIDATION_FAILED', { field: check.index === null ? 'events' : `events.${check.index}` }, { message: check.problem });
+  if (!check.ok)
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: check.index === null ? 'events' : `events.${check.index}` },
+      { message: check.problem },
+    );
   return check.events;
 }
 
@@ -84,20 +105,38 @@ export async function getWebhook(ctx: Ctx, webhookId: string): Promise<WebhookVi
   return presentWebhook(await requireWebhook(ctx, webhookId));
 }
 
-export async function createWebhook(ctx: Ctx, input: WebhookInput, resolved?: ResolvedReceiver): Promise<WebhookView & { secret: string }> {
+export async function createWebhook(
+  ctx: Ctx,
+  input: WebhookInput,
+  resolved?: ResolvedReceiver,
+): Promise<WebhookView & { secret: string }> {
   const url = await validUrl(ctx, input.url, resolved);
   const events = validEvents(input.events);
   await lockWorkspaceSubscriptions(ctx.db, ctx.workspace.id);
-  if ((await countWebhooks(ctx.db, ctx.workspace.id)) >= WEBHOOK_LIMIT) throw new ApiError('WEBHOOK_LIMIT_REACHED', { limit: WEBHOOK_LIMIT });
+  if ((await countWebhooks(ctx.db, ctx.workspace.id)) >= WEBHOOK_LIMIT)
+    throw new ApiError('WEBHOOK_LIMIT_REACHED', { limit: WEBHOOK_LIMIT });
   const row: WebhookRow = {
-    id: newId('whk', ctx.nowMs), workspace_id: ctx.workspace.id, url, events: JSON.stringify(events), secret: newWebhookSecret(),
-    active: input.active === false ? 0 : 1, ...creatorOf(ctx), url_set_by_token_id: urlSetterOf(ctx), created_at: ctx.now, updated_at: ctx.now,
+    id: newId('whk', ctx.nowMs),
+    workspace_id: ctx.workspace.id,
+    url,
+    events: JSON.stringify(events),
+    secret: newWebhookSecret(),
+    active: input.active === false ? 0 : 1,
+    ...creatorOf(ctx),
+    url_set_by_token_id: urlSetterOf(ctx),
+    created_at: ctx.now,
+    updated_at: ctx.now,
   };
   await insertWebhook(ctx.db, row);
   return { ...presentWebhook(row), secret: row.secret };
 }
 
-export async function updateWebhookById(ctx: Ctx, webhookId: string, input: WebhookInput, resolved?: ResolvedReceiver): Promise<WebhookView> {
+export async function updateWebhookById(
+  ctx: Ctx,
+  webhookId: string,
+  input: WebhookInput,
+  resolved?: ResolvedReceiver,
+): Promise<WebhookView> {
   const webhook = await requireWebhook(ctx, webhookId);
   if (!['url', 'events', 'active'].some((field) => hasOwn(input, field))) {
     throw new ApiError('UNSUPPORTED_ACTION', { webhookId }, { message: 'The update names no field to change.' });
@@ -139,7 +178,10 @@ export interface FileWebhookSpec {
  * WEBHOOK_LIMIT_REACHED with the index of the first entry that does not fit.
  */
 export async function convergeFileWebhooks(
-  trx: Kysely<DB>, workspaceId: string, now: string, specs: FileWebhookSpec[],
+  trx: Kysely<DB>,
+  workspaceId: string,
+  now: string,
+  specs: FileWebhookSpec[],
 ): Promise<Record<string, string>> {
   const byUrl = new Map((await listFileWebhooks(trx, workspaceId)).map((row) => [row.url, row]));
   const ids: Record<string, string> = {};
@@ -152,12 +194,23 @@ export async function convergeFileWebhooks(
         await lockWorkspaceSubscriptions(trx, workspaceId);
         count = await countWebhooks(trx, workspaceId);
       }
-      if (count >= WEBHOOK_LIMIT) throw new ApiError('WEBHOOK_LIMIT_REACHED', { limit: WEBHOOK_LIMIT, index, existing: count });
+      if (count >= WEBHOOK_LIMIT)
+        throw new ApiError('WEBHOOK_LIMIT_REACHED', { limit: WEBHOOK_LIMIT, index, existing: count });
       count += 1;
       const id = newId('whk');
       await insertWebhook(trx, {
-        id, workspace_id: workspaceId, url: spec.url, events, secret: spec.secret ?? newWebhookSecret(), active: spec.active === false ? 0 : 1,
-        creator_kind: 'workspace_file', creator_id: null, creator_token_id: null, url_set_by_token_id: null, created_at: now, updated_at: now,
+        id,
+        workspace_id: workspaceId,
+        url: spec.url,
+        events,
+        secret: spec.secret ?? newWebhookSecret(),
+        active: spec.active === false ? 0 : 1,
+        creator_kind: 'workspace_file',
+        creator_id: null,
+        creator_token_id: null,
+        url_set_by_token_id: null,
+        created_at: now,
+        updated_at: now,
       });
       ids[spec.url] = id;
       continue;

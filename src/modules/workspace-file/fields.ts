@@ -69,7 +69,12 @@ export function optionalDate(fields: Fields, key: string, path: string): string 
   return value;
 }
 
-export function optionalStringList(fields: Fields, key: string, path: string, rule: StringRule = {}): string[] | undefined {
+export function optionalStringList(
+  fields: Fields,
+  key: string,
+  path: string,
+  rule: StringRule = {},
+): string[] | undefined {
   const value = fields[key];
   if (value === undefined || value === null) return undefined;
   const where = at(path, key);

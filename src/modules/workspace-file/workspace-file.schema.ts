@@ -36,7 +36,8 @@ function readText(text: string): unknown {
 /** Checks a whole file (YAML/JSON text or an object) before anything is written. */
 export function parseWorkspaceFile(input: object | string): WorkspaceFile {
   const raw = typeof input === 'string' ? readText(input) : input;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('', 'a workspace file must be a YAML or JSON object with a workspace section');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    fail('', 'a workspace file must be a YAML or JSON object with a workspace section');
   const fields = readObject(raw, '', TOP_LEVEL_KEYS);
   if (fields.workspace === undefined || fields.workspace === null) fail('workspace', 'is required ({ slug, name })');
   const file: WorkspaceFile = { workspace: parseWorkspace(fields.workspace, 'workspace') };

@@ -25,10 +25,14 @@ export async function convergeWorkspace(trx: Kysely<DB>, spec: WorkspaceSpec, no
   const row = await trx.selectFrom('workspaces').selectAll().where('slug', '=', spec.slug).executeTakeFirst();
   if (!row) {
     const id = newId('ws');
-    await trx.insertInto('workspaces').values({ id, slug: spec.slug, name: spec.name, created_at: now, updated_at: now }).execute();
+    await trx
+      .insertInto('workspaces')
+      .values({ id, slug: spec.slug, name: spec.name, created_at: now, updated_at: now })
+      .execute();
     return id;
   }
-  if (row.name !== spec.name) await trx.updateTable('workspaces').set({ name: spec.name, updated_at: now }).where('id', '=', row.id).execute();
+  if (row.name !== spec.name)
+    await trx.updateTable('workspaces').set({ name: spec.name, updated_at: now }).where('id', '=', row.id).execute();
   return row.id;
 }
 

@@ -24,4 +24,5 @@ export function sameSet(a: Iterable<string>, b: Iterable<string>): boolean {
 }
 
 /** 0/1 for a boolean the file gives, undefined for one it leaves out. */
-export const flag = (value: boolean | undefined): number | undefined => (value === undefined ? undefined : value ? 1 : 0);
+export const flag = (value: boolean | undefined): number | undefined =>
+  value === undefined ? undefined : value ? 1 : 0;

@@ -5,7 +5,15 @@ import type { DB } from '../../../db/schema.js';
 import type { DiscussionGroupRow, GroupApiVisibility, GroupVisibility } from '../../../db/tables/discussions.js';
 import { TOKEN_NAME_RE } from '../../auth/tokens.service.js';
 import { fail } from '../errors.js';
-import { at, optionalString, optionalStringList, readList, readObject, refuseDuplicates, requiredString } from '../fields.js';
+import {
+  at,
+  optionalString,
+  optionalStringList,
+  readList,
+  readObject,
+  refuseDuplicates,
+  requiredString,
+} from '../fields.js';
 import { changedFields } from './converge.js';
 import { defineSection, type WorkspaceCtx } from './section.js';
 import { HANDLE_RE } from './users.js';
@@ -21,7 +29,9 @@ export interface DiscussionGroupSpec {
 }
 
 /** `alice` or `api-token:triage-bot`. */
-const IDENTITY_REF_RE = new RegExp(`^(?:${HANDLE_RE.source.slice(1, -1)}|${TOKEN_IDENTITY_PREFIX}${TOKEN_NAME_RE.source.slice(1, -1)})$`);
+const IDENTITY_REF_RE = new RegExp(
+  `^(?:${HANDLE_RE.source.slice(1, -1)}|${TOKEN_IDENTITY_PREFIX}${TOKEN_NAME_RE.source.slice(1, -1)})$`,
+);
 const VISIBILITY_RE = /^(?:workspace|members)$/;
 const API_VISIBILITY_RE = /^(?:visible|private)$/;
 
@@ -33,8 +43,10 @@ function parseDiscussionGroups(raw: unknown, path: string): DiscussionGroupSpec[
       name: requiredString(fields, 'name', where, { max: 200 }),
       owner: requiredString(fields, 'owner', where, { pattern: IDENTITY_REF_RE }),
       members: optionalStringList(fields, 'members', where, { pattern: IDENTITY_REF_RE }),
-      visibility: optionalString(fields, 'visibility', where, { pattern: VISIBILITY_RE }) as GroupVisibility | undefined,
-      apiVisibility: optionalString(fields, 'apiVisibility', where, { pattern: API_VISIBILITY_RE }) as GroupApiVisibility | undefined,
+      visibility: optionalString(fields, 'visibility', where, { pattern: VISIBILITY_RE }) as
+        GroupVisibility | undefined,
+      apiVisibility: optionalString(fields, 'apiVisibility', where, { pattern: API_VISIBILITY_RE }) as
+        GroupApiVisibility | undefined,
       description: optionalString(fields, 'description', where, { max: 10_000 }),
     };
   });
@@ -58,11 +70,18 @@ async function identityResolver(trx: Kysely<DB>, ws: WorkspaceCtx) {
 
 /** Adds the listed members that are missing; members the file leaves out stay. */
 async function convergeMembers(trx: Kysely<DB>, ws: WorkspaceCtx, groupId: string, memberIds: string[]) {
-  const stored = await trx.selectFrom('discussion_group_members').select('member_id').where('group_id', '=', groupId).execute();
+  const stored = await trx
+    .selectFrom('discussion_group_members')
+    .select('member_id')
+    .where('group_id', '=', groupId)
+    .execute();
   const present = new Set(stored.map((row) => row.member_id));
   const missing = [...new Set(memberIds)].filter((memberId) => !present.has(memberId));
   if (missing.length === 0) return;
-  await trx.insertInto('discussion_group_members').values(missing.map((memberId) => ({ workspace_id: ws.id, group_id: groupId, member_id: memberId }))).execute();
+  await trx
+    .insertInto('discussion_group_members')
+    .values(missing.map((memberId) => ({ workspace_id: ws.id, group_id: groupId, member_id: memberId })))
+    .execute();
 }
 
 /** Discussion groups, matched by name (the oldest group of that name when the API made more). */
@@ -72,25 +91,47 @@ export const discussionGroupsSection = defineSection<DiscussionGroupSpec[]>({
   async apply(trx, ws, groups, result) {
     if (!groups) return;
     const resolve = await identityResolver(trx, ws);
-    const stored = await trx.selectFrom('discussion_groups').selectAll().where('workspace_id', '=', ws.id)
-      .orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    const stored = await trx
+      .selectFrom('discussion_groups')
+      .selectAll()
+      .where('workspace_id', '=', ws.id)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
     const byName = new Map(stored.map((row) => [row.name, row]));
     for (const [index, group] of groups.entries()) {
       const where = at('discussionGroups', index);
       const ownerId = resolve(group.owner, at(where, 'owner'));
-      const memberIds = (group.members ?? []).map((ref, memberIndex) => resolve(ref, at(at(where, 'members'), memberIndex)));
+      const memberIds = (group.members ?? []).map((ref, memberIndex) =>
+        resolve(ref, at(at(where, 'members'), memberIndex)),
+      );
       let row: DiscussionGroupRow | undefined = byName.get(group.name);
       if (!row) {
         row = {
-          id: newId('dgr'), workspace_id: ws.id, name: group.name, description: group.description ?? null, owner_id: ownerId,
-          visibility: group.visibility ?? 'members', api_visibility: group.apiVisibility ?? 'visible', created_at: ws.now, updated_at: ws.now,
+          id: newId('dgr'),
+          workspace_id: ws.id,
+          name: group.name,
+          description: group.description ?? null,
+          owner_id: ownerId,
+          visibility: group.visibility ?? 'members',
+          api_visibility: group.apiVisibility ?? 'visible',
+          created_at: ws.now,
+          updated_at: ws.now,
         };
         await trx.insertInto('discussion_groups').values(row).execute();
       } else {
         const changes = changedFields(row, {
-          owner_id: ownerId, visibility: group.visibility, api_visibility: group.apiVisibility, description: group.description,
+          owner_id: ownerId,
+          visibility: group.visibility,
+          api_visibility: group.apiVisibility,
+          description: group.description,
         });
-        if (changes) await trx.updateTable('discussion_groups').set({ ...changes, updated_at: ws.now }).where('id', '=', row.id).execute();
+        if (changes)
+          await trx
+            .updateTable('discussion_groups')
+            .set({ ...changes, updated_at: ws.now })
+            .where('id', '=', row.id)
+            .execute();
       }
       await convergeMembers(trx, ws, row.id, memberIds);
       result.discussionGroups[group.name] = row.id;

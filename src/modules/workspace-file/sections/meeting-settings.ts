@@ -11,21 +11,27 @@ export interface MeetingSettingsSpec {
 function parseMeetingSettings(raw: unknown, path: string): MeetingSettingsSpec {
   const fields = readObject(raw, path, ['agendaStatuses', 'externalOwnerPresets']);
   const statusesPath = at(path, 'agendaStatuses');
-  const agendaStatuses = fields.agendaStatuses == null ? [] : readList(fields.agendaStatuses, statusesPath).map((item, index) => {
-    const where = at(statusesPath, index);
-    return requiredString(readObject(item, where, ['name']), 'name', where, { max: 100 });
-  });
+  const agendaStatuses =
+    fields.agendaStatuses == null
+      ? []
+      : readList(fields.agendaStatuses, statusesPath).map((item, index) => {
+          const where = at(statusesPath, index);
+          return requiredString(readObject(item, where, ['name']), 'name', where, { max: 100 });
+        });
   refuseDuplicates(agendaStatuses, statusesPath, (name) => name.toLowerCase(), 'agenda status');
   const presetsPath = at(path, 'externalOwnerPresets');
-  const externalOwnerPresets = fields.externalOwnerPresets == null ? [] : readList(fields.externalOwnerPresets, presetsPath).map((item, index) => {
-    const where = at(presetsPath, index);
-    const preset = readObject(item, where, ['name', 'externalName', 'externalEmail']);
-    return {
-      name: requiredString(preset, 'name', where, { max: 200 }),
-      externalName: optionalString(preset, 'externalName', where, { max: 200 }),
-      externalEmail: optionalString(preset, 'externalEmail', where, { pattern: EMAIL_PATTERN, max: 320 }),
-    };
-  });
+  const externalOwnerPresets =
+    fields.externalOwnerPresets == null
+      ? []
+      : readList(fields.externalOwnerPresets, presetsPath).map((item, index) => {
+          const where = at(presetsPath, index);
+          const preset = readObject(item, where, ['name', 'externalName', 'externalEmail']);
+          return {
+            name: requiredString(preset, 'name', where, { max: 200 }),
+            externalName: optionalString(preset, 'externalName', where, { max: 200 }),
+            externalEmail: optionalString(preset, 'externalEmail', where, { pattern: EMAIL_PATTERN, max: 320 }),
+          };
+        });
   refuseDuplicates(externalOwnerPresets, presetsPath, (preset) => preset.name, 'preset name');
   return { agendaStatuses, externalOwnerPresets };
 }

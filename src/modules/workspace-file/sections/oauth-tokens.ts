@@ -22,7 +22,8 @@ function parseOauthTokens(raw: unknown, path: string): OauthTokenSpec[] {
     const secret = optionalString(fields, 'secret', where, { pattern: OAT_SECRET_RE });
     return {
       user,
-      secret: secret === undefined ? undefined : strongSecret(secret, at(where, 'secret'), `the OAuth token of "${user}"`),
+      secret:
+        secret === undefined ? undefined : strongSecret(secret, at(where, 'secret'), `the OAuth token of "${user}"`),
       active: optionalBoolean(fields, 'active', where),
       expiresAt: optionalExpiry(fields, 'expiresAt', where),
     };
@@ -45,7 +46,9 @@ export const oauthTokensSection = defineSection<OauthTokenSpec[]>({
       const where = at('oauthTokens', index);
       const userId = userIds.get(token.user) ?? fail(at(where, 'user'), `unknown user "${token.user}"`);
       const desired = { secret: token.secret, active: token.active, expiresAt: token.expiresAt };
-      result.oauthTokens[token.user] = await atEntry(where, () => convergeOauthToken(trx, ws.id, userId, desired, ws.now));
+      result.oauthTokens[token.user] = await atEntry(where, () =>
+        convergeOauthToken(trx, ws.id, userId, desired, ws.now),
+      );
     }
   },
 });

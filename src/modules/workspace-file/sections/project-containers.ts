@@ -38,7 +38,12 @@ export async function loadContainers(trx: Kysely<DB>, ws: WorkspaceCtx): Promise
 
 /** Creates missing containers and updates dates that differ; answers name → id. */
 export async function convergeContainers(
-  trx: Kysely<DB>, ws: WorkspaceCtx, projectId: string, containers: ContainerSpec[], stored: Map<string, IssueContainerRow>, path: string,
+  trx: Kysely<DB>,
+  ws: WorkspaceCtx,
+  projectId: string,
+  containers: ContainerSpec[],
+  stored: Map<string, IssueContainerRow>,
+  path: string,
 ): Promise<Map<string, string>> {
   const ids = new Map<string, string>();
   const inserts: IssueContainerRow[] = [];
@@ -47,18 +52,32 @@ export async function convergeContainers(
     // The stored date stands for one the file leaves out, so the pair is checked as it will be.
     const startDate = container.startDate ?? row?.start_date ?? null;
     const dueDate = container.dueDate ?? row?.due_date ?? null;
-    if (startDate && dueDate && dueDate < startDate) fail(at(at(path, 'containers'), index), 'dueDate must not be before startDate');
+    if (startDate && dueDate && dueDate < startDate)
+      fail(at(at(path, 'containers'), index), 'dueDate must not be before startDate');
     if (!row) {
       const id = newId('ic');
       inserts.push({
-        id, workspace_id: ws.id, project_id: projectId, name: container.name, description: null,
-        start_date: startDate, due_date: dueDate, archived: 0, created_at: ws.now, updated_at: ws.now,
+        id,
+        workspace_id: ws.id,
+        project_id: projectId,
+        name: container.name,
+        description: null,
+        start_date: startDate,
+        due_date: dueDate,
+        archived: 0,
+        created_at: ws.now,
+        updated_at: ws.now,
       });
       ids.set(container.name, id);
       continue;
     }
     const changes = changedFields(row, { start_date: container.startDate, due_date: container.dueDate });
-    if (changes) await trx.updateTable('issue_containers').set({ ...changes, updated_at: ws.now }).where('id', '=', row.id).execute();
+    if (changes)
+      await trx
+        .updateTable('issue_containers')
+        .set({ ...changes, updated_at: ws.now })
+        .where('id', '=', row.id)
+        .execute();
     ids.set(container.name, row.id);
   }
   if (inserts.length > 0) await trx.insertInto('issue_containers').values(inserts).execute();

@@ -4,7 +4,16 @@ import { newId } from '../../../core/ids.js';
 import type { DB, ProjectRow } from '../../../db/schema.js';
 import { TOKEN_NAME_RE } from '../../auth/tokens.service.js';
 import { fail } from '../errors.js';
-import { at, optionalBoolean, optionalString, optionalStringList, readList, readObject, refuseDuplicates, requiredString } from '../fields.js';
+import {
+  at,
+  optionalBoolean,
+  optionalString,
+  optionalStringList,
+  readList,
+  readObject,
+  refuseDuplicates,
+  requiredString,
+} from '../fields.js';
 import { changedFields, flag, sameSet } from './converge.js';
 import { convergeContainers, loadContainers, parseContainers, type ContainerSpec } from './project-containers.js';
 import { defineSection, type WorkspaceCtx } from './section.js';
@@ -39,7 +48,16 @@ function parseOwner(fields: Record<string, unknown>, path: string): string | und
 function parseProjects(raw: unknown, path: string): ProjectSpec[] {
   const projects = readList(raw, path).map((item, index) => {
     const where = at(path, index);
-    const fields = readObject(item, where, ['team', 'key', 'name', 'owner', 'subtasks', 'issueContainers', 'statuses', 'containers']);
+    const fields = readObject(item, where, [
+      'team',
+      'key',
+      'name',
+      'owner',
+      'subtasks',
+      'issueContainers',
+      'statuses',
+      'containers',
+    ]);
     return {
       team: requiredString(fields, 'team', where, { pattern: TEAM_KEY_RE }),
       key: requiredString(fields, 'key', where, { pattern: PROJECT_KEY_RE, upperCase: true }),
@@ -83,20 +101,46 @@ async function loadLookups(trx: Kysely<DB>, ws: WorkspaceCtx): Promise<Lookups> 
 }
 
 function resolveOwner(owner: string, lookups: Lookups, path: string): string {
-  if (!owner.startsWith(TOKEN_IDENTITY_PREFIX)) return lookups.userIds.get(owner) ?? fail(path, `unknown user "${owner}"`);
+  if (!owner.startsWith(TOKEN_IDENTITY_PREFIX))
+    return lookups.userIds.get(owner) ?? fail(path, `unknown user "${owner}"`);
   const tokenName = owner.slice(TOKEN_IDENTITY_PREFIX.length);
   return lookups.tokenNames.has(tokenName) ? owner : fail(path, `unknown token "${tokenName}"`);
 }
 
 /** Replaces the project's allowed statuses when they differ from the file's list. */
-async function convergeWorkflow(trx: Kysely<DB>, ws: WorkspaceCtx, project: ProjectRow, keys: string[], lookups: Lookups, path: string) {
-  const wanted = new Set(keys.map((key, index) =>
-    lookups.statusIds.get(`${project.team_id}/${key}`) ?? fail(at(at(path, 'statuses'), index), `unknown status "${key}" in team of this project`)));
-  const stored = await trx.selectFrom('project_statuses').select('status_id').where('project_id', '=', project.id).execute();
-  if (sameSet(stored.map((row) => row.status_id), wanted)) return;
+async function convergeWorkflow(
+  trx: Kysely<DB>,
+  ws: WorkspaceCtx,
+  project: ProjectRow,
+  keys: string[],
+  lookups: Lookups,
+  path: string,
+) {
+  const wanted = new Set(
+    keys.map(
+      (key, index) =>
+        lookups.statusIds.get(`${project.team_id}/${key}`) ??
+        fail(at(at(path, 'statuses'), index), `unknown status "${key}" in team of this project`),
+    ),
+  );
+  const stored = await trx
+    .selectFrom('project_statuses')
+    .select('status_id')
+    .where('project_id', '=', project.id)
+    .execute();
+  if (
+    sameSet(
+      stored.map((row) => row.status_id),
+      wanted,
+    )
+  )
+    return;
   await trx.deleteFrom('project_statuses').where('project_id', '=', project.id).execute();
   if (wanted.size === 0) return;
-  await trx.insertInto('project_statuses').values([...wanted].map((statusId) => ({ workspace_id: ws.id, project_id: project.id, status_id: statusId }))).execute();
+  await trx
+    .insertInto('project_statuses')
+    .values([...wanted].map((statusId) => ({ workspace_id: ws.id, project_id: project.id, status_id: statusId })))
+    .execute();
 }
 
 /** Projects with their workflow and containers, matched by team and key. */
@@ -122,15 +166,31 @@ export const projectsSection = defineSection<ProjectSpec[]>({
       let row = byTeamAndKey.get(`${teamId}/${project.key}`);
       if (!row) {
         row = {
-          id: newId('prj'), workspace_id: ws.id, team_id: teamId, key: project.key, name: project.name, description: null,
-          owner_id: desired.owner_id ?? null, start_date: null, end_date: null, subtasks_enabled: desired.subtasks_enabled ?? 1,
-          issue_containers_enabled: desired.issue_containers_enabled ?? 1, has_workflow: desired.has_workflow ?? 0, created_by: null,
-          created_at: ws.now, updated_at: ws.now,
+          id: newId('prj'),
+          workspace_id: ws.id,
+          team_id: teamId,
+          key: project.key,
+          name: project.name,
+          description: null,
+          owner_id: desired.owner_id ?? null,
+          start_date: null,
+          end_date: null,
+          subtasks_enabled: desired.subtasks_enabled ?? 1,
+          issue_containers_enabled: desired.issue_containers_enabled ?? 1,
+          has_workflow: desired.has_workflow ?? 0,
+          created_by: null,
+          created_at: ws.now,
+          updated_at: ws.now,
         };
         await trx.insertInto('projects').values(row).execute();
       } else {
         const changes = changedFields(row, desired);
-        if (changes) await trx.updateTable('projects').set({ ...changes, updated_at: ws.now }).where('id', '=', row.id).execute();
+        if (changes)
+          await trx
+            .updateTable('projects')
+            .set({ ...changes, updated_at: ws.now })
+            .where('id', '=', row.id)
+            .execute();
       }
       const ref = `${project.team}/${project.key}`;
       result.projects[ref] = row.id;

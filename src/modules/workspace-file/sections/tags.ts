@@ -29,7 +29,8 @@ function parseTags(raw: unknown, path: string): TagSpec[] {
 }
 
 /** Stored as a JSON list in one fixed order, so equal scope sets compare equal as text. */
-const storedScopes = (scopes: readonly TagScope[]): string => JSON.stringify(TAG_SCOPES.filter((scope) => scopes.includes(scope)));
+const storedScopes = (scopes: readonly TagScope[]): string =>
+  JSON.stringify(TAG_SCOPES.filter((scope) => scopes.includes(scope)));
 
 /** Managed tags, matched by name case-insensitively (a new spelling renames the tag). */
 export const tagsSection = defineSection<TagSpec[]>({
@@ -45,13 +46,23 @@ export const tagsSection = defineSection<TagSpec[]>({
       const row = byName.get(nameLower);
       if (!row) {
         inserts.push({
-          id: newId('tag'), workspace_id: ws.id, name: tag.name, name_lower: nameLower, scopes: storedScopes(tag.scopes ?? TAG_SCOPES),
-          created_at: ws.now, updated_at: ws.now,
+          id: newId('tag'),
+          workspace_id: ws.id,
+          name: tag.name,
+          name_lower: nameLower,
+          scopes: storedScopes(tag.scopes ?? TAG_SCOPES),
+          created_at: ws.now,
+          updated_at: ws.now,
         });
         continue;
       }
       const changes = changedFields(row, { name: tag.name, scopes: tag.scopes && storedScopes(tag.scopes) });
-      if (changes) await trx.updateTable('tags').set({ ...changes, updated_at: ws.now }).where('id', '=', row.id).execute();
+      if (changes)
+        await trx
+          .updateTable('tags')
+          .set({ ...changes, updated_at: ws.now })
+          .where('id', '=', row.id)
+          .execute();
     }
     if (inserts.length > 0) await trx.insertInto('tags').values(inserts).execute();
   },

@@ -53,12 +53,15 @@ export function parseTransitions(fields: Fields, path: string): TransitionsSpec 
   const map = fields.transitions;
   if (map === undefined || map === null) return undefined;
   const where = at(path, 'transitions');
-  if (typeof map !== 'object' || Array.isArray(map)) fail(where, 'must be a map of status key to a list of status keys');
+  if (typeof map !== 'object' || Array.isArray(map))
+    fail(where, 'must be a map of status key to a list of status keys');
   const transitions: TransitionsSpec = {};
   for (const [from, targets] of Object.entries(map)) {
     const fromPath = at(where, from);
     checkString(from, fromPath, { pattern: STATUS_KEY_RE });
-    transitions[from] = readList(targets ?? [], fromPath).map((to, index) => checkString(to, at(fromPath, index), { pattern: STATUS_KEY_RE }));
+    transitions[from] = readList(targets ?? [], fromPath).map((to, index) =>
+      checkString(to, at(fromPath, index), { pattern: STATUS_KEY_RE }),
+    );
   }
   return transitions;
 }
@@ -68,7 +71,10 @@ export function parseTransitions(fields: Fields, path: string): TransitionsSpec 
  * list); statuses the list leaves out stay. Answers every status of the team, key → id.
  */
 export async function convergeStatuses(
-  trx: Kysely<DB>, ws: WorkspaceCtx, teamId: string, statuses: readonly StatusSpec[] | undefined,
+  trx: Kysely<DB>,
+  ws: WorkspaceCtx,
+  teamId: string,
+  statuses: readonly StatusSpec[] | undefined,
 ): Promise<Map<string, string>> {
   const stored = await trx.selectFrom('statuses').selectAll().where('team_id', '=', teamId).execute();
   const ids = new Map(stored.map((row) => [row.key, row.id]));
@@ -79,12 +85,25 @@ export async function convergeStatuses(
     const row = byKey.get(status.key);
     if (!row) {
       const id = newId('st');
-      inserts.push({ id, workspace_id: ws.id, team_id: teamId, ...status, position, created_at: ws.now, updated_at: ws.now });
+      inserts.push({
+        id,
+        workspace_id: ws.id,
+        team_id: teamId,
+        ...status,
+        position,
+        created_at: ws.now,
+        updated_at: ws.now,
+      });
       ids.set(status.key, id);
       continue;
     }
     const changes = changedFields(row, { name: status.name, category: status.category, position });
-    if (changes) await trx.updateTable('statuses').set({ ...changes, updated_at: ws.now }).where('id', '=', row.id).execute();
+    if (changes)
+      await trx
+        .updateTable('statuses')
+        .set({ ...changes, updated_at: ws.now })
+        .where('id', '=', row.id)
+        .execute();
   }
   if (inserts.length > 0) await trx.insertInto('statuses').values(inserts).execute();
   return ids;
@@ -92,9 +111,15 @@ export async function convergeStatuses(
 
 /** Replaces the team's transition rules when they differ from the file's (the rules are one value). */
 export async function convergeTransitions(
-  trx: Kysely<DB>, ws: WorkspaceCtx, teamId: string, transitions: TransitionsSpec, statusIds: Map<string, string>, path: string,
+  trx: Kysely<DB>,
+  ws: WorkspaceCtx,
+  teamId: string,
+  transitions: TransitionsSpec,
+  statusIds: Map<string, string>,
+  path: string,
 ): Promise<void> {
-  const idOf = (key: string, keyPath: string) => statusIds.get(key) ?? fail(keyPath, `unknown status "${key}" in this team`);
+  const idOf = (key: string, keyPath: string) =>
+    statusIds.get(key) ?? fail(keyPath, `unknown status "${key}" in this team`);
   const wanted = new Map<string, { from_status_id: string; to_status_id: string }>();
   for (const [from, targets] of Object.entries(transitions)) {
     const fromPath = at(at(path, 'transitions'), from);
@@ -104,11 +129,22 @@ export async function convergeTransitions(
       wanted.set(`${fromId}>${toId}`, { from_status_id: fromId, to_status_id: toId });
     });
   }
-  const stored = await trx.selectFrom('status_transitions').select(['from_status_id', 'to_status_id']).where('team_id', '=', teamId).execute();
-  if (sameSet(stored.map((row) => `${row.from_status_id}>${row.to_status_id}`), wanted.keys())) return;
+  const stored = await trx
+    .selectFrom('status_transitions')
+    .select(['from_status_id', 'to_status_id'])
+    .where('team_id', '=', teamId)
+    .execute();
+  if (
+    sameSet(
+      stored.map((row) => `${row.from_status_id}>${row.to_status_id}`),
+      wanted.keys(),
+    )
+  )
+    return;
   await trx.deleteFrom('status_transitions').where('team_id', '=', teamId).execute();
   if (wanted.size === 0) return;
-  await trx.insertInto('status_transitions')
+  await trx
+    .insertInto('status_transitions')
     .values([...wanted.values()].map((pair) => ({ workspace_id: ws.id, team_id: teamId, ...pair })))
     .execute();
 }

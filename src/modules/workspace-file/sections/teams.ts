@@ -2,10 +2,26 @@ import type { Kysely } from 'kysely';
 import { newId } from '../../../core/ids.js';
 import type { DB } from '../../../db/schema.js';
 import { fail } from '../errors.js';
-import { at, optionalBoolean, optionalStringList, readList, readObject, refuseDuplicates, requiredString } from '../fields.js';
+import {
+  at,
+  optionalBoolean,
+  optionalStringList,
+  readList,
+  readObject,
+  refuseDuplicates,
+  requiredString,
+} from '../fields.js';
 import { changedFields } from './converge.js';
 import { defineSection, type WorkspaceCtx } from './section.js';
-import { convergeStatuses, convergeTransitions, DEFAULT_STATUSES, parseStatuses, parseTransitions, type StatusSpec, type TransitionsSpec } from './team-workflow.js';
+import {
+  convergeStatuses,
+  convergeTransitions,
+  DEFAULT_STATUSES,
+  parseStatuses,
+  parseTransitions,
+  type StatusSpec,
+  type TransitionsSpec,
+} from './team-workflow.js';
 import { HANDLE_RE } from './users.js';
 
 export interface TeamSpec {
@@ -39,7 +55,14 @@ function parseTeams(raw: unknown, path: string): TeamSpec[] {
 }
 
 /** Adds the listed members that are missing; members the file leaves out stay. */
-async function convergeMembers(trx: Kysely<DB>, ws: WorkspaceCtx, teamId: string, handles: string[], userIds: Map<string, string>, path: string) {
+async function convergeMembers(
+  trx: Kysely<DB>,
+  ws: WorkspaceCtx,
+  teamId: string,
+  handles: string[],
+  userIds: Map<string, string>,
+  path: string,
+) {
   const stored = await trx.selectFrom('team_members').select('user_id').where('team_id', '=', teamId).execute();
   const present = new Set(stored.map((row) => row.user_id));
   const missing = new Set<string>();
@@ -48,7 +71,10 @@ async function convergeMembers(trx: Kysely<DB>, ws: WorkspaceCtx, teamId: string
     if (!present.has(userId)) missing.add(userId);
   });
   if (missing.size === 0) return;
-  await trx.insertInto('team_members').values([...missing].map((userId) => ({ workspace_id: ws.id, team_id: teamId, user_id: userId }))).execute();
+  await trx
+    .insertInto('team_members')
+    .values([...missing].map((userId) => ({ workspace_id: ws.id, team_id: teamId, user_id: userId })))
+    .execute();
 }
 
 /**
@@ -56,12 +82,20 @@ async function convergeMembers(trx: Kysely<DB>, ws: WorkspaceCtx, teamId: string
  * the first team of the file that is not marked `default: false`.
  */
 async function convergeDefaultTeam(trx: Kysely<DB>, ws: WorkspaceCtx, teams: TeamSpec[], path: string) {
-  const stored = await trx.selectFrom('teams').select(['id', 'key', 'is_default']).where('workspace_id', '=', ws.id).execute();
+  const stored = await trx
+    .selectFrom('teams')
+    .select(['id', 'key', 'is_default'])
+    .where('workspace_id', '=', ws.id)
+    .execute();
   const storedDefault = stored.find((row) => row.is_default === 1);
   let target = teams.find((team) => team.default === true)?.key;
   if (!target && storedDefault) {
     const unmarked = teams.findIndex((team) => team.key === storedDefault.key && team.default === false);
-    if (unmarked >= 0) fail(at(at(path, unmarked), 'default'), 'this is the default team; mark another team default: true to replace it');
+    if (unmarked >= 0)
+      fail(
+        at(at(path, unmarked), 'default'),
+        'this is the default team; mark another team default: true to replace it',
+      );
     return;
   }
   target ??= teams.find((team) => team.default !== false)?.key;
@@ -71,7 +105,12 @@ async function convergeDefaultTeam(trx: Kysely<DB>, ws: WorkspaceCtx, teams: Tea
   }
   for (const row of stored) {
     const isDefault = row.key === target ? 1 : 0;
-    if (row.is_default !== isDefault) await trx.updateTable('teams').set({ is_default: isDefault, updated_at: ws.now }).where('id', '=', row.id).execute();
+    if (row.is_default !== isDefault)
+      await trx
+        .updateTable('teams')
+        .set({ is_default: isDefault, updated_at: ws.now })
+        .where('id', '=', row.id)
+        .execute();
   }
 }
 
@@ -92,13 +131,25 @@ export const teamsSection = defineSection<TeamSpec[]>({
       let row = byKey.get(team.key);
       if (!row) {
         row = {
-          id: newId('team'), workspace_id: ws.id, key: team.key, name: team.name, is_default: 0, has_transition_rules: hasRules ?? 0,
-          issue_counter: 0, created_at: ws.now, updated_at: ws.now,
+          id: newId('team'),
+          workspace_id: ws.id,
+          key: team.key,
+          name: team.name,
+          is_default: 0,
+          has_transition_rules: hasRules ?? 0,
+          issue_counter: 0,
+          created_at: ws.now,
+          updated_at: ws.now,
         };
         await trx.insertInto('teams').values(row).execute();
       } else {
         const changes = changedFields(row, { name: team.name, has_transition_rules: hasRules });
-        if (changes) await trx.updateTable('teams').set({ ...changes, updated_at: ws.now }).where('id', '=', row.id).execute();
+        if (changes)
+          await trx
+            .updateTable('teams')
+            .set({ ...changes, updated_at: ws.now })
+            .where('id', '=', row.id)
+            .execute();
       }
       result.teams[team.key] = row.id;
       if (team.members) await convergeMembers(trx, ws, row.id, team.members, userIds, where);

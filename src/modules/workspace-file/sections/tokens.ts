@@ -1,6 +1,21 @@
-import { convergeToken, PAT_SECRET_RE, PROJECT_REF_RE, projectIdsByRef, TOKEN_NAME_RE } from '../../auth/tokens.service.js';
+import {
+  convergeToken,
+  PAT_SECRET_RE,
+  PROJECT_REF_RE,
+  projectIdsByRef,
+  TOKEN_NAME_RE,
+} from '../../auth/tokens.service.js';
 import { atEntry, fail } from '../errors.js';
-import { at, checkString, optionalBoolean, optionalString, readList, readObject, refuseDuplicates, requiredString } from '../fields.js';
+import {
+  at,
+  checkString,
+  optionalBoolean,
+  optionalString,
+  readList,
+  readObject,
+  refuseDuplicates,
+  requiredString,
+} from '../fields.js';
 import { optionalExpiry, strongSecret } from './credential-fields.js';
 import { defineSection } from './section.js';
 
@@ -56,10 +71,16 @@ export const tokensSection = defineSection<TokenSpec[]>({
     const projectIds = await projectIdsByRef(trx, ws.id);
     for (const [index, token] of tokens.entries()) {
       const where = at('tokens', index);
-      const ids = token.projects.map((ref, refIndex) =>
-        projectIds.get(ref) ?? fail(at(at(where, 'projects'), refIndex), `unknown project "${ref}"`));
+      const ids = token.projects.map(
+        (ref, refIndex) => projectIds.get(ref) ?? fail(at(at(where, 'projects'), refIndex), `unknown project "${ref}"`),
+      );
       const desired = {
-        name: token.name, secret: token.secret, allProjects: token.allProjects, projectIds: ids, active: token.active, expiresAt: token.expiresAt,
+        name: token.name,
+        secret: token.secret,
+        allProjects: token.allProjects,
+        projectIds: ids,
+        active: token.active,
+        expiresAt: token.expiresAt,
       };
       const { secret } = await atEntry(where, () => convergeToken(trx, ws.id, desired, ws.now));
       result.tokens[token.name] = secret;

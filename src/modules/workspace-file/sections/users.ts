@@ -40,12 +40,25 @@ export const usersSection = defineSection<UserSpec[]>({
       const row = byHandle.get(user.handle);
       if (!row) {
         const id = newId('usr');
-        inserts.push({ id, workspace_id: ws.id, handle: user.handle, name: user.name, email: user.email ?? null, created_at: ws.now, updated_at: ws.now });
+        inserts.push({
+          id,
+          workspace_id: ws.id,
+          handle: user.handle,
+          name: user.name,
+          email: user.email ?? null,
+          created_at: ws.now,
+          updated_at: ws.now,
+        });
         result.users[user.handle] = id;
         continue;
       }
       const changes = changedFields(row, { name: user.name, email: user.email });
-      if (changes) await trx.updateTable('users').set({ ...changes, updated_at: ws.now }).where('id', '=', row.id).execute();
+      if (changes)
+        await trx
+          .updateTable('users')
+          .set({ ...changes, updated_at: ws.now })
+          .where('id', '=', row.id)
+          .execute();
       result.users[user.handle] = row.id;
     }
     if (inserts.length > 0) await trx.insertInto('users').values(inserts).execute();

@@ -4,7 +4,15 @@ import { isWebhookSecret } from '../../../events/signer.js';
 import { checkEventFilter } from '../../webhooks/event-filter.js';
 import { convergeFileWebhooks, WEBHOOK_LIMIT, type FileWebhookSpec } from '../../webhooks/webhooks.service.js';
 import { fail } from '../errors.js';
-import { at, optionalBoolean, optionalString, readList, readObject, refuseDuplicates, requiredString } from '../fields.js';
+import {
+  at,
+  optionalBoolean,
+  optionalString,
+  readList,
+  readObject,
+  refuseDuplicates,
+  requiredString,
+} from '../fields.js';
 import { defineSection } from './section.js';
 
 /**
@@ -16,16 +24,19 @@ import { defineSection } from './section.js';
 
 function parseWebhooks(raw: unknown, path: string): FileWebhookSpec[] {
   const list = readList(raw, path);
-  if (list.length > WEBHOOK_LIMIT) fail(path, `at most ${WEBHOOK_LIMIT} webhook subscriptions per workspace (the file lists ${list.length})`);
+  if (list.length > WEBHOOK_LIMIT)
+    fail(path, `at most ${WEBHOOK_LIMIT} webhook subscriptions per workspace (the file lists ${list.length})`);
   const webhooks = list.map((item, index) => {
     const where = at(path, index);
     const fields = readObject(item, where, ['url', 'events', 'secret', 'active']);
     const url = requiredString(fields, 'url', where);
     if (!isHttpUrl(url)) fail(at(where, 'url'), 'must be an absolute http or https URL of at most 2,048 characters');
     const events = checkEventFilter(fields.events);
-    if (!events.ok) fail(events.index === null ? at(where, 'events') : at(at(where, 'events'), events.index), events.problem);
+    if (!events.ok)
+      fail(events.index === null ? at(where, 'events') : at(at(where, 'events'), events.index), events.problem);
     const secret = optionalString(fields, 'secret', where);
-    if (secret !== undefined && !isWebhookSecret(secret)) fail(at(where, 'secret'), 'must be whsec_ followed by base64 of 24 to 64 bytes');
+    if (secret !== undefined && !isWebhookSecret(secret))
+      fail(at(where, 'secret'), 'must be whsec_ followed by base64 of 24 to 64 bytes');
     return { url, events: events.events, secret, active: optionalBoolean(fields, 'active', where) };
   });
   refuseDuplicates(webhooks, path, (webhook) => webhook.url, 'webhook url');
@@ -42,7 +53,10 @@ export const webhooksSection = defineSection<FileWebhookSpec[]>({
     } catch (error) {
       if (!isApiError(error) || error.code !== 'WEBHOOK_LIMIT_REACHED') throw error;
       const { index, existing } = error.details as { index: number; existing: number };
-      fail(at('webhooks', index), `the workspace already has ${existing} webhook subscriptions, the most it may have is ${WEBHOOK_LIMIT}; delete one (DELETE /api/external/webhooks/{webhookId}) or leave this entry out`);
+      fail(
+        at('webhooks', index),
+        `the workspace already has ${existing} webhook subscriptions, the most it may have is ${WEBHOOK_LIMIT}; delete one (DELETE /api/external/webhooks/{webhookId}) or leave this entry out`,
+      );
     }
   },
 });
