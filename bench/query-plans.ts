@@ -1,5 +1,5 @@
 import { CompiledQuery } from 'kysely';
-import type { Database } from '../src/db/connect.js';
+import type { Database } from '../src/db/database.js';
 import type { ApiCall } from './client.js';
 import type { QueryRecorder } from './recorder.js';
 

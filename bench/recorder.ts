@@ -7,7 +7,7 @@ import type {
   QueryId,
   RootOperationNode,
 } from 'kysely';
-import type { Database } from '../src/db/connect.js';
+import type { Database } from '../src/db/database.js';
 
 /**
  * Records every statement a database handle executes, as compiled SQL. A Kysely plugin

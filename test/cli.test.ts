@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processContext, type CliContext } from '../src/cli/context.js';
 import { runCli } from '../src/cli/program.js';
-import type { Database } from '../src/db/connect.js';
+import type { Database } from '../src/db/database.js';
 import { authenticate } from '../src/modules/auth/credentials.service.js';
 import { applyWorkspaceFile } from '../src/modules/workspace-file/apply.js';
 import { closeTestDatabase, openTestDatabase } from './support/database.js';

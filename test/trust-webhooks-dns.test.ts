@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import type { Database } from '../src/db/connect.js';
+import type { Database } from '../src/db/database.js';
 import type { DB } from '../src/db/schema.js';
 import { sendWebhook } from '../src/events/delivery.js';
 import { useHostLookup } from '../src/events/receiver-address.js';

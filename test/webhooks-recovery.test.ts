@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import type { Database } from '../src/db/connect.js';
+import type { Database } from '../src/db/database.js';
 import { sendWebhook } from '../src/events/delivery.js';
 import { buildApp } from '../src/http/app.js';
 import { applyWorkspaceFile } from '../src/modules/workspace-file/apply.js';

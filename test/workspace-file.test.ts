@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Database } from '../src/db/connect.js';
+import type { Database } from '../src/db/database.js';
 import { hashSecret } from '../src/modules/auth/secrets.js';
 import { applyWorkspaceFile, WorkspaceFileError } from '../src/modules/workspace-file/apply.js';
 import { bootstrapNotice, bootstrapWorkspace } from '../src/modules/workspace-file/bootstrap.js';

@@ -1,5 +1,6 @@
 import { loadConfig } from '../config.js';
-import { openDatabase, type Database } from '../db/connect.js';
+import { openDatabase } from '../db/connect.js';
+import type { Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 
 /** What a command may touch: its output streams and the database. Tests pass their own. */

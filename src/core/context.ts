@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AppConfig } from '../config.js';
-import type { DialectName } from '../db/connect.js';
+import type { DialectName } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 
 /** Who is calling: a workspace token (queue identity) or a human through an OAuth token. */

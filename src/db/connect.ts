@@ -1,24 +1,13 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import type { Database } from './database.js';
 import type { DB } from './schema.js';
 import { WsxSqliteDialect } from './sqlite-dialect.js';
 import { trackSqliteFile } from './storage.js';
 
-export type DialectName = 'sqlite' | 'postgres';
-
 /** How long a PostgreSQL checkout may wait for a connection before the request fails. */
 const CONNECT_TIMEOUT_MS = 5_000;
-
-export interface Database {
-  db: Kysely<DB>;
-  dialect: DialectName;
-  /** Human-readable location for logs (never a password). */
-  describe: string;
-  /** The SQLite file, for storage checks; undefined in memory and on PostgreSQL. */
-  file?: string;
-  close(): Promise<void>;
-}
 
 /**
  * Opens the store named by a DATABASE_URL: unset → ./data/wsx.sqlite, `sqlite:PATH`,

@@ -1,5 +1,5 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
-import type { Database } from './connect.js';
+import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
 
 /** Migrations are compiled into the program (no file scanning), in name order. */

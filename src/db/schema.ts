@@ -4,12 +4,9 @@
  * merge them into `DB` here.
  */
 
-type Bool = number;
+import type { Timestamps } from './tables/timestamps.js';
 
-export interface Timestamps {
-  created_at: string;
-  updated_at: string;
-}
+type Bool = number;
 
 export interface WorkspaceRow extends Timestamps {
   id: string;

@@ -2,7 +2,7 @@ import { statfsSync, type StatsFs } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { sql } from 'kysely';
-import type { Database } from './connect.js';
+import type { Database } from './database.js';
 
 /** Below this much free space next to an SQLite file, a commit that grows it may fail. */
 export const MIN_FREE_BYTES = 1_048_576;

@@ -2,7 +2,7 @@ import type { AppConfig } from '../config.js';
 import { nowIso } from '../core/clock.js';
 import { isTokenLive } from '../core/credential-expiry.js';
 import { newId } from '../core/ids.js';
-import type { Database } from '../db/connect.js';
+import type { Database } from '../db/database.js';
 import type { WebhookDeliveryRow, WebhookJobRow } from '../db/tables/webhooks.js';
 import { sendWebhook, type SendOutcome } from './delivery.js';
 import {

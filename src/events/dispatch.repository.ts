@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DialectName } from '../db/connect.js';
+import type { DialectName } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import type { DeliveryStatus, WebhookDeliveryRow, WebhookJobRow, WebhookJobState } from '../db/tables/webhooks.js';
 import { pickFairly, SUBSCRIPTION_CONCURRENCY } from './scheduling.js';

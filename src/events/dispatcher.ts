@@ -1,6 +1,6 @@
 import type { AppConfig } from '../config.js';
 import { nowIso } from '../core/clock.js';
-import type { Database } from '../db/connect.js';
+import type { Database } from '../db/database.js';
 import { claimAttempts, runAttempt } from './attempts.js';
 import { fanOutEvents } from './fan-out.js';
 import { newHolder, reclaimDeadHolders, renewLeases, type Holder } from './holder.js';

@@ -1,5 +1,5 @@
 import { isTokenLive } from '../core/credential-expiry.js';
-import type { Database } from '../db/connect.js';
+import type { Database } from '../db/database.js';
 import type { WebhookJobRow } from '../db/tables/webhooks.js';
 import { audienceProjects, parseAudience, payloadFor, type EventAudience } from './audience.js';
 import {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { nowIso } from '../core/clock.js';
-import type { Database } from '../db/connect.js';
+import type { Database } from '../db/database.js';
 import { listLocalHolders, releaseClaims, renewHeldLeases } from './dispatch.repository.js';
 import { LEASE_MS } from './scheduling.js';
 

@@ -1,5 +1,5 @@
 import { nowIso } from '../core/clock.js';
-import type { Database } from '../db/connect.js';
+import type { Database } from '../db/database.js';
 import {
   deleteDeliveriesThrough,
   deleteOldDeliveries,

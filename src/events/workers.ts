@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../config.js';
-import type { Database } from '../db/connect.js';
+import type { Database } from '../db/database.js';
 import { purgeExpiredKeys } from '../modules/idempotency/idempotency.service.js';
 import { Dispatcher } from './dispatcher.js';
 import { notifyOutbox } from './notifier.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Database } from '../db/connect.js';
+import type { Database } from '../db/database.js';
 import { databaseFault } from '../db/errors.js';
 import { sqliteStorageExhausted } from '../db/storage.js';
 import { holderFor } from '../modules/idempotency/holder.js';

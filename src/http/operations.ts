@@ -3,7 +3,7 @@ import type { AppConfig } from '../config.js';
 import { nowIso } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
-import type { Database } from '../db/connect.js';
+import type { Database } from '../db/database.js';
 import type { Operation, Result } from '../operations/define.js';
 import { executeOperation } from '../operations/execute.js';
 import { parseInput } from '../operations/validate.js';

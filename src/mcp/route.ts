@@ -3,7 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
-import type { Database } from '../db/connect.js';
+import type { Database } from '../db/database.js';
 import { buildCtx } from '../http/operations.js';
 import type { Operation } from '../operations/define.js';
 import { droppedArgumentNames } from './sent-arguments.js';

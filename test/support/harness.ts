@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type AppConfig } from '../../src/config.js';
-import type { Database } from '../../src/db/connect.js';
+import type { Database } from '../../src/db/database.js';
 import { buildApp } from '../../src/http/app.js';
 import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
 import { closeTestDatabase, openTestDatabase } from './database.js';

@@ -1,4 +1,4 @@
-import type { Timestamps } from '../schema.js';
+import type { Timestamps } from './timestamps.js';
 
 /** Row types of the meetings area's own tables (see its migration). */
 

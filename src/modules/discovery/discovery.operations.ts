@@ -3,6 +3,7 @@ import { defineOperation, ok, type Operation } from '../../operations/define.js'
 import { Ref } from '../../operations/schema-helpers.js';
 import { listTagUsage } from '../tags/tags.service.js';
 import { listStatuses, listTeams } from '../teams/teams.service.js';
+import { externalOwnersOfProjectMeetings } from '../meetings/external-owners.service.js';
 import { listUsersForCaller } from '../users/user-directory.js';
 import { describeCaller } from './discovery.service.js';
 
@@ -33,7 +34,7 @@ export const discoveryOperations: Operation[] = [
     tag,
     summary: "Workspace members and automation agents; projectId adds the project's external agenda owners.",
     query: Type.Object({ projectId: Type.Optional(Ref()) }),
-    run: async (ctx, { query }) => ok(await listUsersForCaller(ctx, query.projectId)),
+    run: async (ctx, { query }) => ok(await listUsersForCaller(ctx, query.projectId, externalOwnersOfProjectMeetings)),
   }),
   defineOperation({
     id: 'list_statuses',

@@ -15,10 +15,6 @@ const selectVisibleTopics = (ctx: Ctx) =>
 export const findVisibleTopic = (ctx: Ctx, topicId: string): Promise<DiscussionTopicRow | undefined> =>
   selectVisibleTopics(ctx).where('t.id', '=', topicId).executeTakeFirst();
 
-/** Visible topics of many ids, in one query. */
-export const findVisibleTopics = (ctx: Ctx, topicIds: string[]): Promise<DiscussionTopicRow[]> =>
-  topicIds.length === 0 ? Promise.resolve([]) : selectVisibleTopics(ctx).where('t.id', 'in', topicIds).execute();
-
 export interface TopicFilter {
   q?: string;
   groupId?: string;

@@ -12,7 +12,7 @@ import {
   TagList,
   Title,
 } from '../../operations/schema-helpers.js';
-import { WorkLinkSchema } from '../meetings/work-links.schemas.js';
+import { WorkLinkSchema } from '../work-links/work-links.schemas.js';
 
 export const TopicStatusSchema = Type.Union(
   [Type.Literal('open'), Type.Literal('in-progress'), Type.Literal('resolved'), Type.Literal('closed')],

@@ -6,20 +6,14 @@ import type { DiscussionTopicRow, TopicStatus } from '../../db/tables/discussion
 // A topic's title becomes its issue's title on conversion, so it follows the issue title rule;
 // its tags take `labels` as the legacy name, as an issue's do.
 import { parseIssueTitle, parseTagFields } from '../issues/issue-rules.js';
-import type { WorkTarget, WorkTargetInput } from '../meetings/work-links.service.js';
+import type { WorkTarget, WorkTargetInput } from '../work-links/work-links.service.js';
 import { requireVisibleProject } from '../projects/projects.service.js';
 import { replaceTagUsages } from '../tags/tags.service.js';
 import { visibleIdsOf } from '../visibility/visibility.service.js';
 import { requireVisibleGroup } from './groups.service.js';
 import { firstLinkedProjectId, listTopicLinks, replaceTopicLinks, resolveTopicLinks } from './topic-links.service.js';
 import { presentTopic, type TopicView } from './topics.presenter.js';
-import {
-  findVisibleTopic,
-  findVisibleTopics,
-  insertTopic,
-  searchVisibleTopics,
-  updateTopic,
-} from './topics.repository.js';
+import { findVisibleTopic, insertTopic, searchVisibleTopics, updateTopic } from './topics.repository.js';
 
 export interface TopicInput {
   title?: unknown;
@@ -39,11 +33,6 @@ export async function requireVisibleTopic(ctx: Ctx, topicId: string): Promise<Di
   const topic = await findVisibleTopic(ctx, topicId);
   if (!topic) throw new ApiError('DISCUSSION_TOPIC_NOT_FOUND', { topicId });
   return topic;
-}
-
-/** Topics the caller can see among many ids (one query), keyed by id; invisible ones are absent (work-link targets). */
-export async function visibleTopicsById(ctx: Ctx, topicIds: string[]): Promise<Map<string, DiscussionTopicRow>> {
-  return new Map((await findVisibleTopics(ctx, [...new Set(topicIds)])).map((topic) => [topic.id, topic]));
 }
 
 /**

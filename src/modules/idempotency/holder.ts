@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import { ulid } from 'ulid';
 import { nowIso } from '../../core/clock.js';
-import type { Database } from '../../db/connect.js';
+import type { Database } from '../../db/database.js';
 import type { DB, IdempotencyKeyRow } from '../../db/schema.js';
 import type { ServerInstanceRow } from '../../db/tables/reliability.js';
 import { renewClaims } from './idempotency.repository.js';

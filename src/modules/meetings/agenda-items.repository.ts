@@ -1,19 +1,5 @@
 import type { Ctx } from '../../core/context.js';
 import type { AgendaItemRow } from '../../db/tables/meetings.js';
-import { meetingVisible } from './meetings.repository.js';
-
-/** Agenda items of many ids in meetings the caller can see, in one query (work-link targets). */
-export const findVisibleAgendaItems = (ctx: Ctx, itemIds: string[]): Promise<AgendaItemRow[]> =>
-  itemIds.length === 0
-    ? Promise.resolve([])
-    : ctx.db
-        .selectFrom('agenda_items as i')
-        .innerJoin('meetings as m', 'm.id', 'i.meeting_id')
-        .selectAll('i')
-        .where('i.workspace_id', '=', ctx.workspace.id)
-        .where('i.id', 'in', itemIds)
-        .where((eb) => meetingVisible(ctx, eb))
-        .execute();
 
 export const findItemInMeeting = (ctx: Ctx, meetingId: string, itemId: string): Promise<AgendaItemRow | undefined> =>
   ctx.db

@@ -12,7 +12,7 @@ import {
 } from '../../operations/schema-helpers.js';
 import { AttachmentSchema } from '../issues/attachments.schemas.js';
 import { OwnerSchema } from './owners.schemas.js';
-import { WorkLinkSchema } from './work-links.schemas.js';
+import { WorkLinkSchema } from '../work-links/work-links.schemas.js';
 
 export const AgendaItemSchema = Type.Object({
   agendaItemId: Type.String(),

@@ -24,7 +24,7 @@ import { requireAgendaItem, requireVisibleMeeting } from './meeting-access.js';
 import type { MeetingWithKeys } from './meetings.repository.js';
 import { deleteOwnersOfItems } from './owners.repository.js';
 import { listOwnersOfItems } from './owners.service.js';
-import { listWorkLinks, removeWorkLinksOfRecords } from './work-links.service.js';
+import { listWorkLinks, removeWorkLinksOfRecords } from '../work-links/work-links.service.js';
 
 export interface AgendaItemInput {
   title?: unknown;

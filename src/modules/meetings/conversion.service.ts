@@ -18,7 +18,7 @@ import { presentAgendaItemRow, type AgendaItemView } from './agenda-items.servic
 import { updateItemRow } from './agenda-items.repository.js';
 import { requireAgendaItem } from './meeting-access.js';
 import type { MeetingWithKeys } from './meetings.repository.js';
-import { listWorkLinks } from './work-links.service.js';
+import { listWorkLinks } from '../work-links/work-links.service.js';
 
 /** Body of convert and tasks: where the issue goes and what may differ from the item. */
 export interface IssueFromItemInput {

@@ -7,7 +7,7 @@ import {
   type WorkLinkOwner,
   type WorkLinkView,
   type WorkTargetInput,
-} from './work-links.service.js';
+} from '../work-links/work-links.service.js';
 
 /** Work links of meetings and agenda items: the owner must be visible before its links are touched. */
 

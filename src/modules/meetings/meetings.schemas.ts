@@ -11,7 +11,7 @@ import {
   Text,
   Title,
 } from '../../operations/schema-helpers.js';
-import { WorkLinkSchema } from './work-links.schemas.js';
+import { WorkLinkSchema } from '../work-links/work-links.schemas.js';
 
 const RecurrenceTypeSchema = Type.Union(['none', 'daily', 'weekly', 'biweekly', 'monthly'].map((v) => Type.Literal(v)));
 

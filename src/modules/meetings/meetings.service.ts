@@ -16,7 +16,7 @@ import {
   updateMeeting,
   type MeetingWithKeys,
 } from './meetings.repository.js';
-import { listWorkLinks, removeWorkLinksOwnedBy } from './work-links.service.js';
+import { listWorkLinks, removeWorkLinksOwnedBy } from '../work-links/work-links.service.js';
 
 async function presentMeetings(ctx: Ctx, rows: MeetingWithKeys[]): Promise<MeetingView[]> {
   const links = await listWorkLinks(

@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { PathParam } from '../../operations/schema-helpers.js';
 import { created, defineOperation, noContent, ok, type Operation, type Result } from '../../operations/define.js';
 import { linkAgendaItem, linkMeeting, unlinkAgendaItem, unlinkMeeting } from './meeting-links.service.js';
-import { WorkLinkBody, WorkLinkResponse, workLinkFieldCodes } from './work-links.schemas.js';
-import type { WorkLinkView } from './work-links.service.js';
+import { WorkLinkBody, WorkLinkResponse, workLinkFieldCodes } from '../work-links/work-links.schemas.js';
+import type { WorkLinkView } from '../work-links/work-links.service.js';
 
 const tag = 'Meetings';
 

@@ -31,13 +31,21 @@ const CHECKS: Record<RecordKind, (ctx: Ctx, ids: string[]) => Promise<Set<string
 const SEEN_BY_EVERY_PROJECT_READER: ReadonlySet<RecordKind> = new Set(['issue', 'project']);
 
 /**
- * The visible ids among `ids` of one kind (one query; none when `ids` is empty). The ids are
- * stored references of this workspace's records, never raw client input.
+ * The ids among `ids` of one kind that exist in the caller's workspace and that it can see
+ * (one query; none when `ids` is empty). Safe for ids a client sent.
+ */
+export const existingVisibleIdsOf = (ctx: Ctx, kind: RecordKind, ids: string[]): Promise<Set<string>> =>
+  CHECKS[kind](ctx, ids);
+
+/**
+ * The visible ids among `ids` of one kind, where the ids are stored references of this
+ * workspace's records (never raw client input): for a caller that sees every project, a
+ * stored issue or project reference needs no query.
  */
 export const visibleIdsOf = async (ctx: Ctx, kind: RecordKind, ids: string[]): Promise<Set<string>> =>
   ctx.access.all && SEEN_BY_EVERY_PROJECT_READER.has(kind) ? new Set(ids) : CHECKS[kind](ctx, ids);
 
-/** A lookup answering whether a record of a kind is visible, for references of several kinds at once. */
+/** A lookup answering whether a stored reference of a kind is visible, for references of several kinds at once. */
 export async function visibilityOf(
   ctx: Ctx,
   refs: Array<{ kind: RecordKind; id: string }>,

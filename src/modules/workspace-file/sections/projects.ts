@@ -19,6 +19,7 @@ import { convergeContainers, loadContainers, parseContainers, type ContainerSpec
 import { defineSection, type WorkspaceCtx } from './section.js';
 import { STATUS_KEY_RE } from './team-workflow.js';
 import { TEAM_KEY_RE } from './teams.js';
+import { declaredTokenNames } from './tokens.js';
 import { HANDLE_RE } from './users.js';
 
 export interface ProjectSpec {
@@ -91,7 +92,7 @@ async function loadLookups(trx: Kysely<DB>, ws: WorkspaceCtx): Promise<Lookups> 
   ]);
   // Tokens are applied after projects (their grants name projects), so a token this file
   // declares may own a project before its row exists.
-  const declaredTokens = (ws.file.tokens ?? []).map((token) => token.name);
+  const declaredTokens = declaredTokenNames(ws.file);
   return {
     teamIds: new Map(teams.map((row) => [row.key, row.id])),
     userIds: new Map(users.map((row) => [row.handle, row.id])),

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.js';
 import type { ApplyResult } from '../apply-result.js';
-import type { WorkspaceFile } from '../workspace-file.schema.js';
 
 /** The workspace a file is applied to; every applier of one apply shares it. */
 export interface WorkspaceCtx {
@@ -9,8 +8,12 @@ export interface WorkspaceCtx {
   slug: string;
   /** The apply's instant: every row it creates or updates carries it. */
   now: string;
-  /** The whole validated file, for sections that refer to what another section declares. */
-  file: WorkspaceFile;
+  /**
+   * The whole validated file, each present section's parsed value under its key, for
+   * sections that refer to what another section declares (read through that section's own
+   * accessor, e.g. `declaredTokenNames`, so no section needs the file's overall type).
+   */
+  file: Readonly<Record<string, unknown>>;
 }
 
 /**

@@ -87,3 +87,7 @@ export const tokensSection = defineSection<TokenSpec[]>({
     }
   },
 });
+
+/** The names of the tokens a file declares (its `tokens` section, parsed), for sections applied before it. */
+export const declaredTokenNames = (file: Readonly<Record<string, unknown>>): string[] =>
+  ((file[tokensSection.key] as TokenSpec[] | undefined) ?? []).map((token) => token.name);

@@ -3,11 +3,9 @@ import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { nonBlank } from '../../core/values.js';
 import type { WorkLinkRow } from '../../db/tables/meetings.js';
-import { visibleTopicsById } from '../discussions/topics.service.js';
 import { findVisibleIssues, issueNotFound } from '../issues/issues.service.js';
 import { resolveProjectRefs, type ProjectWithTeam } from '../projects/projects.service.js';
-import { findVisibleAgendaItems } from './agenda-items.repository.js';
-import { visibilityOf } from '../visibility/visibility.service.js';
+import { existingVisibleIdsOf, visibilityOf } from '../visibility/visibility.service.js';
 import {
   deleteLinkRows,
   deleteLinksOf,
@@ -127,14 +125,16 @@ export async function resolveWorkTargets(
       ctx,
       projectRefs.map((p) => ({ projectId: p.targetId, projectKey: p.targetKey, teamKey: p.teamKey })),
     ),
-    visibleTopicsById(
+    existingVisibleIdsOf(
       ctx,
+      'discussion_topic',
       ofType('discussion_topic').map((p) => p.targetId as string),
     ),
-    findVisibleAgendaItems(
+    existingVisibleIdsOf(
       ctx,
+      'agenda_item',
       ofType('agenda_item').map((p) => p.targetId as string),
-    ).then((rows) => new Map(rows.map((row) => [row.id, row]))),
+    ),
   ]);
   const projectOf = new Map(projectRefs.map((p, index) => [p, projects[index]]));
   return parsed.map((p): WorkTarget => {
@@ -168,14 +168,14 @@ export async function resolveWorkTargets(
         return { targetType: 'project', targetId: project.id };
       }
       case 'discussion_topic': {
-        const topic = topics.get(p.targetId as string);
-        if (!topic) throw new ApiError('DISCUSSION_TOPIC_NOT_FOUND', { field: refField, topicId: p.targetId });
-        return { targetType: 'discussion_topic', targetId: topic.id };
+        const topicId = p.targetId as string;
+        if (!topics.has(topicId)) throw new ApiError('DISCUSSION_TOPIC_NOT_FOUND', { field: refField, topicId });
+        return { targetType: 'discussion_topic', targetId: topicId };
       }
       case 'agenda_item': {
-        const item = items.get(p.targetId as string);
-        if (!item) throw new ApiError('AGENDA_ITEM_NOT_FOUND', { field: refField, agendaItemId: p.targetId });
-        return { targetType: 'agenda_item', targetId: item.id };
+        const itemId = p.targetId as string;
+        if (!items.has(itemId)) throw new ApiError('AGENDA_ITEM_NOT_FOUND', { field: refField, agendaItemId: itemId });
+        return { targetType: 'agenda_item', targetId: itemId };
       }
     }
   });

@@ -1,0 +1,16 @@
+import type { Kysely } from 'kysely';
+import type { DB } from './schema.js';
+
+/** The two stores wsx runs on. */
+export type DialectName = 'sqlite' | 'postgres';
+
+/** An open store: what `openDatabase` answers and every layer above it is handed. */
+export interface Database {
+  db: Kysely<DB>;
+  dialect: DialectName;
+  /** Human-readable location for logs (never a password). */
+  describe: string;
+  /** The SQLite file, for storage checks; undefined in memory and on PostgreSQL. */
+  file?: string;
+  close(): Promise<void>;
+}
