@@ -76,7 +76,7 @@ const createProject = (key: string, body: unknown) =>
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 
 /** A pid that no process has: a child that already exited. */
-const exitedPid = () => spawnSync(process.execPath, ['-e', '']).pid as number;
+const exitedPid = () => spawnSync(process.execPath, ['-e', '']).pid;
 
 async function seedInstance(id: string, { host = 'another-host', pid = 4242, heartbeatAgoMs = 0 } = {}) {
   await h.database.db

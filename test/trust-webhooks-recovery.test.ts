@@ -23,7 +23,7 @@ const SETTLE = { timeout: 15_000 };
 /** The pid of a process that has already exited. */
 function deadPid(): number {
   const child = spawnSync(process.execPath, ['-e', '']);
-  return child.pid as number;
+  return child.pid;
 }
 
 describe('taking over the jobs of a dead dispatcher', () => {

@@ -203,7 +203,7 @@ describe('webhook delivery', () => {
     receiver.respond((path) => (path === '/down' ? 503 : 200));
     const hook = await subscribe('/down', ['project.updated']);
     await renameProject('ENG/WEB', 'Website (down)');
-    await receiver.waitFor('/down', config.webhookMaxAttempts as number);
+    await receiver.waitFor('/down', config.webhookMaxAttempts);
     await expect.poll(async () => (await jobsOf(hook.webhookId)).map((j) => j.state)).toEqual(['failed']);
     const { deliveries } = (
       await h.call('GET', `/api/external/webhooks/${hook.webhookId}/deliveries`, { token: TOKENS.admin })

@@ -22,7 +22,8 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
     .description('Start the HTTP server (migrates first; creates the "default" workspace on an empty database).')
     .addHelpText(
       'after',
-      `${DATABASE_HELP}\nAlso: PORT (8080), HOST (127.0.0.1), LOG_LEVEL, WSX_BOOTSTRAP=off, WSX_RATE_LIMIT, WSX_AUTH_FAILURE_LIMIT, REDIS_URL.`,
+      `${DATABASE_HELP}\nAlso: PORT (8080), HOST (127.0.0.1), LOG_LEVEL, WSX_BOOTSTRAP=off, WSX_RATE_LIMIT, ` +
+        'WSX_AUTH_FAILURE_LIMIT, REDIS_URL.',
     )
     .action(async () => {
       // Loaded on demand: admin commands start without the HTTP stack and its operations.
@@ -42,7 +43,7 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
     .requiredOption('-f, --file <path>', 'the workspace file')
     .option('--json', 'print the ids and secrets as one JSON object')
     .addHelpText('after', DATABASE_HELP)
-    .action((options) => applyCommand(ctx, options));
+    .action((options: Parameters<typeof applyCommand>[1]) => applyCommand(ctx, options));
 
   const token = program
     .command('token')
@@ -60,7 +61,7 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
     )
     .option('--json', 'print { name, secret, assigneeId } (and expiresAt when given)')
     .addHelpText('after', DATABASE_HELP)
-    .action((options) => tokenCreateCommand(ctx, options));
+    .action((options: Parameters<typeof tokenCreateCommand>[1]) => tokenCreateCommand(ctx, options));
   token
     .command('revoke')
     .description('Deactivate a workspace token, or OAuth access tokens; the next request with one is refused.')
@@ -69,7 +70,7 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
     .option('--oauth-user <handle>', 'every OAuth access token of this user')
     .option('--oauth-token <id>', 'one OAuth access token, by the id `token list` shows (oat_…)')
     .addHelpText('after', `\nGive exactly one of --name, --oauth-user and --oauth-token.${DATABASE_HELP}`)
-    .action((options) => tokenRevokeCommand(ctx, options));
+    .action((options: Parameters<typeof tokenRevokeCommand>[1]) => tokenRevokeCommand(ctx, options));
   token
     .command('list')
     .description(
@@ -78,7 +79,7 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
     .requiredOption('--workspace <slug>', 'workspace slug')
     .option('--json', 'print { tokens: [...], oauthTokens: [...] }')
     .addHelpText('after', DATABASE_HELP)
-    .action((options) => tokenListCommand(ctx, options));
+    .action((options: Parameters<typeof tokenListCommand>[1]) => tokenListCommand(ctx, options));
 
   return program;
 }

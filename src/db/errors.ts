@@ -88,7 +88,7 @@ export function databaseFault(error: unknown, sqliteFiles?: Iterable<string>, de
   const own = faultOf(error, sqliteFiles);
   if (own) return own;
   const { cause, errors } = error as { cause?: unknown; errors?: unknown };
-  const nested = [cause, ...(Array.isArray(errors) ? errors : [])].map((inner) =>
+  const nested = [cause, ...(Array.isArray(errors) ? (errors as unknown[]) : [])].map((inner) =>
     databaseFault(inner, sqliteFiles, depth + 1),
   );
   return nested.includes('full') ? 'full' : nested.find((fault) => fault !== undefined);

@@ -4,8 +4,8 @@ import { migrations } from './migrations/index.js';
 
 /** Migrations are compiled into the program (no file scanning), in name order. */
 class CatalogProvider implements MigrationProvider {
-  async getMigrations(): Promise<Record<string, Migration>> {
-    return migrations;
+  getMigrations(): Promise<Record<string, Migration>> {
+    return Promise.resolve(migrations);
   }
 }
 
@@ -13,6 +13,6 @@ class CatalogProvider implements MigrationProvider {
 export async function migrateToLatest(database: Database): Promise<string[]> {
   const migrator = new Migrator({ db: database.db, provider: new CatalogProvider() });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

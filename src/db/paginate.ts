@@ -45,7 +45,7 @@ export async function paginate<DB, TB extends keyof DB, O>(
   const direction = page.direction ?? 'desc';
   const boundTo = filterHash(`${page.scope}@${ctx.workspace.id}`, page.filters);
   const key = await cursorSigningKey(ctx.db);
-  let q: SelectQueryBuilder<any, any, O> = query as any;
+  let q = query as unknown as SelectQueryBuilder<any, any, O>;
   if (page.cursor) {
     const position = decodeCursor(
       page.cursor,

@@ -67,7 +67,7 @@ export async function fanOutEvents(database: Database, batchSize: number, now: s
       ...events.flatMap((e) => audienceProjects(audiences.get(e.id) ?? null)),
     ]);
     const seesFor = await loadAudience(trx, subscriptions, projectIds, Date.parse(now));
-    const payloads = await payloadLoader(trx, events);
+    const payloads = payloadLoader(trx, events);
     const jobs: WebhookJobRow[] = [];
     for (const event of events) {
       for (const subscription of subscriptions) {

@@ -39,10 +39,11 @@ export async function deleteOldEvents(db: Db, cutoff: string, limit: number): Pr
     .select('e.id')
     .where('e.dispatched_at', 'is not', null)
     .where('e.dispatched_at', '<', cutoff)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('webhook_jobs as j')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('webhook_jobs as j')
             .select('j.id')
             .whereRef('j.event_id', '=', 'e.id')
             .where('j.due_at', 'is not', null),

@@ -84,7 +84,7 @@ export function registerOperations(
           database.db,
           holder,
           scope,
-          requestFingerprint(op.method, canonicalPath(op.path, input.params), request.body),
+          requestFingerprint(op.method, canonicalPath(op.path, input.params as Record<string, unknown>), request.body),
           ctx.nowMs,
           config.idempotencyTtlHours,
         );

@@ -13,12 +13,29 @@ interface DocOperation {
   summary: string;
   description?: string;
   tags: string[];
-  parameters?: { name: string; in: string; required: boolean; description?: string; schema: unknown }[];
-  requestBody?: { content: { 'application/json': { schema: unknown } } };
+  parameters?: { name: string; in: string; required: boolean; description?: string; schema: DocSchema }[];
+  requestBody?: { content: { 'application/json': { schema: DocSchema } } };
   responses: Record<string, unknown>;
 }
 
-function typeOf(schema: any): string {
+/** The parts of a JSON Schema the page shows. */
+interface DocSchema {
+  type?: string;
+  anyOf?: DocSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  items?: DocSchema;
+  properties?: Record<string, DocSchema>;
+  required?: string[];
+  description?: string;
+}
+
+interface DocDocument {
+  info: { title: string; description: string };
+  paths: Record<string, Record<string, DocOperation>>;
+}
+
+function typeOf(schema: DocSchema | undefined): string {
   if (!schema || typeof schema !== 'object') return 'any';
   if (schema.anyOf) return schema.anyOf.map(typeOf).join(' | ');
   if (schema.enum) return schema.enum.map((v: unknown) => JSON.stringify(v)).join(' | ');
@@ -27,10 +44,10 @@ function typeOf(schema: any): string {
   return String(schema.type ?? 'any');
 }
 
-function renderFields(schema: any): string {
+function renderFields(schema: DocSchema | undefined): string {
   if (!schema?.properties) return '';
   const required = new Set<string>(schema.required ?? []);
-  const rows = Object.entries<any>(schema.properties)
+  const rows = Object.entries(schema.properties)
     .map(
       ([name, p]) =>
         `<tr><td><code>${escapeHtml(name)}</code>${required.has(name) ? ' *' : ''}</td><td>${escapeHtml(typeOf(p))}</td><td>${escapeHtml(p.description ?? '')}</td></tr>`,
@@ -39,9 +56,11 @@ function renderFields(schema: any): string {
   return `<table><tr><th>Body field</th><th>Type</th><th>Notes</th></tr>${rows}</table>`;
 }
 
-export function renderReferencePage(document: any): string {
+export function renderReferencePage(openApiDocument: Record<string, unknown>): string {
+  // The document is built by operations/openapi.ts, so it has the shape read here.
+  const document = openApiDocument as unknown as DocDocument;
   const groups = new Map<string, string[]>();
-  for (const [path, methods] of Object.entries<Record<string, DocOperation>>(document.paths)) {
+  for (const [path, methods] of Object.entries(document.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       const params = (op.parameters ?? [])
         .map(

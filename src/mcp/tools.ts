@@ -41,7 +41,7 @@ interface Fields {
 }
 
 /** Plain JSON Schema (drops TypeBox's symbol metadata). */
-const plain = (schema: TSchema): JsonSchema => JSON.parse(JSON.stringify(schema));
+const plain = (schema: TSchema): JsonSchema => JSON.parse(JSON.stringify(schema)) as JsonSchema;
 
 /** Properties of an object schema, or of every member of a union of object schemas. */
 function fieldsOf(schema: TSchema | undefined): Fields {
@@ -51,7 +51,10 @@ function fieldsOf(schema: TSchema | undefined): Fields {
     return { properties: json.properties as Record<string, JsonSchema>, required: (json.required as string[]) ?? [] };
   const members = (json.anyOf ?? json.oneOf) as JsonSchema[] | undefined;
   if (!members) return { properties: {}, required: [] };
-  return { properties: Object.assign({}, ...members.map((m) => m.properties ?? {})), required: [] };
+  return {
+    properties: Object.assign({}, ...members.map((m) => m.properties ?? {})) as Record<string, JsonSchema>,
+    required: [],
+  };
 }
 
 const pathParams = (op: Operation): string[] => Object.keys(fieldsOf(op.params).properties);

@@ -2,7 +2,8 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Operation } from './define.js';
 
 /** Plain JSON Schema from a TypeBox schema (drops TypeBox's symbol metadata). */
-const plain = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema));
+const plain = (schema: TSchema): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 
 function parametersOf(schema: TSchema | undefined, location: 'path' | 'query') {
   const object = schema as TObject | undefined;

@@ -42,8 +42,9 @@ function stopOnSignals(ctx: CliContext, app: FastifyInstance, database: Database
       process.exit(1);
     }
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  // `stop` handles its own failures (it exits 1), so nothing is left to reject.
+  process.once('SIGTERM', (signal) => void stop(signal));
+  process.once('SIGINT', (signal) => void stop(signal));
 }
 
 async function listen(app: FastifyInstance, config: AppConfig): Promise<void> {

@@ -8,7 +8,7 @@ import { boolColumn, tenantTable, timestamps } from './helpers.js';
  * text ids with a type prefix, `workspace_id` on every tenant row, ISO-8601 UTC text
  * timestamps, YYYY-MM-DD text dates, booleans as 0/1 integers (identical on both stores).
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('workspaces')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -291,7 +291,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   for (const table of [
     'outbox_events',
     'issues',

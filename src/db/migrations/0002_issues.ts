@@ -6,7 +6,7 @@ import { boolColumn, tenantTable, timestamps } from './helpers.js';
  * attachments. Comments and attachments have one nullable owner column per kind of
  * owner (issue or milestone; issue or agenda item), so other areas reuse the tables.
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await tenantTable(db, 'issue_links')
     .addColumn('issue_id', 'text', (c) => c.notNull())
     .addColumn('target_issue_id', 'text', (c) => c.notNull())
@@ -70,7 +70,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   for (const table of ['attachments', 'comments', 'issue_evolutions', 'issue_links']) {
     await db.schema.dropTable(table).ifExists().execute();
   }

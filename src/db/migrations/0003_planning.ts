@@ -7,7 +7,7 @@ import { boolColumn, tenantTable, timestamps } from './helpers.js';
  * are core tables). A sub-task's project and container are its parent's, read through the
  * parent, so a parent that moves takes its sub-tasks along.
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await tenantTable(db, 'subtasks')
     .addColumn('parent_issue_id', 'text', (c) => c.notNull())
     .addColumn('title', 'text', (c) => c.notNull())
@@ -65,7 +65,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('milestones_owner_idx').on('milestones').columns(['workspace_id', 'owner_id']).execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('milestones_owner_idx').ifExists().execute();
   await db.schema.dropIndex('milestones_project_idx').ifExists().execute();
   for (const table of ['milestone_activity', 'subtask_links', 'subtasks']) {

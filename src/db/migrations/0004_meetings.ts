@@ -6,7 +6,7 @@ import { boolColumn, tenantTable, timestamps } from './helpers.js';
  * agenda groups and items, item owners, and work links. Work links are generic over their
  * owner (meeting, agenda item, discussion topic) so every area links work the same way.
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await tenantTable(db, 'meetings')
     .addColumn('title', 'text', (c) => c.notNull())
     .addColumn('description', 'text')
@@ -134,7 +134,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   for (const table of [
     'work_links',
     'agenda_owners',

@@ -6,7 +6,7 @@ import { boolColumn, tenantTable, timestamps } from './helpers.js';
  * read filters on group visibility, so each table is indexed for the group lookups that
  * filter needs as well as for its list order (created_at, id newest first).
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await tenantTable(db, 'discussion_groups')
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('description', 'text')
@@ -70,7 +70,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   for (const table of ['discussion_topics', 'discussion_group_members', 'discussion_groups']) {
     await db.schema.dropTable(table).ifExists().execute();
   }

@@ -7,7 +7,7 @@ import { boolColumn, tenantTable, timestamps } from './helpers.js';
  * the dispatcher finds events not yet fanned out through a small partial index, however
  * long the outbox grows.
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await tenantTable(db, 'webhooks')
     .addColumn('url', 'text', (c) => c.notNull())
     .addColumn('events', 'text', (c) => c.notNull())
@@ -68,7 +68,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('outbox_events_undispatched_idx').ifExists().execute();
   await db.schema.alterTable('outbox_events').dropColumn('dispatched_at').execute();
   for (const table of ['webhook_deliveries', 'webhook_jobs', 'webhooks'])

@@ -12,12 +12,11 @@ import { sql, type Kysely } from 'kysely';
  *   take over the claims of the process it replaces at once.
  * - Indexes that let the background workers prune finished history in small batches.
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('webhooks').addColumn('url_set_by_token_id', 'text').execute();
-  await db
-    .updateTable('webhooks')
-    .set({ url_set_by_token_id: sql.ref('creator_token_id') })
-    .execute();
+  // Data changes in a migration are written as SQL: the migration must not depend on the
+  // table types of the current code.
+  await sql`update webhooks set url_set_by_token_id = creator_token_id`.execute(db);
 
   await db.schema.alterTable('outbox_events').addColumn('audience', 'text').execute();
 
@@ -46,7 +45,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   for (const index of [
     'outbox_events_dispatched_idx',
     'webhook_deliveries_created_idx',

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
  * pagination cursors). One row per name; each value is generated on first use and kept,
  * so every server process on one database signs and checks with the same key.
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('installation_secrets')
     .addColumn('name', 'text', (c) => c.primaryKey())
@@ -14,6 +14,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('installation_secrets').ifExists().execute();
 }

@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
  * minutes after a crash. `claim_id` makes each claim distinct, so a request whose claim
  * was taken over cannot record its result over the new one.
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('server_instances')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -32,7 +32,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('idempotency_running_holder_idx').execute();
   await db.schema.alterTable('idempotency_keys').dropColumn('heartbeat_at').execute();
   await db.schema.alterTable('idempotency_keys').dropColumn('claim_id').execute();

@@ -1,7 +1,7 @@
 import type { CreateTableBuilder, Kysely } from 'kysely';
 
 /** A tenant table: text primary key `id` and the mandatory `workspace_id`. */
-export function tenantTable(db: Kysely<any>, name: string): CreateTableBuilder<string, 'id' | 'workspace_id'> {
+export function tenantTable(db: Kysely<unknown>, name: string): CreateTableBuilder<string, 'id' | 'workspace_id'> {
   return db.schema
     .createTable(name)
     .addColumn('id', 'text', (c) => c.primaryKey())

@@ -44,7 +44,10 @@ export function secretWeakness(secret: string): string | undefined {
   if (distinct < MIN_DISTINCT) return `it uses ${distinct} different characters; at least ${MIN_DISTINCT} are needed`;
   const bits = Math.floor(body.length * Math.log2(distinct));
   if (bits < MIN_BITS)
-    return `its strength is estimated at ${bits} bits (length × log2 of its ${distinct} different characters); at least ${MIN_BITS} are needed`;
+    return (
+      `its strength is estimated at ${bits} bits (length × log2 of its ${distinct} different characters); ` +
+      `at least ${MIN_BITS} are needed`
+    );
   let same = 1;
   let step = 1;
   for (let i = 1; i < body.length; i++) {

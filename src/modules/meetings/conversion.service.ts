@@ -58,7 +58,7 @@ function issueInput(
     title: hasOwn(input, 'title') ? input.title : item.title,
     description: nonBlank(item.notes) ? item.notes : item.description,
     tags: JSON.parse(item.tags) as string[],
-    ...(dueDate !== null && dueDate !== undefined ? { dueDate: dueDate as string } : {}),
+    ...(dueDate !== null && dueDate !== undefined ? { dueDate: dueDate } : {}),
     ...(hasOwn(input, 'assigneeId') ? { assigneeId: input.assigneeId } : {}),
     ...(input.statusKey !== undefined ? { statusKey: input.statusKey } : {}),
   };

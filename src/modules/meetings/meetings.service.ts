@@ -29,7 +29,7 @@ async function presentMeetings(ctx: Ctx, rows: MeetingWithKeys[]): Promise<Meeti
 
 async function reload(ctx: Ctx, meetingId: string): Promise<MeetingView> {
   const [view] = await presentMeetings(ctx, [await requireVisibleMeeting(ctx, meetingId)]);
-  return view as MeetingView;
+  return view;
 }
 
 export interface MeetingInput {

@@ -31,7 +31,8 @@ export const subtaskOperations: Operation[] = [
     path: '/api/external/issues/{issueId}/subtasks',
     tag,
     summary:
-      'Create a sub-task; needs sub-tasks enabled on the project and the parent issue. Reporter, project and container come from the parent.',
+      'Create a sub-task; needs sub-tasks enabled on the project and the parent issue. ' +
+      'Reporter, project and container come from the parent.',
     params: IssueParams,
     body: CreateSubtaskBody,
     fieldCodes: subtaskFieldCodes,

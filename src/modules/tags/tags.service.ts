@@ -111,7 +111,7 @@ export async function listTagUsage(ctx: Ctx) {
     e.managed = true;
     e.managedScopes = JSON.parse(tag.scopes) as string[];
   }
-  for (const usage of usageLists.flat() as UsageCount[]) {
+  for (const usage of usageLists.flat<UsageCount[][]>()) {
     const e = entry(usage.name);
     e[COUNT_FIELD[usage.entity_type]] += usage.count;
     e.usageCount += usage.count;

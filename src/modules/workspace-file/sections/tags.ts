@@ -36,7 +36,7 @@ const storedScopes = (scopes: readonly TagScope[]): string =>
 export const tagsSection = defineSection<TagSpec[]>({
   key: 'tags',
   parse: parseTags,
-  async apply(trx, ws, tags, _result) {
+  async apply(trx, ws, tags) {
     if (!tags) return;
     const stored = await trx.selectFrom('tags').selectAll().where('workspace_id', '=', ws.id).execute();
     const byName = new Map(stored.map((row) => [row.name_lower, row]));

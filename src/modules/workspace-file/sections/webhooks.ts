@@ -55,7 +55,8 @@ export const webhooksSection = defineSection<FileWebhookSpec[]>({
       const { index, existing } = error.details as { index: number; existing: number };
       fail(
         at('webhooks', index),
-        `the workspace already has ${existing} webhook subscriptions, the most it may have is ${WEBHOOK_LIMIT}; delete one (DELETE /api/external/webhooks/{webhookId}) or leave this entry out`,
+        `the workspace already has ${existing} webhook subscriptions, the most it may have is ${WEBHOOK_LIMIT}; ` +
+          'delete one (DELETE /api/external/webhooks/{webhookId}) or leave this entry out',
       );
     }
   },
