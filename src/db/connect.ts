@@ -3,7 +3,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Database } from './database.js';
 import type { DB } from './schema.js';
+import { nameStatements } from './pg-statements.js';
 import { WsxSqliteDialect } from './sqlite-dialect.js';
+import { cachingSqliteDatabase } from './sqlite-statements.js';
+import { StatementWatch } from './statements.js';
+import { FOLD_CASE } from './text-search.js';
 import { trackSqliteFile } from './storage.js';
 
 /** How long a PostgreSQL checkout may wait for a connection before the request fails. */
@@ -53,6 +57,10 @@ async function openSqlite(path: string): Promise<Database> {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = OFF');
+    // SQLite's lower() folds ASCII only; searches fold the way JavaScript does (db/text-search.ts).
+    sqlite.function(FOLD_CASE, { deterministic: true }, (value: unknown) =>
+      typeof value === 'string' ? value.toLowerCase() : value,
+    );
     // SQLite plans without statistics assume ~10 rows per index prefix; with one workspace per
     // file that guess is always wrong (an `id in (…)` lookup then scans the whole workspace).
     // `optimize` gathers statistics where they are missing or stale, bounded by analysis_limit,
@@ -66,14 +74,20 @@ async function openSqlite(path: string): Promise<Database> {
   }
   const optimizer = setInterval(() => optimize('optimize'), 3_600_000);
   optimizer.unref();
-  const db = new Kysely<DB>({ dialect: new WsxSqliteDialect({ database: sqlite }) });
+  const statements = new StatementWatch();
+  const db = new Kysely<DB>({
+    dialect: new WsxSqliteDialect({
+      database: cachingSqliteDatabase(sqlite, statements),
+      inTransaction: () => sqlite.inTransaction,
+    }),
+  });
   const untrack = file ? trackSqliteFile(file) : () => undefined;
   const close = async () => {
     clearInterval(optimizer);
     untrack();
     await db.destroy();
   };
-  return { db, dialect: 'sqlite', describe: inMemory ? 'sqlite::memory:' : `sqlite:${path}`, file, close };
+  return { db, dialect: 'sqlite', describe: inMemory ? 'sqlite::memory:' : `sqlite:${path}`, file, close, statements };
 }
 
 async function openPostgres(url: string): Promise<Database> {
@@ -97,9 +111,19 @@ async function openPostgres(url: string): Promise<Database> {
   // fresh connection, which is how the server reconnects by itself.
   const ignore = () => undefined;
   pool.on('error', ignore);
-  pool.on('connect', (client) => client.on('error', ignore));
+  const statements = new StatementWatch();
+  pool.on('connect', (client) => {
+    client.on('error', ignore);
+    nameStatements(client, statements);
+  });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const safe = new URL(url);
   safe.password = '';
-  return { db, dialect: 'postgres', describe: `postgres://${safe.host}${safe.pathname}`, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    describe: `postgres://${safe.host}${safe.pathname}`,
+    close: () => db.destroy(),
+    statements,
+  };
 }

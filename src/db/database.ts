@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
+import type { StatementWatch } from './statements.js';
 
 /** The two stores wsx runs on. */
 export type DialectName = 'sqlite' | 'postgres';
@@ -13,4 +14,6 @@ export interface Database {
   /** The SQLite file, for storage checks; undefined in memory and on PostgreSQL. */
   file?: string;
   close(): Promise<void>;
+  /** Every statement the store runs, for those who count them (tests, the benchmark). */
+  statements: StatementWatch;
 }

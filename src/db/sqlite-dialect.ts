@@ -8,6 +8,12 @@ import {
   type SqliteDialectConfig,
 } from 'kysely';
 
+interface WsxSqliteConfig extends SqliteDialectConfig {
+  database: SqliteDatabase;
+  /** Whether the connection has a transaction open (better-sqlite3's `inTransaction`). */
+  inTransaction: () => boolean;
+}
+
 /**
  * SQLite transactions that take the write lock when they begin (`BEGIN IMMEDIATE`).
  * A plain `BEGIN` reads first and upgrades to a writer later; when another process (the
@@ -15,11 +21,11 @@ import {
  * and busy_timeout cannot help. Taking the lock up front makes the second writer wait.
  */
 class ImmediateTransactionDriver extends SqliteDriver {
-  readonly #database: SqliteDatabase & { inTransaction?: boolean };
+  readonly #inTransaction: () => boolean;
 
-  constructor(config: SqliteDialectConfig & { database: SqliteDatabase }) {
+  constructor(config: WsxSqliteConfig) {
     super(config);
-    this.#database = config.database;
+    this.#inTransaction = config.inTransaction;
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -32,15 +38,15 @@ class ImmediateTransactionDriver extends SqliteDriver {
    * active") and that error would replace the one that says what happened.
    */
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    if (this.#database.inTransaction === false) return;
+    if (!this.#inTransaction()) return;
     await super.rollbackTransaction(connection);
   }
 }
 
 export class WsxSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteDialectConfig & { database: SqliteDatabase };
+  readonly #config: WsxSqliteConfig;
 
-  constructor(config: SqliteDialectConfig & { database: SqliteDatabase }) {
+  constructor(config: WsxSqliteConfig) {
     super(config);
     this.#config = config;
   }

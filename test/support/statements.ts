@@ -1,4 +1,3 @@
-import type { KyselyPlugin } from 'kysely';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
@@ -21,27 +20,16 @@ export interface CountingHarness extends Harness {
 }
 
 /**
- * A harness (see harness.ts) whose app counts the SQL statements it sends, through a Kysely
- * plugin on the database handle the app uses: statement counts and sizes are properties of
- * the code, not of the machine, so tests may assert them.
+ * A harness (see harness.ts) whose app counts the SQL statements it sends, as the driver
+ * runs them (BEGIN and COMMIT included): statement counts and sizes are properties of the
+ * code, not of the machine, so tests may assert them.
  */
 export async function startCountingHarness(files: Array<object | string> = []): Promise<CountingHarness> {
   const database = await openTestDatabase();
   for (const file of files) await applyWorkspaceFile(database.db, file);
   let log: Statement[] = [];
-  const executor = database.db.getExecutor();
-  const counter: KyselyPlugin = {
-    transformQuery: (args) => {
-      const compiled = executor.compileQuery(args.node, args.queryId);
-      log.push({ sql: compiled.sql, variables: compiled.parameters.length });
-      return args.node;
-    },
-    transformResult: async (args) => args.result,
-  };
-  const app = await buildApp({
-    database: { ...database, db: database.db.withPlugin(counter) },
-    config: { ...loadConfig({}), rateLimitPerMinute: 0 },
-  });
+  database.statements.observe((sql, parameters) => log.push({ sql, variables: parameters.length }));
+  const app = await buildApp({ database, config: { ...loadConfig({}), rateLimitPerMinute: 0 } });
   const call = async (method: string, url: string, options: Parameters<Harness['call']>[2] = {}): Promise<Reply> => {
     const response = await app.inject({
       method: method as never,

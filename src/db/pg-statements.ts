@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import type { ClientBase, QueryConfig } from 'pg';
+import type { StatementWatch } from './statements.js';
+
+/** Named statements one connection keeps; the server holds a plan for each. */
+const NAMED_PER_CONNECTION = 500;
+
+const nameOf = (text: string): string => `wsx_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+
+/**
+ * Runs every query of this client as a named prepared statement, so PostgreSQL parses and
+ * plans each distinct text once per connection instead of on every call. Kysely always
+ * passes a parameter array, so every query already uses the extended protocol (one command
+ * per text); naming it only lets the server keep what it prepared. Past the cap, texts run
+ * unnamed as before.
+ */
+export function nameStatements(client: ClientBase, watch: StatementWatch): void {
+  const named = new Set<string>();
+  const query = client.query.bind(client) as (config: QueryConfig | string, values?: unknown[]) => unknown;
+  const replacement = (config: QueryConfig | string, values?: unknown[]): unknown => {
+    if (typeof config !== 'string' || !Array.isArray(values)) return query(config, values);
+    watch.ran(config, values);
+    const name = nameOf(config);
+    if (!named.has(name)) {
+      if (named.size >= NAMED_PER_CONNECTION) return query(config, values);
+      named.add(name);
+    }
+    return query({ name, text: config, values });
+  };
+  client.query = replacement as ClientBase['query'];
+}

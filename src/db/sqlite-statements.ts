@@ -1,0 +1,31 @@
+import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { LruCache, type StatementWatch } from './statements.js';
+
+/** Distinct statement texts kept prepared; the code has a few hundred, lists of ids add some. */
+const CACHED_STATEMENTS = 1_000;
+
+/**
+ * The better-sqlite3 handle as Kysely sees it, with `prepare` answered from a cache of
+ * prepared statements. Kysely runs one statement at a time on the connection (its mutex), so
+ * a cached statement is never in use twice at once.
+ */
+export function cachingSqliteDatabase(sqlite: BetterSqlite3, watch: StatementWatch): SqliteDatabase {
+  const cache = new LruCache<Statement>(CACHED_STATEMENTS);
+  const prepare = (sql: string): SqliteStatement => {
+    let statement = cache.get(sql);
+    if (!statement) {
+      statement = sqlite.prepare(sql);
+      cache.set(sql, statement);
+    }
+    if (!watch.watched) return statement;
+    const prepared = statement;
+    return {
+      reader: prepared.reader,
+      all: (parameters: ReadonlyArray<unknown>) => (watch.ran(sql, parameters), prepared.all(parameters)),
+      run: (parameters: ReadonlyArray<unknown>) => (watch.ran(sql, parameters), prepared.run(parameters)),
+      iterate: (parameters: ReadonlyArray<unknown>) => (watch.ran(sql, parameters), prepared.iterate(parameters)),
+    };
+  };
+  return { prepare, close: () => sqlite.close() };
+}

@@ -1,0 +1,57 @@
+/**
+ * Statements prepared once and reused, and a way to watch them.
+ *
+ * Kysely hands each compiled query to the driver as SQL text. Preparing that text again on
+ * every call (better-sqlite3) or having the server parse and plan it every time (PostgreSQL's
+ * unnamed statements) was a third of a hot request's time. The same text always comes from
+ * the same code, so a statement prepared once serves every later call.
+ */
+
+/** Called with every statement the store runs and its bound values (tests and the benchmark count them). */
+export type StatementObserver = (sql: string, parameters: ReadonlyArray<unknown>) => void;
+
+/** A bounded map that forgets the least recently used entry. */
+export class LruCache<V> {
+  private readonly entries = new Map<string, V>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(key: string): V | undefined {
+    const value = this.entries.get(key);
+    if (value === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    return value;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+  }
+}
+
+/**
+ * The observers of one open store. Kept apart from the drivers so a test or the benchmark can
+ * watch the statements of an app without a plugin on every query builder.
+ */
+export class StatementWatch {
+  private readonly observers = new Set<StatementObserver>();
+
+  observe(observer: StatementObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
+  ran(sql: string, parameters: ReadonlyArray<unknown>): void {
+    for (const observer of this.observers) observer(sql, parameters);
+  }
+
+  get watched(): boolean {
+    return this.observers.size > 0;
+  }
+}
