@@ -25,6 +25,15 @@ export interface WorkspaceRef {
   name: string;
 }
 
+/** A credential resolved: who calls, in which workspace, seeing which projects. */
+export interface Authenticated {
+  workspace: WorkspaceRef;
+  principal: Principal;
+  access: ProjectAccess;
+  /** Stable per credential: the scope of rate limits and idempotency keys. */
+  credentialId: string;
+}
+
 /** Everything an operation needs; `db` is the request's transaction on write operations. */
 export interface Ctx {
   db: Kysely<DB>;

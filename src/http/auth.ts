@@ -2,7 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
-import { authenticate, credentialFromHeaders, type Authenticated } from '../modules/auth/credentials.service.js';
+import { CredentialCache } from '../modules/auth/credential-cache.js';
+import type { Authenticated } from '../core/context.js';
+import { authenticate, credentialFromHeaders } from '../modules/auth/credentials.service.js';
 import { requestPath } from './request-path.js';
 
 declare module 'fastify' {
@@ -34,6 +36,8 @@ export const pathOf = (request: FastifyRequest): string => request.url.split('?'
  */
 export function registerAuth(app: FastifyInstance, db: Kysely<DB>): void {
   app.decorateRequest('auth', undefined);
+  const credentials = new CredentialCache();
+  app.addHook('onClose', async () => credentials.dispose());
   app.addHook('onRequest', async (request) => {
     const path = requestPath(request);
     if (APP_PAGE_RE.test(path))
@@ -46,7 +50,7 @@ export function registerAuth(app: FastifyInstance, db: Kysely<DB>): void {
         },
       );
     if (!API_RE.test(path) || PUBLIC_API_PATHS.has(path)) return;
-    const auth = await authenticate(db, credentialFromHeaders(request.headers));
+    const auth = await authenticate(db, credentialFromHeaders(request.headers), credentials);
     if (!auth) {
       // Past the client's failure budget this throws RATE_LIMITED instead of the 401.
       await app.countAuthFailure?.(request);

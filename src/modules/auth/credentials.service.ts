@@ -1,46 +1,59 @@
 import type { Kysely } from 'kysely';
-import { tokenIdentity, type Principal, type ProjectAccess, type WorkspaceRef } from '../../core/context.js';
+import { tokenIdentity, type Authenticated } from '../../core/context.js';
 import type { DB } from '../../db/schema.js';
 import { findActiveApiToken, findActiveOauthToken, listGrantedProjectIds } from './credentials.repository.js';
 import { isExpired } from '../../core/credential-expiry.js';
+import type { CredentialCache } from './credential-cache.js';
 import { hashSecret, looksLikeCredential } from './secrets.js';
-
-export interface Authenticated {
-  workspace: WorkspaceRef;
-  principal: Principal;
-  access: ProjectAccess;
-  /** Stable per credential: the scope of rate limits and idempotency keys. */
-  credentialId: string;
-}
 
 /**
  * Resolves a presented secret to its workspace, principal and project access, or null.
  * Every failure (malformed, unknown, revoked, inactive, expired) is the same null, so
- * callers cannot tell them apart. No cache: a revoked or expired token stops on its next
- * request.
+ * callers cannot tell them apart. A resolved credential may come from `cache` (see
+ * credential-cache.ts for how revocation still takes effect); expiry is checked every time.
  */
-export async function authenticate(db: Kysely<DB>, secret: string | undefined): Promise<Authenticated | null> {
+export async function authenticate(
+  db: Kysely<DB>,
+  secret: string | undefined,
+  cache?: CredentialCache,
+): Promise<Authenticated | null> {
   if (!secret || !looksLikeCredential(secret)) return null;
   const hash = hashSecret(secret);
+  const nowMs = Date.now();
+  const cached = cache?.get(hash, nowMs);
+  if (cached) return isExpired(cached.expiresAt, nowMs) ? null : cached.auth;
+  const found = await lookUp(db, secret, hash);
+  if (!found || isExpired(found.expiresAt, nowMs)) return null;
+  cache?.set(hash, found.auth, found.expiresAt, nowMs);
+  return found.auth;
+}
+
+async function lookUp(
+  db: Kysely<DB>,
+  secret: string,
+  hash: string,
+): Promise<{ auth: Authenticated; expiresAt: string | null } | null> {
   if (secret.startsWith('svc_pat_')) {
     const token = await findActiveApiToken(db, hash);
-    if (!token || isExpired(token.expires_at)) return null;
+    if (!token) return null;
     const all = token.all_projects === 1;
-    return {
+    const auth: Authenticated = {
       workspace: { id: token.workspace_id, slug: token.slug, name: token.workspace_name },
       principal: { kind: 'api_token', id: tokenIdentity(token.name), tokenId: token.id, tokenName: token.name },
       access: { all, tokenId: token.id, granted: new Set(all ? [] : await listGrantedProjectIds(db, token.id)) },
       credentialId: token.id,
     };
+    return { auth, expiresAt: token.expires_at };
   }
   const oauth = await findActiveOauthToken(db, hash);
-  if (!oauth || isExpired(oauth.expires_at)) return null;
-  return {
+  if (!oauth) return null;
+  const auth: Authenticated = {
     workspace: { id: oauth.workspace_id, slug: oauth.slug, name: oauth.workspace_name },
     principal: { kind: 'user', id: oauth.user_id, userId: oauth.user_id, oauthTokenId: oauth.id },
     access: { all: true, tokenId: null, granted: new Set() },
     credentialId: oauth.id,
   };
+  return { auth, expiresAt: oauth.expires_at };
 }
 
 /** The three accepted header forms: Bearer, Token, X-API-Key. */

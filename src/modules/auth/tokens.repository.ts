@@ -1,3 +1,4 @@
+import { forgetCachedCredentials } from './credential-cache.js';
 import type { Kysely } from 'kysely';
 import type { ApiTokenRow, DB, OauthTokenRow } from '../../db/schema.js';
 
@@ -20,10 +21,12 @@ export const findTokenIdByHash = (db: Kysely<DB>, secretHash: string) =>
 
 export async function insertToken(db: Kysely<DB>, row: ApiTokenRow): Promise<void> {
   await db.insertInto('api_tokens').values(row).execute();
+  forgetCachedCredentials();
 }
 
 export async function updateToken(db: Kysely<DB>, tokenId: string, changes: Partial<ApiTokenRow>): Promise<void> {
   await db.updateTable('api_tokens').set(changes).where('id', '=', tokenId).execute();
+  forgetCachedCredentials();
 }
 
 export async function listGrantedProjectIds(db: Kysely<DB>, tokenId: string): Promise<Set<string>> {
@@ -46,6 +49,7 @@ export async function insertGrants(
     .insertInto('token_project_grants')
     .values(projectIds.map((projectId) => ({ workspace_id: workspaceId, token_id: tokenId, project_id: projectId })))
     .execute();
+  forgetCachedCredentials();
 }
 
 export const listTokenRows = (db: Kysely<DB>, workspaceId: string) =>
@@ -94,11 +98,13 @@ export const listOauthTokensOfUser = (db: Kysely<DB>, workspaceId: string, userI
 
 export async function insertOauthToken(db: Kysely<DB>, row: OauthTokenRow): Promise<void> {
   await db.insertInto('oauth_tokens').values(row).execute();
+  forgetCachedCredentials();
 }
 
 export async function updateOauthTokens(db: Kysely<DB>, ids: string[], changes: Partial<OauthTokenRow>): Promise<void> {
   if (ids.length === 0) return;
   await db.updateTable('oauth_tokens').set(changes).where('id', 'in', ids).execute();
+  forgetCachedCredentials();
 }
 
 /** Every OAuth token of the workspace with its user's handle, oldest first. */

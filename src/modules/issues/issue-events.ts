@@ -2,10 +2,10 @@ import type { Ctx, ProjectAccess } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { recordEvent, type EventType } from '../../events/outbox.js';
 import { presentIssue, type IssueView } from './issues.presenter.js';
-import { findVisibleIssueById } from './issues.repository.js';
+import { findVisibleIssueById, type IssueRecord } from './issues.repository.js';
 import { sourceVisibility } from './issue-sources.js';
 import { schedulingBlockers } from './links.presenter.js';
-import { listLinksOfIssues } from './links.repository.js';
+import { listLinksOfIssues, type LinkWithTarget } from './links.repository.js';
 
 /**
  * Issue events are built for the widest audience and narrowed for each subscriber at
@@ -28,10 +28,20 @@ export async function recordIssueEvent(
 ): Promise<IssueView> {
   const issue = await findVisibleIssueById(ctx, issueId);
   if (!issue) throw new ApiError('ISSUE_NOT_FOUND', { issueId });
-  const [links, sourceVisible] = await Promise.all([
-    listLinksOfIssues(ctx, [issue.id]),
-    sourceVisibility(ctx, [issue]),
-  ]);
+  return recordEventOfIssue(ctx, type, issue, await listLinksOfIssues(ctx, [issue.id]));
+}
+
+/** `issue.created` for an issue just inserted: its row is the one the insert returned, and it has no links yet. */
+export const recordIssueCreated = (ctx: Ctx, issue: IssueRecord): Promise<IssueView> =>
+  recordEventOfIssue(ctx, 'issue.created', issue, []);
+
+async function recordEventOfIssue(
+  ctx: Ctx,
+  type: EventType | ((view: IssueView) => EventType),
+  issue: IssueRecord,
+  links: LinkWithTarget[],
+): Promise<IssueView> {
+  const sourceVisible = await sourceVisibility(ctx, [issue]);
   // The source record (agenda item, topic, sub-task) is named only when the actor can see it,
   // so no subscriber learns of one through an actor with wider sight.
   const everything = presentIssue(issue, links, EVERY_PROJECT, sourceVisible);

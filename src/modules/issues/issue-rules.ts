@@ -3,18 +3,15 @@ import { ApiError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { nonBlank } from '../../core/values.js';
 import type { StatusRow } from '../../db/schema.js';
-import { workflowStatusIds, type ProjectWithTeam } from '../projects/projects.service.js';
-import { normaliseTags, sameTags } from '../tags/tags.service.js';
-import { userIsTeamMember } from '../teams/teams.service.js';
-import { agentCanAccessProject, resolveActiveIdentity, resolveIdentity } from '../users/users.service.js';
-import { PRIORITIES, type Priority } from './issues.presenter.js';
 import {
-  findContainer,
-  findStatusById,
-  findStatusesByKey,
-  findVisibleMilestone,
-  listTeamStatusRows,
-} from './issues.repository.js';
+  workflowStatusIds,
+  type ProjectWithDefaultStatus,
+  type ProjectWithTeam,
+} from '../projects/projects.service.js';
+import { normaliseTags, sameTags } from '../tags/tags.service.js';
+import { agentCanAccessProject, resolveActiveIdentityInTeam, resolveIdentity } from '../users/users.service.js';
+import { PRIORITIES, type Priority } from './issues.presenter.js';
+import { findContainer, findStatusById, findStatusesByKey, findVisibleMilestone } from './issues.repository.js';
 
 /**
  * The field rules an issue must satisfy in its project, shared by create and update so
@@ -22,6 +19,9 @@ import {
  */
 
 export const TITLE_MAX = LIMITS.title;
+
+/** What an issue shows of its status. */
+export type IssueStatus = Pick<StatusRow, 'id' | 'key' | 'category'>;
 
 export function parseIssueTitle(value: unknown): string {
   const title = nonBlank(value);
@@ -117,18 +117,16 @@ export async function resolveStatusForProject(ctx: Ctx, ref: StatusRef, project:
   return checkStatusAllowed(ctx, matches.find((s) => s.team_id === project.team_id) ?? matches[0], project);
 }
 
-/** The first (by position) `unstarted` status the project allows, else its first allowed one. */
-export async function defaultStatus(ctx: Ctx, project: ProjectWithTeam): Promise<StatusRow> {
-  const allowed = await workflowStatusIds(ctx, project);
-  const statuses = (await listTeamStatusRows(ctx, project.team_id)).filter((s) => !allowed || allowed.has(s.id));
-  const status = statuses.find((s) => s.category === 'unstarted') ?? statuses[0];
-  if (!status)
+/** The status a new issue takes when none is named, as the project lookup found it. */
+export function defaultStatus(project: ProjectWithDefaultStatus): IssueStatus {
+  const { default_status_id: id, default_status_key: key, default_status_category: category } = project;
+  if (id === null || key === null || category === null)
     throw new ApiError(
       'STATUS_NOT_FOUND',
       { projectId: project.id },
       { message: "The project's team has no status an issue could take." },
     );
-  return status;
+  return { id, key, category };
 }
 
 /**
@@ -137,13 +135,15 @@ export async function defaultStatus(ctx: Ctx, project: ProjectWithTeam): Promise
  */
 export async function checkAssignee(ctx: Ctx, assigneeId: unknown, project: ProjectWithTeam): Promise<string | null> {
   if (assigneeId === null) return null;
-  const identity = typeof assigneeId === 'string' ? await resolveActiveIdentity(ctx, assigneeId) : undefined;
+  const found =
+    typeof assigneeId === 'string' ? await resolveActiveIdentityInTeam(ctx, assigneeId, project.team_id) : undefined;
   const details = { field: 'assigneeId', assigneeId, projectId: project.id };
-  if (!identity) throw new ApiError('ASSIGNEE_NOT_IN_WORKSPACE', details);
+  if (!found) throw new ApiError('ASSIGNEE_NOT_IN_WORKSPACE', details);
+  const { identity, inTeam } = found;
   if (identity.kind === 'automation') {
     if (!(await agentCanAccessProject(ctx, identity, project.id)))
       throw new ApiError('ASSIGNEE_NOT_IN_PROJECT', details);
-  } else if (!(await userIsTeamMember(ctx, project.team_id, identity.userId))) {
+  } else if (!inTeam) {
     throw new ApiError('ASSIGNEE_NOT_IN_PROJECT_TEAM', { ...details, teamKey: project.team_key });
   }
   return identity.id;

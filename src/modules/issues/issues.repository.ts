@@ -1,4 +1,4 @@
-import { containsText } from '../../db/text-search.js';
+import { titleOrDescriptionContains } from '../../db/text-search.js';
 import { sql } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import type { IssueRow } from '../../db/schema.js';
@@ -67,7 +67,7 @@ export function listVisibleIssues(ctx: Ctx, filter: IssueListFilter, page: { lim
     const key = filter.q.trim().toUpperCase();
     const text = filter.q;
     query = query.where((eb) =>
-      eb.or([containsText('i.title', text), containsText('i.description', text), eb('i.issue_key', '=', key)]),
+      eb.or([titleOrDescriptionContains(ctx.dialect, 'issues', 'i', text), eb('i.issue_key', '=', key)]),
     );
   }
   return paginate(ctx, query, {
@@ -82,8 +82,9 @@ export function listVisibleIssues(ctx: Ctx, filter: IssueListFilter, page: { lim
   });
 }
 
-export async function insertIssue(ctx: Ctx, row: IssueRow): Promise<void> {
-  await ctx.db.insertInto('issues').values(row).execute();
+/** Inserts the issue and answers the row as the store keeps it (types as a read returns them). */
+export function insertIssue(ctx: Ctx, row: IssueRow): Promise<IssueRow> {
+  return ctx.db.insertInto('issues').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function updateIssueRow(ctx: Ctx, issueId: string, changes: Partial<IssueRow>): Promise<void> {
@@ -124,16 +125,6 @@ export const findStatusesByKey = (ctx: Ctx, statusKey: string) =>
     .selectAll()
     .where('workspace_id', '=', ctx.workspace.id)
     .where('key', '=', statusKey.toLowerCase())
-    .execute();
-
-export const listTeamStatusRows = (ctx: Ctx, teamId: string) =>
-  ctx.db
-    .selectFrom('statuses')
-    .selectAll()
-    .where('workspace_id', '=', ctx.workspace.id)
-    .where('team_id', '=', teamId)
-    .orderBy('position')
-    .orderBy('id')
     .execute();
 
 export async function isTransitionListed(ctx: Ctx, fromStatusId: string, toStatusId: string): Promise<boolean> {

@@ -4,7 +4,7 @@ import { newId } from '../../core/ids.js';
 import { nonBlank } from '../../core/values.js';
 import { resolveProjectScope, type ProjectScopeQuery } from '../projects/project-scope.js';
 import { resolveProjectRef, type ProjectRef } from '../projects/projects.service.js';
-import { replaceTagUsages } from '../tags/tags.service.js';
+import { addTagUsages } from '../tags/tags.service.js';
 import {
   checkAssignee,
   checkContainer,
@@ -19,7 +19,7 @@ import {
   sendsStatus,
   type StatusRef,
 } from './issue-rules.js';
-import { recordIssueEvent } from './issue-events.js';
+import { recordIssueCreated } from './issue-events.js';
 import { sourceVisibility } from './issue-sources.js';
 import { presentIssue, type IssueSource, type IssueView, type Priority } from './issues.presenter.js';
 import {
@@ -145,9 +145,7 @@ export async function createIssue(
   const title = parseIssueTitle(input.title);
   const project = await resolveProjectRef(ctx, input);
   if (!project) throw new ApiError('PROJECT_REQUIRED', { field: 'projectId' });
-  const status = sendsStatus(input)
-    ? await resolveStatusForProject(ctx, input, project)
-    : await defaultStatus(ctx, project);
+  const status = sendsStatus(input) ? await resolveStatusForProject(ctx, input, project) : defaultStatus(project);
   const assigneeId = input.assigneeId !== undefined ? await checkAssignee(ctx, input.assigneeId, project) : null;
   // A human caller reports its own issues by default; an automation agent is not a reporter.
   const reporterId =
@@ -164,7 +162,7 @@ export async function createIssue(
 
   const number = await takeIssueNumber(ctx, project.team_id);
   const id = newId('iss', ctx.nowMs);
-  await insertIssue(ctx, {
+  const row = await insertIssue(ctx, {
     id,
     workspace_id: ctx.workspace.id,
     key_team_id: project.team_id,
@@ -193,8 +191,14 @@ export async function createIssue(
     created_at: ctx.now,
     updated_at: ctx.now,
   });
-  await replaceTagUsages(ctx, 'issue', id, tags, project.id);
-  return recordIssueEvent(ctx, 'issue.created', id);
+  await addTagUsages(ctx, 'issue', id, tags, project.id);
+  return recordIssueCreated(ctx, {
+    ...row,
+    project_key: project.key,
+    team_key: project.team_key,
+    status_key: status.key,
+    status_category: status.category,
+  });
 }
 
 export interface IssueListQuery extends ProjectScopeQuery {

@@ -1,3 +1,5 @@
+import { forgetCachedCredentials } from '../auth/credential-cache.js';
+import { sql } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import type { ProjectRow } from '../../db/schema.js';
 import { whereProjectVisible } from '../../db/access.js';
@@ -5,6 +7,13 @@ import { paginate } from '../../db/paginate.js';
 
 /** Project columns plus its team's key: everything the presenter needs in one row. */
 export type ProjectWithTeam = ProjectRow & { team_key: string };
+
+/** The status a new issue of the project takes when none is named (see selectProjectsWithDefaultStatus). */
+export interface DefaultStatus {
+  default_status_id: string | null;
+  default_status_key: string | null;
+  default_status_category: string | null;
+}
 
 const selectProjects = (ctx: Ctx) =>
   whereProjectVisible(
@@ -18,12 +27,59 @@ const selectProjects = (ctx: Ctx) =>
     'projects.id',
   );
 
-/** Visible projects only: a project outside the caller's grants does not exist for it. */
-export const findVisibleProject = (ctx: Ctx, projectId: string): Promise<ProjectWithTeam | undefined> =>
-  selectProjects(ctx).where('projects.id', '=', projectId).executeTakeFirst();
+/**
+ * The lookup of one project (by id or key) with its default status joined in, so creating an
+ * issue needs one read for both: the first `unstarted` status (by position) among those the project allows (its
+ * workflow, else every status of its team), else the first allowed one.
+ */
+const selectProjectsWithDefaultStatus = (ctx: Ctx) =>
+  selectProjects(ctx)
+    .leftJoin('statuses as default_status', (join) =>
+      join.on((eb) =>
+        eb(
+          'default_status.id',
+          '=',
+          eb
+            .selectFrom('statuses as s')
+            .select('s.id')
+            .whereRef('s.workspace_id', '=', 'projects.workspace_id')
+            .whereRef('s.team_id', '=', 'projects.team_id')
+            .where((inner) =>
+              inner.or([
+                inner('projects.has_workflow', '=', 0),
+                inner(
+                  's.id',
+                  'in',
+                  inner.selectFrom('project_statuses').select('status_id').whereRef('project_id', '=', 'projects.id'),
+                ),
+              ]),
+            )
+            .orderBy(sql`case when s.category = 'unstarted' then 0 else 1 end`)
+            .orderBy('s.position')
+            .orderBy('s.id')
+            .limit(1),
+        ),
+      ),
+    )
+    .select([
+      'default_status.id as default_status_id',
+      'default_status.key as default_status_key',
+      'default_status.category as default_status_category',
+    ]);
 
-export const findVisibleProjectsByKey = (ctx: Ctx, projectKey: string, teamId?: string): Promise<ProjectWithTeam[]> => {
-  let query = selectProjects(ctx).where('projects.key', '=', projectKey.toUpperCase());
+/** Visible projects only: a project outside the caller's grants does not exist for it. */
+export const findVisibleProject = (
+  ctx: Ctx,
+  projectId: string,
+): Promise<(ProjectWithTeam & DefaultStatus) | undefined> =>
+  selectProjectsWithDefaultStatus(ctx).where('projects.id', '=', projectId).executeTakeFirst();
+
+export const findVisibleProjectsByKey = (
+  ctx: Ctx,
+  projectKey: string,
+  teamId?: string,
+): Promise<Array<ProjectWithTeam & DefaultStatus>> => {
+  let query = selectProjectsWithDefaultStatus(ctx).where('projects.key', '=', projectKey.toUpperCase());
   if (teamId) query = query.where('projects.team_id', '=', teamId);
   return query.execute();
 };
@@ -101,6 +157,7 @@ export async function grantProjectToToken(ctx: Ctx, tokenId: string, projectId: 
     .values({ workspace_id: ctx.workspace.id, token_id: tokenId, project_id: projectId })
     .onConflict((oc) => oc.doNothing())
     .execute();
+  forgetCachedCredentials();
 }
 
 export async function projectHasIssues(ctx: Ctx, projectId: string): Promise<boolean> {

@@ -21,10 +21,13 @@ import {
   listWorkflowStatusIds,
   projectHasIssues,
   updateProject,
+  type DefaultStatus,
   type ProjectWithTeam,
 } from './projects.repository.js';
 
 export type { ProjectWithTeam } from './projects.repository.js';
+/** A project as one lookup loads it: with its team's key and its default status. */
+export type ProjectWithDefaultStatus = ProjectWithTeam & DefaultStatus;
 
 const KEY_RE = /^[A-Z][A-Z0-9]{1,9}$/;
 /** Each lost round means another create took a key, so this only bounds a pathological burst. */
@@ -41,7 +44,7 @@ export interface ProjectRef extends TeamRef {
  * visible teams' projects and no team given), PROJECT_TEAM_MISMATCH (id in another team).
  * Answers undefined when no project reference was given.
  */
-export async function resolveProjectRef(ctx: Ctx, ref: ProjectRef): Promise<ProjectWithTeam | undefined> {
+export async function resolveProjectRef(ctx: Ctx, ref: ProjectRef): Promise<ProjectWithDefaultStatus | undefined> {
   // As for teams, null and absent mean "none"; an empty string is a reference that matches nothing.
   if (typeof ref.projectId !== 'string' && typeof ref.projectKey !== 'string') return undefined;
   const team = await resolveTeamRef(ctx, ref);
@@ -54,12 +57,12 @@ export async function resolveProjectRef(ctx: Ctx, ref: ProjectRef): Promise<Proj
  * The decision of resolveProjectRef once the candidates are loaded: `byId` is the visible
  * project of `ref.projectId`, `byKey` the visible projects carrying `ref.projectKey`.
  */
-function chooseProject(
+function chooseProject<P extends ProjectWithTeam>(
   ref: ProjectRef,
   team: TeamRow | undefined,
-  byId: ProjectWithTeam | undefined,
-  byKey: ProjectWithTeam[],
-): ProjectWithTeam {
+  byId: P | undefined,
+  byKey: P[],
+): P {
   if (typeof ref.projectId === 'string') {
     const project = byId;
     if (!project) throw new ApiError('PROJECT_NOT_FOUND', { projectId: ref.projectId });

@@ -48,6 +48,17 @@ export async function replaceTagUsages(
   projectId: string | null,
 ): Promise<void> {
   await deleteUsages(ctx, entityType, [entityId]);
+  await addTagUsages(ctx, entityType, entityId, tags, projectId);
+}
+
+/** Records the tags of a record that has none yet (a create): nothing to remove first. */
+export async function addTagUsages(
+  ctx: Ctx,
+  entityType: TaggedEntity,
+  entityId: string,
+  tags: string[],
+  projectId: string | null,
+): Promise<void> {
   await insertUsages(
     ctx,
     tags.map((name) => ({

@@ -56,13 +56,3 @@ export const listStatusRows = (ctx: Ctx, teamId: string) =>
     .orderBy('position')
     .orderBy('id')
     .execute();
-
-export async function isTeamMember(ctx: Ctx, teamId: string, userId: string): Promise<boolean> {
-  const row = await ctx.db
-    .selectFrom('team_members')
-    .select('user_id')
-    .where('team_id', '=', teamId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return Boolean(row);
-}

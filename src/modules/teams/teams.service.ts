@@ -6,7 +6,6 @@ import {
   findTeamById,
   findTeamByKey,
   findTeamsByKeys,
-  isTeamMember,
   listStatusRows,
   listTeamRows,
 } from './teams.repository.js';
@@ -50,7 +49,6 @@ export async function teamsByKey(ctx: Ctx, teamKeys: string[]): Promise<Map<stri
   const rows = await findTeamsByKeys(ctx, [...new Set(teamKeys.map((key) => key.toUpperCase()))]);
   return new Map(rows.map((team) => [team.key, team]));
 }
-export const userIsTeamMember = isTeamMember;
 
 export async function listTeams(ctx: Ctx) {
   const rows = await listTeamRows(ctx);

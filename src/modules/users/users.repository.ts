@@ -33,6 +33,26 @@ export const findUser = (ctx: Ctx, userId: string) =>
     .where('id', '=', userId)
     .executeTakeFirst();
 
+/** A member with whether they belong to the team, in one query (0/1 on SQLite, a boolean on PostgreSQL). */
+export const findUserWithTeamMembership = (ctx: Ctx, userId: string, teamId: string) =>
+  ctx.db
+    .selectFrom('users')
+    .select((eb) => [
+      'users.id',
+      eb
+        .exists(
+          eb
+            .selectFrom('team_members')
+            .select('user_id')
+            .where('team_id', '=', teamId)
+            .whereRef('user_id', '=', 'users.id'),
+        )
+        .as('in_team'),
+    ])
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', '=', userId)
+    .executeTakeFirst();
+
 export const findTokenByName = (ctx: Ctx, name: string) =>
   ctx.db
     .selectFrom('api_tokens')

@@ -5,6 +5,7 @@ import {
   findTokenByName,
   findTokensByNames,
   findUser,
+  findUserWithTeamMembership,
   findUsers,
   listMemberships,
   listTokenRows,
@@ -61,6 +62,23 @@ export async function resolveIdentities(ctx: Ctx, ids: string[]): Promise<Map<st
 export async function resolveActiveIdentity(ctx: Ctx, id: string): Promise<Identity | undefined> {
   const identity = await resolveIdentity(ctx, id);
   return identity && (identity.kind === 'human' || identity.active) ? identity : undefined;
+}
+
+/**
+ * resolveActiveIdentity for someone about to hold a team's work: a member comes with whether
+ * they belong to the team, read in the same query.
+ */
+export async function resolveActiveIdentityInTeam(
+  ctx: Ctx,
+  id: string,
+  teamId: string,
+): Promise<{ identity: Identity; inTeam: boolean } | undefined> {
+  if (id.startsWith(TOKEN_IDENTITY_PREFIX)) {
+    const agent = await resolveActiveIdentity(ctx, id);
+    return agent && { identity: agent, inTeam: false };
+  }
+  const user = await findUserWithTeamMembership(ctx, id, teamId);
+  return user && { identity: { kind: 'human', id: user.id, userId: user.id }, inTeam: Boolean(user.in_team) };
 }
 
 /** Whether an automation agent may see a project (a "*" grant or an explicit one). */

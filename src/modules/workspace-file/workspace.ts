@@ -1,3 +1,4 @@
+import { forgetCachedCredentials } from '../auth/credential-cache.js';
 import type { Kysely } from 'kysely';
 import { newId } from '../../core/ids.js';
 import type { DB } from '../../db/schema.js';
@@ -33,6 +34,7 @@ export async function convergeWorkspace(trx: Kysely<DB>, spec: WorkspaceSpec, no
   }
   if (row.name !== spec.name)
     await trx.updateTable('workspaces').set({ name: spec.name, updated_at: now }).where('id', '=', row.id).execute();
+  forgetCachedCredentials();
   return row.id;
 }
 

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACME, TOKENS } from './support/fixtures.js';
+import { startCountingHarness, type CountingHarness } from './support/statements.js';
+
+/**
+ * The hot requests agents run in loops cost a fixed, small number of statements, counted as
+ * the driver runs them (authentication, BEGIN and COMMIT included). A figure over these
+ * bounds means a re-read or a per-row query crept into a hot path.
+ */
+
+let h: CountingHarness;
+let acme: Awaited<ReturnType<CountingHarness['apply']>>;
+const API = '/api/external';
+const measure = (method: string, path: string, body?: unknown, token = TOKENS.admin) =>
+  h.measure(method, `${API}${path}`, { token, body });
+/** The second of two identical calls: one-off work (a first prepare, a cache fill) is not counted. */
+const measureWarm = async (method: string, path: string, body?: unknown, token = TOKENS.admin) => {
+  await measure(method, path, body, token);
+  return measure(method, path, body, token);
+};
+const texts = (statements: Array<{ sql: string }>) => statements.map((s) => s.sql).join('\n');
+
+let issueKey: string;
+let aliceId: string;
+
+beforeAll(async () => {
+  h = await startCountingHarness([ACME]);
+  acme = await h.apply(ACME);
+  aliceId = acme.users.alice;
+  for (let n = 0; n < 3; n++) {
+    const created = await measure('POST', '/issues', { title: `Seed ${n}`, projectKey: 'API', assigneeId: aliceId });
+    expect(created.reply.status).toBe(201);
+    issueKey = created.reply.body.issue.issueKey;
+  }
+});
+afterAll(() => h.close());
+
+describe('statements per hot request', () => {
+  it('reads an issue by key in at most 2 statements, authentication included', async () => {
+    for (const token of [TOKENS.admin, TOKENS.bot]) {
+      const { reply, statements } = await measureWarm('GET', `/issues/by-key/${issueKey}`, undefined, token);
+      expect(reply.status).toBe(200);
+      expect(reply.body.issue.issueKey).toBe(issueKey);
+      expect(statements.length, texts(statements)).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('lists 50 issues by assignee in at most 2 statements, authentication included', async () => {
+    for (const token of [TOKENS.admin, TOKENS.bot]) {
+      const { reply, statements } = await measureWarm(
+        'GET',
+        `/issues?limit=50&assigneeId=${aliceId}`,
+        undefined,
+        token,
+      );
+      expect(reply.status).toBe(200);
+      expect(reply.body.issues.length).toBe(3);
+      expect(statements.length, texts(statements)).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('creates an issue in at most 7 statements, BEGIN and COMMIT included', async () => {
+    const projectId = acme.projects['ENG/API'];
+    await measure('POST', '/issues', { title: 'Warm', projectId, assigneeId: aliceId });
+    const { reply, statements } = await measure('POST', '/issues', {
+      title: 'Counted',
+      projectId,
+      assigneeId: aliceId,
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body.issue).toMatchObject({ title: 'Counted', assigneeId: aliceId });
+    expect(statements.length, texts(statements)).toBeLessThanOrEqual(7);
+  });
+
+  it('reads an agenda in the same few statements for 2 items as for 12, each with an owner and a link', async () => {
+    const projectId = acme.projects['ENG/API'];
+    const meetingId = (await measure('POST', '/meetings', { title: 'Agenda', projectId })).reply.body.meeting.meetingId;
+    const addItems = async (count: number) => {
+      for (let n = 0; n < count; n++) {
+        const item = await measure('POST', `/meetings/${meetingId}/agenda-items`, { title: `Item ${n}` });
+        expect(item.reply.status).toBe(201);
+        const itemPath = `/meetings/${meetingId}/agenda-items/${item.reply.body.agendaItem.agendaItemId}`;
+        expect((await measure('POST', `${itemPath}/owners`, { externalName: `Guest ${n}` })).reply.status).toBe(201);
+        const link = await measure('POST', `${itemPath}/links`, { targetType: 'issue', targetId: issueKey });
+        expect(link.reply.status).toBe(201);
+      }
+    };
+    const read = () => measureWarm('GET', `/meetings/${meetingId}/agenda-items`);
+    await addItems(2);
+    const few = await read();
+    expect(few.reply.body.agendaItems).toHaveLength(2);
+    await addItems(10);
+    const many = await read();
+    expect(many.reply.body.agendaItems).toHaveLength(12);
+    expect(many.statements.length, texts(many.statements)).toBe(few.statements.length);
+    expect(many.statements.length, texts(many.statements)).toBeLessThanOrEqual(7);
+  });
+});
