@@ -9,6 +9,7 @@ import * as webhookTrust from './0007_webhook_trust.js';
 import * as credentialExpiry from './0008_credential_expiry.js';
 import * as installationSecret from './0009_installation_secret.js';
 import * as idempotencyHolder from './0010_idempotency_holder.js';
+import * as textSearch from './0011_text_search.js';
 
 /** Every migration, by name; names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_credential_expiry': credentialExpiry,
   '0009_installation_secret': installationSecret,
   '0010_idempotency_holder': idempotencyHolder,
+  '0011_text_search': textSearch,
 };

@@ -1,4 +1,4 @@
-import { containsText } from '../../db/text-search.js';
+import { containsText, titleOrDescriptionContains } from '../../db/text-search.js';
 import { sql } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import { paginate } from '../../db/paginate.js';
@@ -30,15 +30,14 @@ export function searchVisibleTopics(ctx: Ctx, filter: TopicFilter, page: { limit
     // Tags are matched through their usage rows, so JSON punctuation never matches.
     query = query.where((eb) =>
       eb.or([
-        containsText('t.title', text),
-        containsText('t.description', text),
+        titleOrDescriptionContains(ctx.dialect, 'discussion_topics', 't', text),
         eb.exists(
           eb
             .selectFrom('tag_usages as u')
             .select('u.entity_id')
             .where('u.entity_type', '=', 'discussion_topic')
             .whereRef('u.entity_id', '=', 't.id')
-            .where(containsText('u.name_lower', text)),
+            .where(containsText(ctx.dialect, 'u.name_lower', text)),
         ),
       ]),
     );

@@ -1,4 +1,4 @@
-import { containsText } from '../../db/text-search.js';
+import { titleOrDescriptionContains } from '../../db/text-search.js';
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import { projectAbsentOrVisible } from '../../db/access.js';
@@ -46,7 +46,7 @@ export function listVisibleMeetings(ctx: Ctx, filter: MeetingFilter, page: { lim
   if (filter.recurrenceType) query = query.where('m.recurrence_type', '=', filter.recurrenceType);
   if (filter.q) {
     const text = filter.q;
-    query = query.where((eb) => eb.or([containsText('m.title', text), containsText('m.description', text)]));
+    query = query.where(titleOrDescriptionContains(ctx.dialect, 'meetings', 'm', text));
   }
   return paginate(ctx, query, {
     scope: 'meetings',

@@ -40,7 +40,7 @@ export function listVisibleContainers(ctx: Ctx, filter: ContainerFilter, page: {
   let query = selectContainers(ctx).where('c.archived', '=', filter.archived ? 1 : 0);
   if (filter.projectId) query = query.where('c.project_id', '=', filter.projectId);
   if (filter.teamId) query = query.where('p.team_id', '=', filter.teamId);
-  if (filter.q) query = query.where(containsText('c.name', filter.q));
+  if (filter.q) query = query.where(containsText(ctx.dialect, 'c.name', filter.q));
   return paginate(ctx, query, {
     scope: 'issue-containers',
     filters: { ...filter },

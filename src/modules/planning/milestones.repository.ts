@@ -37,7 +37,7 @@ export function listVisibleMilestones(ctx: Ctx, filter: MilestoneFilter, page: {
   if (filter.containerId) query = query.where('m.container_id', '=', filter.containerId);
   if (filter.ownerId) query = query.where('m.owner_id', '=', filter.ownerId);
   if (filter.status) query = query.where('m.status', '=', filter.status);
-  if (filter.q) query = query.where(containsText('m.title', filter.q));
+  if (filter.q) query = query.where(containsText(ctx.dialect, 'm.title', filter.q));
   return paginate(ctx, query, {
     scope: 'milestones',
     filters: { ...filter },
