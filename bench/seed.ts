@@ -8,6 +8,18 @@ export const BENCH_TOKEN = 'svc_pat_7kQ2mX9vR4tL1pZ8wN3cB6hJ0dF5gS2yA9eU4iOq';
 export const BENCH_AGENT = 'api-token:bench';
 
 const MEMBERS = ['ada', 'grace', 'linus', 'ken', 'barbara'];
+/** The floor's vocabulary, so searches over both select alike. */
+export const WORDS =
+  'fix crash when loading dashboard improve search latency add export to csv refactor billing webhook retry handler update onboarding copy for mobile users'.split(
+    ' ',
+  );
+
+/** Six to ten words, the same for the same number (a multiplicative hash, no shared state). */
+function phraseOf(number: number): string {
+  let state = Math.imul(number, 2654435761) >>> 0;
+  const next = () => (state = (Math.imul(state ^ (state >>> 15), 2246822519) + 1) >>> 0);
+  return Array.from({ length: 6 + (next() % 5) }, () => WORDS[next() % WORDS.length]).join(' ');
+}
 const BATCH = 500;
 
 /** The benchmark workspace: one team of five members, one project, one all-projects token. */
@@ -98,7 +110,7 @@ export async function seedIssues(db: Kysely<DB>, seed: IssueSeed): Promise<void>
       assignee_id: n % 100 === 0 ? BENCH_AGENT : seed.assigneeIds[n % seed.assigneeIds.length],
       reporter_id: null,
       created_by: BENCH_AGENT,
-      title: `Bench issue ${number}`,
+      title: `${phraseOf(number)} ${number}`,
       description: n % 2 === 0 ? `Seeded issue number ${number}.` : null,
       priority: priorities[n % priorities.length],
       start_date: null,
