@@ -146,7 +146,7 @@ const wsxServer = (store: 'sqlite' | 'postgres', location: string) =>
     },
   });
 
-/** Warm-up, then the measured run; the server's RSS is read at the end of the load. */
+/** Warm-up, then the measured run; the server's RSS is read at the end of the load. The server is stopped. */
 async function measure(server: RunningServer, script: string, wsxData: string, count: number, seconds = SECONDS) {
   const wrkEnv = {
     ...process.env,
@@ -157,9 +157,13 @@ async function measure(server: RunningServer, script: string, wsxData: string, c
     WSX_TOKEN: BENCH_TOKEN,
   };
   const options = { url: server.url, script, connections: CONNECTIONS, cwd: FLOOR, env: wrkEnv };
-  await wrk({ ...options, seconds: 3 });
-  const result = await wrk({ ...options, seconds });
-  return { ...result, rssMb: server.rssMb() };
+  try {
+    await wrk({ ...options, seconds: 3 });
+    const result = await wrk({ ...options, seconds });
+    return { ...result, rssMb: server.rssMb() };
+  } finally {
+    await server.stop();
+  }
 }
 
 const median = (values: number[]) => {
@@ -192,15 +196,13 @@ for (const store of STORES) {
           : await freshPgCopy(floorPristine, 'floor_run');
       const floor = await floorServer(store, floorData);
       entry.floor.push(await measure(floor, `lua/${scenario.floor}`, wsx.data, FLOOR_ISSUES));
-      await floor.stop();
       const wsxData =
         store === 'sqlite'
           ? freshSqliteCopy(wsx.pristine, join(WORK, 'run.sqlite'))
           : await freshPgCopy(wsx.pristine, 'wsx_bench_run');
       const server = await wsxServer(store, wsxData);
       starts.push(server.startedInMs);
-      entry.wsx.push(await measure(server, join(ROOT, 'bench/lua', scenario.wsx), wsx.data, FLOOR_ISSUES));
-      await server.stop();
+      entry.wsx.push(await measure(server, `lua/${scenario.wsx}`, wsx.data, FLOOR_ISSUES));
     }
   }
   report(`\n${store}: ${FLOOR_ISSUES} issues, wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, median of ${ROUNDS} rounds`);
@@ -224,12 +226,12 @@ for (const store of STORES) {
         : await freshPgCopy(large.pristine, 'wsx_bench_run');
     const server = await wsxServer(store, location);
     for (const [name, script, connections] of [
-      ['search q=', 'wsx-search.lua', 4],
-      ['50 issues by assignee', 'wsx-list.lua', CONNECTIONS],
+      ['search q=', join(ROOT, 'bench/lua/wsx-search.lua'), 1],
+      ['50 issues by assignee', 'lua/wsx-list.lua', CONNECTIONS],
     ] as const) {
       const result = await wrk({
         url: server.url,
-        script: join(ROOT, 'bench/lua', script),
+        script,
         seconds: 10,
         connections,
         cwd: FLOOR,

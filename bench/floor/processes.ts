@@ -17,6 +17,7 @@ export function run(command: string, args: string[], options: { cwd?: string; en
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
     child.on('close', (code) =>
       code === 0 ? resolve(output) : reject(new Error(`${command} ${args.join(' ')} exited ${code}:\n${output}`)),
     );

@@ -1,5 +1,6 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectName } from './database.js';
+import type { DB } from './schema.js';
 
 /** The SQL function each SQLite connection gets (connect.ts) that lower-cases as JavaScript does. */
 export const FOLD_CASE = 'wsx_fold_case';
@@ -24,22 +25,37 @@ export type SearchedTable = 'issues' | 'meetings' | 'discussion_topics';
 const TRIGRAM = 3;
 
 /**
- * Whether the row's title or description contains the text, case-insensitively. On SQLite a
- * text of three characters or more is looked up in the table's FTS5 trigram index (a phrase
- * there is a substring); shorter texts, and PostgreSQL, compare the columns (PostgreSQL
- * through its trigram indexes).
+ * Up to this many index matches, a page is read by sorting the matches; past it, by walking
+ * the table in page order and testing each row, which reaches a page of a frequent word
+ * after a few hundred rows instead of sorting tens of thousands.
  */
-export function titleOrDescriptionContains(
-  dialect: DialectName,
+const FEW_MATCHES = 2_000;
+
+/**
+ * Whether the row's title or description contains the text, case-insensitively.
+ *
+ * On SQLite a text of three characters or more is first looked up in the table's FTS5
+ * trigram index (a phrase there is a substring), counting at most FEW_MATCHES matches: a
+ * rare text is then answered from the index, a frequent one by testing rows in page order.
+ * Shorter texts compare the columns. On PostgreSQL the columns are compared, through the
+ * pg_trgm indexes.
+ */
+export async function titleOrDescriptionContains(
+  ctx: { db: Kysely<DB>; dialect: DialectName },
   table: SearchedTable,
   alias: string,
   text: string,
-): RawBuilder<boolean> {
-  if (dialect === 'sqlite' && [...text].length >= TRIGRAM) {
-    const index = sql.id(`${table}_fts`);
-    const phrase = `"${text.replace(/"/g, '""')}"`;
-    return sql<boolean>`${sql.ref(`${alias}.rowid`)} in (select rowid from ${index} where ${index} match ${phrase})`;
-  }
-  const inColumn = (column: string) => containsText(dialect, `${alias}.${column}`, text);
-  return sql<boolean>`(${inColumn('title')} or ${inColumn('description')})`;
+): Promise<RawBuilder<boolean>> {
+  const inColumn = (column: string) => containsText(ctx.dialect, `${alias}.${column}`, text);
+  const compared = sql<boolean>`(${inColumn('title')} or ${inColumn('description')})`;
+  if (ctx.dialect !== 'sqlite' || [...text].length < TRIGRAM) return compared;
+  const index = sql.id(`${table}_fts`);
+  const phrase = `"${text.replace(/"/g, '""')}"`;
+  const { matches } = await sql<{
+    matches: number;
+  }>`select count(*) as matches from (select rowid from ${index} where ${index} match ${phrase} limit ${FEW_MATCHES})`
+    .execute(ctx.db)
+    .then((result) => result.rows[0]);
+  if (matches >= FEW_MATCHES) return compared;
+  return sql<boolean>`${sql.ref(`${alias}.rowid`)} in (select rowid from ${index} where ${index} match ${phrase})`;
 }

@@ -21,16 +21,17 @@ export interface TopicFilter {
   status?: TopicStatus;
 }
 
-export function searchVisibleTopics(ctx: Ctx, filter: TopicFilter, page: { limit?: number; cursor?: string }) {
+export async function searchVisibleTopics(ctx: Ctx, filter: TopicFilter, page: { limit?: number; cursor?: string }) {
   let query = selectVisibleTopics(ctx);
   if (filter.groupId) query = query.where('t.group_id', '=', filter.groupId);
   if (filter.status) query = query.where('t.status', '=', filter.status);
   if (filter.q) {
     const text = filter.q;
+    const contains = await titleOrDescriptionContains(ctx, 'discussion_topics', 't', text);
     // Tags are matched through their usage rows, so JSON punctuation never matches.
     query = query.where((eb) =>
       eb.or([
-        titleOrDescriptionContains(ctx.dialect, 'discussion_topics', 't', text),
+        contains,
         eb.exists(
           eb
             .selectFrom('tag_usages as u')

@@ -57,7 +57,7 @@ export interface IssueListFilter {
 }
 
 /** Newest first; each filter leads one of the issues indexes, so a page is an index range scan. */
-export function listVisibleIssues(ctx: Ctx, filter: IssueListFilter, page: { limit?: number; cursor?: string }) {
+export async function listVisibleIssues(ctx: Ctx, filter: IssueListFilter, page: { limit?: number; cursor?: string }) {
   let query = selectIssues(ctx).where('i.archived', '=', filter.archived ? 1 : 0);
   if (filter.projectId) query = query.where('i.project_id', '=', filter.projectId);
   if (filter.teamId) query = query.where('i.team_id', '=', filter.teamId);
@@ -65,10 +65,8 @@ export function listVisibleIssues(ctx: Ctx, filter: IssueListFilter, page: { lim
   if (filter.statusIds) query = query.where('i.status_id', 'in', filter.statusIds);
   if (filter.q) {
     const key = filter.q.trim().toUpperCase();
-    const text = filter.q;
-    query = query.where((eb) =>
-      eb.or([titleOrDescriptionContains(ctx.dialect, 'issues', 'i', text), eb('i.issue_key', '=', key)]),
-    );
+    const contains = await titleOrDescriptionContains(ctx, 'issues', 'i', filter.q);
+    query = query.where((eb) => eb.or([contains, eb('i.issue_key', '=', key)]));
   }
   return paginate(ctx, query, {
     scope: 'issues',

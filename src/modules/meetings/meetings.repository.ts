@@ -38,7 +38,7 @@ export interface MeetingFilter {
   q?: string;
 }
 
-export function listVisibleMeetings(ctx: Ctx, filter: MeetingFilter, page: { limit?: number; cursor?: string }) {
+export async function listVisibleMeetings(ctx: Ctx, filter: MeetingFilter, page: { limit?: number; cursor?: string }) {
   let query = selectMeetings(ctx).where('m.archived', '=', filter.archived ? 1 : 0);
   if (filter.teamId) query = query.where('m.team_id', '=', filter.teamId);
   if (filter.projectId) query = query.where('m.project_id', '=', filter.projectId);
@@ -46,7 +46,7 @@ export function listVisibleMeetings(ctx: Ctx, filter: MeetingFilter, page: { lim
   if (filter.recurrenceType) query = query.where('m.recurrence_type', '=', filter.recurrenceType);
   if (filter.q) {
     const text = filter.q;
-    query = query.where(titleOrDescriptionContains(ctx.dialect, 'meetings', 'm', text));
+    query = query.where(await titleOrDescriptionContains(ctx, 'meetings', 'm', text));
   }
   return paginate(ctx, query, {
     scope: 'meetings',
