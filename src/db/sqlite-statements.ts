@@ -1,6 +1,6 @@
 import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
-import { LruCache, type StatementWatch } from './statements.js';
+import { BoundedCache, type StatementWatch } from './statements.js';
 
 /** Distinct statement texts kept prepared; the code has a few hundred, lists of ids add some. */
 const CACHED_STATEMENTS = 1_000;
@@ -11,7 +11,7 @@ const CACHED_STATEMENTS = 1_000;
  * a cached statement is never in use twice at once.
  */
 export function cachingSqliteDatabase(sqlite: BetterSqlite3, watch: StatementWatch): SqliteDatabase {
-  const cache = new LruCache<Statement>(CACHED_STATEMENTS);
+  const cache = new BoundedCache<Statement>(CACHED_STATEMENTS);
   const prepare = (sql: string): SqliteStatement => {
     let statement = cache.get(sql);
     if (!statement) {

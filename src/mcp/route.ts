@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type * as StreamableHttp from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
@@ -7,10 +7,18 @@ import type { Database } from '../db/database.js';
 import { buildCtx } from '../http/operations.js';
 import type { Operation } from '../operations/define.js';
 import { droppedArgumentNames } from './sent-arguments.js';
-import { buildMcpServer } from './server.js';
+import type * as McpServerModule from './server.js';
 import { buildTools } from './tools.js';
 
 const MCP_PATH = '/api/mcp';
+
+/**
+ * The MCP SDK and the server built on it load on the first /api/mcp request: importing them
+ * is a fifth of the process's start-up, and /healthz should answer before that.
+ */
+let mcpModules: Promise<[typeof StreamableHttp, typeof McpServerModule]> | undefined;
+const loadMcpModules = () =>
+  (mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('./server.js')]));
 
 /** The most JSON-RPC messages one POST may carry (the SDK itself stops at 100). */
 export const MAX_BATCH_MESSAGES = 50;
@@ -80,6 +88,7 @@ export function registerMcp(
     if (messages > MAX_BATCH_MESSAGES) return batchTooLarge(reply, messages);
     if (messages > 1) await app.spendRequestBudget?.(request, reply, messages - 1);
 
+    const [{ StreamableHTTPServerTransport }, { buildMcpServer }] = await loadMcpModules();
     const server = buildMcpServer(
       tools,
       () => buildCtx(request, database, config),

@@ -1,4 +1,4 @@
-import { LruCache } from '../../db/statements.js';
+import { BoundedCache } from '../../db/statements.js';
 import type { Authenticated } from '../../core/context.js';
 
 /**
@@ -21,7 +21,7 @@ interface Entry {
 const liveCaches = new Set<CredentialCache>();
 
 export class CredentialCache {
-  private readonly entries = new LruCache<Entry>(CACHED_CREDENTIALS);
+  private readonly entries = new BoundedCache<Entry>(CACHED_CREDENTIALS);
 
   constructor() {
     liveCaches.add(this);
