@@ -26,6 +26,11 @@ export interface AppOptions {
 const ONE_MIB = 1_048_576;
 
 /** Builds the HTTP server: every route comes from the operation catalog. */
+/** A route schema would be silently unchecked here: say where validation belongs instead. */
+const refuseRouteSchemas = () => () => {
+  throw new Error('Route schemas are not used: validate in the operation layer (src/operations/validate.ts).');
+};
+
 export async function buildApp({
   database,
   config,
@@ -43,6 +48,9 @@ export async function buildApp({
     return503OnClosing: false,
     frameworkErrors: renderUrlError,
     routerOptions: { ignoreTrailingSlash: true },
+    // Validation and serialisation live in the operation layer (docs/decisions.md), so no route
+    // declares a schema and Fastify's Ajv and fast-json-stringify compilers are not loaded.
+    schemaController: { compilersFactory: { buildValidator: refuseRouteSchemas, buildSerializer: refuseRouteSchemas } },
   });
 
   // JSON only: text/plain is not a body type here, an empty JSON body reads as "no body",

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
 /**
  * Fixed-window counters behind the rate limits: in this process, or in Redis so that
@@ -74,11 +74,20 @@ export class RedisCounters implements CounterStore {
   private outage = false;
   private pausedUntil = 0;
 
-  constructor(
+  /** Connected (or its first attempt settled); ioredis is loaded only when a Redis URL is configured. */
+  static async open(url: string, log: FastifyBaseLogger): Promise<RedisCounters> {
+    const { Redis: RedisClient } = await import('ioredis');
+    const counters = new RedisCounters(url, log, RedisClient);
+    await counters.connected();
+    return counters;
+  }
+
+  private constructor(
     private readonly url: string,
     private readonly log: FastifyBaseLogger,
+    RedisClient: typeof Redis,
   ) {
-    this.redis = new Redis(url, {
+    this.redis = new RedisClient(url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: CONNECT_TIMEOUT_MS,
@@ -93,7 +102,7 @@ export class RedisCounters implements CounterStore {
   }
 
   /** Waits for the first connection attempt to settle (bounded), so a reachable Redis counts from the first request. */
-  async connected(): Promise<void> {
+  private async connected(): Promise<void> {
     if (this.redis.status === 'ready') return;
     await new Promise<void>((resolve) => {
       const done = () => {

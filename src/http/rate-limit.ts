@@ -85,8 +85,9 @@ export async function registerRateLimit(app: FastifyInstance, config: AppConfig)
   const failureLimit = config.authFailureLimit;
   if (perCredential <= 0 && failureLimit <= 0) return;
 
-  const counters: CounterStore = config.redisUrl ? new RedisCounters(config.redisUrl, app.log) : new MemoryCounters();
-  if (counters instanceof RedisCounters) await counters.connected();
+  const counters: CounterStore = config.redisUrl
+    ? await RedisCounters.open(config.redisUrl, app.log)
+    : new MemoryCounters();
   app.addHook('onClose', () => counters.close());
 
   if (failureLimit > 0) {
