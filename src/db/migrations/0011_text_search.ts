@@ -22,10 +22,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     await sql`create extension if not exists pg_trgm`.execute(db);
     for (const [table, columns] of Object.entries(TRIGRAM_INDEXED))
-      for (const column of columns)
-        await sql`create index ${sql.id(`${table}_${column}_trgm`)} on ${sql.id(table)} using gin (lower(${sql.id(column)}) gin_trgm_ops)`.execute(
+      for (const column of columns) {
+        const index = sql.id(`${table}_${column}_trgm`);
+        await sql`create index ${index} on ${sql.id(table)} using gin (lower(${sql.id(column)}) gin_trgm_ops)`.execute(
           db,
         );
+      }
     return;
   }
   for (const [table, columns] of Object.entries(SEARCHED_COLUMNS)) {
