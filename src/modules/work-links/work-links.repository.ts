@@ -80,24 +80,22 @@ export async function setLinkPosition(ctx: Ctx, linkId: string, position: number
     .execute();
 }
 
-export async function deleteLinksOf(ctx: Ctx, ownerType: OwnerType, ownerIds: string[]): Promise<void> {
-  if (ownerIds.length === 0) return;
-  await ctx.db
-    .deleteFrom('work_links')
-    .where('workspace_id', '=', ctx.workspace.id)
-    .where('owner_type', '=', ownerType)
-    .where('owner_id', 'in', ownerIds)
-    .execute();
-}
-
-export async function deleteLinksTo(ctx: Ctx, targetType: TargetType, targetIds: string[]): Promise<void> {
-  if (targetIds.length === 0) return;
-  await ctx.db
-    .deleteFrom('work_links')
-    .where('workspace_id', '=', ctx.workspace.id)
-    .where('target_type', '=', targetType)
-    .where('target_id', 'in', targetIds)
-    .execute();
+/** Deletes the links owned by (`side` owner) or pointing at (`side` target) these records. */
+export async function deleteLinksAt(ctx: Ctx, side: 'owner', type: OwnerType, ids: string[]): Promise<void>;
+export async function deleteLinksAt(ctx: Ctx, side: 'target', type: TargetType, ids: string[]): Promise<void>;
+export async function deleteLinksAt(
+  ctx: Ctx,
+  side: 'owner' | 'target',
+  type: OwnerType | TargetType,
+  ids: string[],
+): Promise<void> {
+  if (ids.length === 0) return;
+  const query = ctx.db.deleteFrom('work_links').where('workspace_id', '=', ctx.workspace.id);
+  await (
+    side === 'owner'
+      ? query.where('owner_type', '=', type as OwnerType).where('owner_id', 'in', ids)
+      : query.where('target_type', '=', type as TargetType).where('target_id', 'in', ids)
+  ).execute();
 }
 
 /** issueId → issueKey for the given issues the caller can see. */

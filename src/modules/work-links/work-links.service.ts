@@ -8,8 +8,7 @@ import { resolveProjectRefs, type ProjectWithTeam } from '../projects/projects.s
 import { existingVisibleIdsOf, visibilityOf } from '../visibility/visibility.service.js';
 import {
   deleteLinkRows,
-  deleteLinksOf,
-  deleteLinksTo,
+  deleteLinksAt,
   findLinkRow,
   findLinkToTarget,
   insertLinkRows,
@@ -268,20 +267,22 @@ export async function addWorkLink(
     );
   }
   const existing = await findLinkToTarget(ctx, owner.type, owner.id, target.targetType, target.targetId);
-  const row = existing ?? {
-    id: newId('wl', ctx.nowMs),
-    workspace_id: ctx.workspace.id,
-    owner_type: owner.type,
-    owner_id: owner.id,
-    target_type: target.targetType,
-    target_id: target.targetId,
-    position: await nextLinkPosition(ctx, owner.type, owner.id),
-    created_at: ctx.now,
-  };
+  const row = existing ?? newLinkRow(ctx, owner, target, await nextLinkPosition(ctx, owner.type, owner.id));
   if (!existing) await insertLinkRows(ctx, [row]);
   const views = await presentLinks(ctx, [row]);
   return { link: views.get(row.id) as WorkLinkView, created: !existing };
 }
+
+const newLinkRow = (ctx: Ctx, owner: WorkLinkOwner, target: WorkTarget, position: number): WorkLinkRow => ({
+  id: newId('wl', ctx.nowMs),
+  workspace_id: ctx.workspace.id,
+  owner_type: owner.type,
+  owner_id: owner.id,
+  target_type: target.targetType,
+  target_id: target.targetId,
+  position,
+  created_at: ctx.now,
+});
 
 /**
  * Replaces the links the caller can see with `targets`, in that order (duplicates
@@ -303,16 +304,7 @@ export async function replaceWorkLinks(ctx: Ctx, owner: WorkLinkOwner, targets: 
     const identity = `${target.targetType}:${target.targetId}`;
     if (seen.has(identity)) continue;
     seen.add(identity);
-    rows.push({
-      id: newId('wl', ctx.nowMs),
-      workspace_id: ctx.workspace.id,
-      owner_type: owner.type,
-      owner_id: owner.id,
-      target_type: target.targetType,
-      target_id: target.targetId,
-      position: rows.length,
-      created_at: ctx.now,
-    });
+    rows.push(newLinkRow(ctx, owner, target, rows.length));
   }
   await insertLinkRows(ctx, rows);
   for (const [index, row] of kept.entries()) {
@@ -334,10 +326,10 @@ export async function removeWorkLinksOfRecords(
   type: WorkLinkOwnerType & WorkTargetType,
   ids: string[],
 ): Promise<void> {
-  await deleteLinksOf(ctx, type, ids);
-  await deleteLinksTo(ctx, type, ids);
+  await deleteLinksAt(ctx, 'owner', type, ids);
+  await deleteLinksAt(ctx, 'target', type, ids);
 }
 
 /** Only links owned by these records (a meeting is never a link target). */
 export const removeWorkLinksOwnedBy = (ctx: Ctx, type: WorkLinkOwnerType, ids: string[]) =>
-  deleteLinksOf(ctx, type, ids);
+  deleteLinksAt(ctx, 'owner', type, ids);
