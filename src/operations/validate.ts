@@ -1,4 +1,4 @@
-import { Kind, type TObject, type TSchema } from '@sinclair/typebox';
+import { Kind, type TLiteral, type TObject, type TSchema, type TUnion } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
@@ -11,13 +11,15 @@ import { OVER_LIMIT_CODE } from './schema-helpers.js';
 /**
  * Turns raw params, query and body into an operation's typed input, or throws the code the
  * contract asks for: input nested too deep → VALIDATION_FAILED with `field` and `max`;
- * unknown body fields → VALIDATION_FAILED with `unknownFields`; a value over a bound →
- * VALIDATION_FAILED with `field` and `max` (or the bound's own code); a bad field with its
- * own code (fieldCodes) → that code; any other bad field → VALIDATION_FAILED with `field`
- * as a dotted path.
+ * unknown query parameters or body fields → VALIDATION_FAILED with `unknownFields`; a value
+ * over a bound → VALIDATION_FAILED with `field` and `max` (or the bound's own code); a bad
+ * field with its own code (fieldCodes) → that code; any other bad field → VALIDATION_FAILED
+ * with `field` as a dotted path. A field whose value must be one of a fixed set (a union of
+ * literals) also carries `allowed`, the set in schema order.
  *
- * Client keys are only ever looked up as own properties: a body field named `__proto__`,
- * `constructor` or `toString` is an unknown field like any other, never the prototype's.
+ * Client keys are only ever looked up as own properties: a query parameter or body field
+ * named `__proto__`, `constructor` or `toString` is an unknown one like any other, never
+ * the prototype's.
  */
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
@@ -168,6 +170,31 @@ function ownCode(
   return undefined;
 }
 
+/**
+ * The values a union of literals admits, in schema order; undefined for any other schema.
+ * A nullable enum (the union of such a union and null) also accepts null, which is not
+ * listed: `allowed` names the values, and the field's description says it is nullable.
+ */
+function enumValues(schema: TSchema): unknown[] | undefined {
+  if (schema[Kind] === 'Literal') return [(schema as TLiteral).const];
+  if (schema[Kind] === 'Null') return [];
+  if (schema[Kind] !== 'Union') return undefined;
+  const parts = (schema as TUnion).anyOf.map(enumValues);
+  return parts.every((part) => part !== undefined) ? parts.flat() : undefined;
+}
+
+/** `field`, plus `allowed` when the failing schema is a fixed set of values. */
+function fieldDetails(field: string, error: ValueError): { field: string; allowed?: unknown[] } {
+  const allowed = enumValues(error.schema);
+  return allowed?.length ? { field, allowed } : { field };
+}
+
+/** The message for a bad field: what it is, and what it may be when that is a fixed set. */
+function invalidMessage(what: string, details: { allowed?: unknown[] }): string {
+  const values = details.allowed?.map((value) => JSON.stringify(value)).join(', ');
+  return values ? `${what} must be one of ${values}.` : `${what} is not valid.`;
+}
+
 function bodyFailure(op: Operation, error: ValueError): ApiError {
   const bound = BOUNDS.get(error.type);
   if (bound) return overLimit(error, bound);
@@ -177,12 +204,12 @@ function bodyFailure(op: Operation, error: ValueError): ApiError {
     return new ApiError('VALIDATION_FAILED', { field, unknownFields: [field] }, { message: `Unknown field ${field}.` });
   }
   const own = ownCode(op.fieldCodes, field);
-  if (own) return new ApiError(own.code, { field: own.field });
-  return new ApiError(
-    'VALIDATION_FAILED',
-    { field },
-    { message: field ? `The field ${field} is not valid.` : 'The request body is not valid.' },
-  );
+  // `allowed` only when the code's field is the one that failed, not an object holding it.
+  if (own) return new ApiError(own.code, own.field === field ? fieldDetails(field, error) : { field: own.field });
+  const details = fieldDetails(field, error);
+  return new ApiError('VALIDATION_FAILED', details, {
+    message: field ? invalidMessage(`The field ${field}`, details) : 'The request body is not valid.',
+  });
 }
 
 function checkBody(op: Operation, body: unknown): unknown {
@@ -226,18 +253,13 @@ const INTEGER_TEXT = /^[+-]?\d+$/;
 /**
  * Query strings arrive as text; convert to the schema's types (limit=50 → 50, archived=true
  * → true). Value.Convert truncates "1.5" to 1, so integer parameters that are not written as
- * integers stay text and fail the check. Only the schema's own parameters are read.
+ * integers stay text and fail the check. Converts a copy: Convert may change its argument
+ * in place, and the raw query is read again after it.
  */
 function convertQuery(schema: TSchema, raw: Record<string, unknown>): unknown {
   const properties = (schema as TObject).properties ?? {};
-  const known = Object.fromEntries(
-    Object.keys(raw)
-      .filter((name) => hasOwn(properties, name))
-      .map((name) => [name, raw[name]]),
-  );
-  const value = Value.Convert(schema, known) as Record<string, unknown>;
+  const value = Value.Convert(schema, Object.fromEntries(Object.entries(raw))) as Record<string, unknown>;
   for (const [name, property] of Object.entries(properties)) {
-    // Read from the raw query: Convert may change its argument in place.
     const text = hasOwn(raw, name) ? raw[name] : undefined;
     if (property.type === 'integer' && typeof text === 'string' && !INTEGER_TEXT.test(text)) value[name] = text;
   }
@@ -247,12 +269,24 @@ function convertQuery(schema: TSchema, raw: Record<string, unknown>): unknown {
 function paramsFailure(where: 'query parameter' | 'path parameter', error: ValueError): ApiError {
   const bound = BOUNDS.get(error.type);
   if (bound) return overLimit(error, bound);
-  const field = pathToField(error.path);
-  return new ApiError('VALIDATION_FAILED', { field }, { message: `The ${where} ${field} is not valid.` });
+  const details = fieldDetails(pathToField(error.path), error);
+  return new ApiError('VALIDATION_FAILED', details, {
+    message: invalidMessage(`The ${where} ${details.field}`, details),
+  });
 }
 
+/** A misspelt filter (`projectkey`) must not pass for no filter at all: unknown names are refused. */
 function checkQuery(schema: TSchema | undefined, query: unknown): unknown {
   const raw = isPlainObject(query) ? query : {};
+  const properties = (schema as TObject | undefined)?.properties ?? {};
+  const unknownFields = Object.keys(raw).filter((name) => !hasOwn(properties, name));
+  if (unknownFields.length) {
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { unknownFields },
+      { message: `Unknown query parameter(s): ${unknownFields.join(', ')}.` },
+    );
+  }
   if (!schema) return {};
   const value = convertQuery(schema, raw);
   const error = firstError(schema, value);

@@ -39,7 +39,7 @@ export function parsePriority(value: unknown): Priority {
   if (!PRIORITIES.includes(value as Priority)) {
     throw new ApiError(
       'VALIDATION_FAILED',
-      { field: 'priority' },
+      { field: 'priority', allowed: PRIORITIES },
       { message: `priority must be one of ${PRIORITIES.join(', ')}.` },
     );
   }

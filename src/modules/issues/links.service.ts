@@ -18,7 +18,7 @@ export interface LinkInput {
 
 function parseLinkType(value: unknown): LinkType {
   if (!LINK_TYPES.includes(value as LinkType))
-    throw new ApiError('INVALID_ISSUE_LINK_TYPE', { field: 'type', type: value ?? null });
+    throw new ApiError('INVALID_ISSUE_LINK_TYPE', { field: 'type', type: value ?? null, allowed: LINK_TYPES });
   return value as LinkType;
 }
 
