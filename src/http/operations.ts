@@ -6,6 +6,7 @@ import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/database.js';
 import type { Operation, Result } from '../operations/define.js';
 import { executeOperation } from '../operations/execute.js';
+import { locationResolver } from '../operations/location.js';
 import { parseInput } from '../operations/validate.js';
 import { holderFor } from '../modules/idempotency/holder.js';
 import {
@@ -27,8 +28,10 @@ const toFastifyPath = (template: string): string => template.replace(/\{(\w+)\}/
 const canonicalPath = (template: string, params: Record<string, unknown>): string =>
   template.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(String(params[name])));
 
-function send(reply: FastifyReply, result: Result): FastifyReply {
+/** Sends a result; `location` is the created resource's path, set on a 201 (replays too). */
+function send(reply: FastifyReply, result: Result, location: string | undefined): FastifyReply {
   reply.code(result.status);
+  if (location !== undefined) reply.header('Location', location);
   if (result.status === 204 || result.body === undefined) return reply.send();
   return reply.type('application/json; charset=utf-8').send(JSON.stringify(result.body));
 }
@@ -62,6 +65,7 @@ export function registerOperations(
   // This process holds idempotency claims while it serves: it registers (releasing what
   // gone instances held) when the app is ready and deregisters when it closes.
   const holder = holderFor(database);
+  const locationOf = locationResolver(operations);
   app.addHook('onReady', async () => holder.attach(app.log));
   app.addHook('onClose', async () => holder.detach());
   for (const op of operations) {
@@ -74,8 +78,10 @@ export function registerOperations(
           throw new ApiError('ROUTE_NOT_FOUND', { method: request.method, path });
         const ctx = buildCtx(request, database, config);
         const input = parseInput(op, { params: request.params, query: request.query, body: request.body });
+        const params = input.params as Record<string, unknown>;
+        const answer = (result: Result) => send(reply, result, locationOf(op, result, params));
         const rawKey = request.headers['idempotency-key'];
-        if (op.method !== 'POST' || rawKey === undefined) return send(reply, await executeOperation(op, ctx, input));
+        if (op.method !== 'POST' || rawKey === undefined) return answer(await executeOperation(op, ctx, input));
 
         const key = Array.isArray(rawKey) ? '' : rawKey;
         assertValidKey(key);
@@ -84,13 +90,13 @@ export function registerOperations(
           database.db,
           holder,
           scope,
-          requestFingerprint(op.method, canonicalPath(op.path, input.params as Record<string, unknown>), request.body),
+          requestFingerprint(op.method, canonicalPath(op.path, params), request.body),
           ctx.nowMs,
           config.idempotencyTtlHours,
         );
         if (outcome.kind === 'replay') {
           reply.header('Idempotent-Replayed', 'true');
-          return send(reply, { status: outcome.status, body: outcome.body });
+          return answer({ status: outcome.status, body: outcome.body });
         }
         const { claim } = outcome;
         try {
@@ -99,7 +105,7 @@ export function registerOperations(
           });
           if (result.status >= 300) await releaseKey(database.db, claim);
           else keyFinished(claim);
-          return send(reply, result);
+          return answer(result);
         } catch (error) {
           await releaseKey(database.db, claim);
           throw error instanceof Error ? error : new ApiError('INTERNAL_ERROR');
