@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
  * below says why.
  */
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', 'coverage/', '**/*.d.ts'] },
+  { ignores: ['node_modules/', 'dist/', 'packages/*/dist/', 'data/', 'coverage/', '**/*.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,0 +1,54 @@
+import type { ErrorCode } from './types.js';
+
+/**
+ * The code of an error answer that is not the API's error body (a proxy's HTML page, an
+ * empty 502): the client's own, never sent by the server.
+ */
+export const UNEXPECTED_RESPONSE = 'UNEXPECTED_RESPONSE';
+
+/** The API's codes, and the client's own UNEXPECTED_RESPONSE. */
+// The document still types `code` as any string, which swallows the literal; it names an
+// ErrorCode enum next, and this line's exception goes with it.
+// eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents
+export type WsxErrorCode = ErrorCode | typeof UNEXPECTED_RESPONSE;
+
+/** An error answer of the API, with the fields of its body (CONTRACT.md §2). */
+export class WsxError extends Error {
+  override readonly name = 'WsxError';
+  /** Machine-readable code: branch on this, not on the message. */
+  readonly code: WsxErrorCode;
+  readonly status: number;
+  /** Context: the offending field, id or key. */
+  readonly details: Record<string, unknown>;
+  /** How to recover. */
+  readonly suggestion: string;
+  readonly method: string;
+  /** The request's path and query (the path template if the answer names no URL). */
+  readonly path: string;
+
+  constructor(call: { method: string; path: string; status: number; statusText?: string }, body: unknown) {
+    const api = isErrorBody(body) ? body : undefined;
+    const message = api?.error ?? `HTTP ${call.status} ${call.statusText ?? ''}`.trim();
+    super(`${call.method} ${call.path}: ${message}`);
+    this.code = api?.code ?? UNEXPECTED_RESPONSE;
+    this.status = call.status;
+    this.details = api?.details ?? { body };
+    this.suggestion = api?.suggestion ?? '';
+    this.method = call.method;
+    this.path = call.path;
+  }
+}
+
+interface ErrorBody {
+  error: string;
+  code: ErrorCode;
+  details: Record<string, unknown>;
+  suggestion: string;
+}
+
+const isErrorBody = (body: unknown): body is ErrorBody =>
+  typeof body === 'object' &&
+  body !== null &&
+  typeof (body as ErrorBody).code === 'string' &&
+  typeof (body as ErrorBody).error === 'string' &&
+  typeof (body as ErrorBody).details === 'object';

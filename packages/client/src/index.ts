@@ -1,0 +1,15 @@
+/** @wsx/client: a typed client for the wsx Workspace Execution External API. */
+export { createWsxClient, type WsxClient, type WsxClientOptions } from './client.js';
+export { UNEXPECTED_RESPONSE, WsxError, type WsxErrorCode } from './errors.js';
+export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from './webhooks.js';
+export type {
+  ApiErrorBody,
+  components,
+  ErrorCode,
+  ItemOf,
+  PaginatedPath,
+  paths,
+  Schemas,
+  SuccessBody,
+  WebhookEvent,
+} from './types.js';
