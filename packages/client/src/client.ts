@@ -24,8 +24,6 @@ export interface WsxClient {
    * `params.query.limit` sets the page size. Stop early with `break`.
    */
   paginate: Paginate;
-  /** The underlying openapi-fetch client, for what the typed methods do not cover (middleware). */
-  raw: RawClient;
 }
 
 /** Loose view of the call options, for the code that only forwards them. */
@@ -34,10 +32,13 @@ interface LooseInit {
 }
 
 export function createWsxClient(options: WsxClientOptions): WsxClient {
+  const maxRetries = options.maxRetries ?? 3;
+  // The retry loop ends on this count: a fraction or NaN would never reach it.
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new RangeError('maxRetries must be a whole number ≥ 0');
   const raw = createClient<paths, 'application/json'>({
     baseUrl: options.baseUrl,
     headers: { Authorization: `Bearer ${options.token}` },
-    fetch: retryingFetch(options.fetch ?? ((request) => globalThis.fetch(request)), options.maxRetries ?? 3),
+    fetch: retryingFetch(options.fetch ?? ((request) => globalThis.fetch(request)), maxRetries),
   });
 
   const call = async (method: Method, path: string, init?: LooseInit): Promise<unknown> => {
@@ -81,7 +82,6 @@ export function createWsxClient(options: WsxClientOptions): WsxClient {
     PATCH: method('patch'),
     DELETE: method('delete'),
     paginate: paginate as unknown as Paginate,
-    raw,
   };
 }
 

@@ -185,6 +185,12 @@ describe('Idempotency-Key and retries', () => {
     expect(always.sent).toHaveLength(3);
   });
 
+  it('refuses a retry count the retry loop could not end on', () => {
+    for (const maxRetries of [-1, 1.5, Number.NaN]) {
+      expect(() => createWsxClient({ baseUrl, token: TOKENS.admin, maxRetries })).toThrow(RangeError);
+    }
+  });
+
   it('does not retry other error statuses', async () => {
     const failing = scriptedFetch(async () => errorResponse(500, 'INTERNAL_ERROR'));
     const error = await createWsxClient({ baseUrl, token: TOKENS.admin, fetch: failing.fetch })
