@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../src/operations/catalog.js';
 import { startHarness, type Harness } from './support/harness.js';
@@ -59,15 +60,67 @@ describe('GET /api/external/openapi.json', () => {
 });
 
 describe('GET /docs', () => {
-  it('answers a readable HTML reference page without auth, naming every route', async () => {
-    const reply = await h.app.inject({ method: 'GET', url: '/docs' });
+  const page = () => h.app.inject({ method: 'GET', url: '/docs' });
+  const bundlePathOf = (html: string): string => {
+    const src = /<script src="(\/docs\/scalar-[0-9a-f]{16}\.js)"><\/script>/.exec(html)?.[1];
+    expect(src, 'the page loads the reference bundle from this server').toBeDefined();
+    return src!;
+  };
+
+  it('answers the interactive reference page without auth, loading only local files', async () => {
+    const reply = await page();
     expect(reply.statusCode).toBe(200);
     expect(reply.headers['content-type']).toMatch(/^text\/html/);
     expect(reply.body).toMatch(/^<!doctype html>/i);
-    for (const op of catalog) {
-      expect(reply.body, op.path).toContain(`<code>${op.path}</code>`);
-      expect(reply.body, op.id).toContain(op.id);
-    }
-    expect(reply.body).toContain('/api/external/openapi.json');
+    bundlePathOf(reply.body);
+    expect(reply.body, 'no CDN, font or other remote address').not.toMatch(/(https?:)?\/\/[a-z0-9.-]+\.[a-z]/i);
+    // Without JavaScript the page still points at the document.
+    expect(reply.body).toContain('<a href="/api/external/openapi.json">');
+  });
+
+  it('starts the reference on the local document with everything that reaches the internet off', async () => {
+    const { body } = await page();
+    const start = /<script>Scalar\.createApiReference\('#app', (.*)\);<\/script>/.exec(body)?.[1];
+    expect(start).toBeDefined();
+    const configuration = JSON.parse(start!);
+    expect(configuration).toMatchObject({
+      url: '/api/external/openapi.json',
+      withDefaultFonts: false,
+      showDeveloperTools: 'never',
+      agent: { disabled: true },
+      hideClientButton: true,
+      authentication: { preferredSecurityScheme: 'bearer' },
+    });
+    expect(configuration.proxyUrl).toBeUndefined();
+  });
+
+  it('sends a Content-Security-Policy that allows only this origin and the start script of the page', async () => {
+    const reply = await page();
+    const policy = String(reply.headers['content-security-policy']);
+    const directives = new Map(
+      policy.split(';').map((d) => {
+        const [name, ...values] = d.trim().split(/\s+/);
+        return [name, values] as const;
+      }),
+    );
+    expect(directives.get('default-src')).toEqual(["'none'"]);
+    expect(directives.get('connect-src')).toEqual(["'self'"]);
+    expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
+    const inline = /<script>([^<]*)<\/script>/.exec(reply.body)![1];
+    const hash = createHash('sha256').update(inline).digest('base64');
+    expect(directives.get('script-src')).toEqual(["'self'", `'sha256-${hash}'`]);
+    expect(policy, 'no remote source and no eval').not.toMatch(/https?:|\*|unsafe-eval/);
+  });
+
+  it('serves the bundle the page names as JavaScript, without auth, cached for good', async () => {
+    const src = bundlePathOf((await page()).body);
+    const reply = await h.app.inject({ method: 'GET', url: src });
+    expect(reply.statusCode).toBe(200);
+    expect(reply.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(reply.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(reply.headers['x-content-type-options']).toBe('nosniff');
+    expect(reply.body).toContain('createApiReference');
+    // Another bundle name is an unknown page, not an API path asking for a credential.
+    expect((await h.app.inject({ method: 'GET', url: '/docs/scalar-0000000000000000.js' })).statusCode).toBe(404);
   });
 });
