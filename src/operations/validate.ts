@@ -172,8 +172,8 @@ function ownCode(
 
 /**
  * The values a union of literals admits, in schema order; undefined for any other schema.
- * A nullable enum (the union of such a union and null) also accepts null, which is not
- * listed: `allowed` names the values, and the field's description says it is nullable.
+ * A nullable enum (such a union together with null) lists its literals only: null is also
+ * accepted there, but `allowed` names the values a caller picks from.
  */
 function enumValues(schema: TSchema): unknown[] | undefined {
   if (schema[Kind] === 'Literal') return [(schema as TLiteral).const];
