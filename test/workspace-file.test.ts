@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
 import type { Database } from '../src/db/database.js';
 import { hashSecret } from '../src/modules/auth/secrets.js';
 import { applyWorkspaceFile, WorkspaceFileError } from '../src/modules/workspace-file/apply.js';
@@ -607,10 +608,15 @@ describe('workspace file errors', () => {
 });
 
 describe('bootstrap', () => {
-  it('creates the default workspace once, with team MAIN and an all-projects admin token', async () => {
-    const secret = await bootstrapWorkspace(db());
-    expect(secret).toMatch(/^svc_pat_[0-9A-Za-z]{40}$/);
-    expect(await bootstrapWorkspace(db())).toBeNull();
+  const config = loadConfig({});
+
+  it('creates the default workspace once, with team MAIN, an all-projects admin token and a first project', async () => {
+    const bootstrapped = await bootstrapWorkspace(database, config);
+    expect(bootstrapped).toEqual({
+      adminSecret: expect.stringMatching(/^svc_pat_[0-9A-Za-z]{40}$/),
+      projectKey: 'FIRST',
+    });
+    expect(await bootstrapWorkspace(database, config)).toBeNull();
 
     const workspace = await rowOf('workspaces', 'slug', 'default');
     expect(workspace.name).toBe('Default');
@@ -620,19 +626,33 @@ describe('bootstrap', () => {
     expect(await rowOf('api_tokens', 'name', 'admin')).toMatchObject({
       all_projects: 1,
       active: 1,
-      secret_hash: hashSecret(secret as string),
+      secret_hash: hashSecret(bootstrapped!.adminSecret),
     });
+    // Created as the admin token creates a project over the API: its event is recorded too.
+    const projects = await db().selectFrom('projects').selectAll().execute();
+    expect(projects).toEqual([
+      expect.objectContaining({
+        key: 'FIRST',
+        name: 'First project',
+        team_id: teams[0].id,
+        created_by: 'api-token:admin',
+      }),
+    ]);
+    const events = await db().selectFrom('outbox_events').select(['type', 'project_id']).execute();
+    expect(events).toEqual([{ type: 'project.created', project_id: projects[0].id }]);
   });
 
   it('does nothing when any workspace exists', async () => {
     await applyWorkspaceFile(db(), { workspace: { slug: 'acme', name: 'Acme' } });
-    expect(await bootstrapWorkspace(db())).toBeNull();
+    expect(await bootstrapWorkspace(database, config)).toBeNull();
     expect(await db().selectFrom('workspaces').select('slug').execute()).toEqual([{ slug: 'acme' }]);
+    expect(await db().selectFrom('projects').select('key').execute()).toEqual([]);
   });
 
-  it('prints the token with a ready-to-copy request', () => {
-    const notice = bootstrapNotice(PAT, 'http://127.0.0.1:8080');
+  it('prints the token and the project key with a ready-to-copy request', () => {
+    const notice = bootstrapNotice({ adminSecret: PAT, projectKey: 'FIRST' }, 'http://127.0.0.1:8080');
     expect(notice).toContain(`\n    ${PAT}\n`);
-    expect(notice).toContain(`curl -H "Authorization: Bearer ${PAT}" http://127.0.0.1:8080/api/external`);
+    expect(notice).toContain('\n  Project key: FIRST\n');
+    expect(notice).toContain(`curl -H "Authorization: Bearer ${PAT}" http://127.0.0.1:8080/api/external/projects`);
   });
 });

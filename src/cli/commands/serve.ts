@@ -123,9 +123,9 @@ export async function serveCommand(ctx: CliContext, config: AppConfig): Promise<
     stopOnSignals(ctx, app, database, config);
     // Only once listening: a start that fails (port in use) must not create the admin token
     // and lose the only chance to show its secret.
-    const adminSecret = config.bootstrap ? await bootstrapWorkspace(database.db) : null;
+    const bootstrapped = config.bootstrap ? await bootstrapWorkspace(database, config) : null;
     const url = displayUrl(config.host, (app.server.address() as AddressInfo).port);
-    if (adminSecret) ctx.out(bootstrapNotice(adminSecret, url));
+    if (bootstrapped) ctx.out(bootstrapNotice(bootstrapped, url));
     ctx.out(
       `wsx is listening on ${url} (database ${database.describe}). API ${url}/api/external, reference ${url}/docs`,
     );

@@ -1,5 +1,9 @@
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { AppConfig } from '../../config.js';
+import { nowIso } from '../../core/clock.js';
+import type { Ctx } from '../../core/context.js';
+import type { Database } from '../../db/database.js';
+import { authenticate } from '../auth/credentials.service.js';
+import { createProject } from '../projects/projects.service.js';
 import { applyWorkspaceFile } from './apply.js';
 import { hasAnyWorkspace } from './workspace.js';
 
@@ -10,30 +14,64 @@ export const BOOTSTRAP_FILE = {
   tokens: [{ name: 'admin', projects: '*' }],
 };
 
-/**
- * On an empty database, creates the default workspace and answers the admin token's
- * secret (the only time it is known). Null when a workspace already exists, including one
- * another process bootstrapped a moment earlier.
- */
-export async function bootstrapWorkspace(db: Kysely<DB>): Promise<string | null> {
-  if (await hasAnyWorkspace(db)) return null;
-  const result = await applyWorkspaceFile(db, BOOTSTRAP_FILE);
-  return result.tokens.admin ?? null;
+/** The project a first start creates in team MAIN, so the first request can file an issue. */
+export const FIRST_PROJECT = { teamKey: 'MAIN', name: 'First project', projectKey: 'FIRST' };
+
+export interface Bootstrapped {
+  /** The admin token's secret: it is known only now. */
+  adminSecret: string;
+  projectKey: string;
 }
 
-/** The one-time notice with the admin token and a request to try it, ready to copy. */
-export function bootstrapNotice(secret: string, baseUrl: string): string {
+/**
+ * On an empty database, creates the default workspace, its admin token and a first
+ * project, in one transaction. The project is created as the admin token creates one over
+ * the API (same service, same key rules, its `project.created` event), so it is
+ * indistinguishable from one made later. Null when a workspace already exists, including
+ * one another process bootstrapped a moment earlier: then the admin token existed already
+ * and nothing more is created.
+ */
+export async function bootstrapWorkspace(database: Database, config: AppConfig): Promise<Bootstrapped | null> {
+  if (await hasAnyWorkspace(database.db)) return null;
+  return database.db.transaction().execute(async (trx) => {
+    const applied = await applyWorkspaceFile(trx, BOOTSTRAP_FILE);
+    const adminSecret = applied.tokens.admin;
+    if (!adminSecret) return null;
+    const admin = await authenticate(trx, adminSecret);
+    if (!admin) throw new Error('bootstrap: the admin token just created does not authenticate');
+    const nowMs = Date.now();
+    const { workspace, principal, access } = admin;
+    const ctx: Ctx = {
+      db: trx,
+      dialect: database.dialect,
+      config,
+      workspace,
+      principal,
+      access,
+      nowMs,
+      now: nowIso(nowMs),
+    };
+    const project = await createProject(ctx, FIRST_PROJECT);
+    return { adminSecret, projectKey: project.projectKey };
+  });
+}
+
+/** The one-time notice with the admin token, the first project and a request to try them. */
+export function bootstrapNotice({ adminSecret, projectKey }: Bootstrapped, baseUrl: string): string {
   const rule = '='.repeat(78);
   return [
     rule,
-    '  First start: created workspace "default" (team MAIN) and the token "admin",',
-    '  which can use every project. It is shown only this once: store it now.',
+    `  First start: created workspace "default" (team MAIN), its project ${projectKey}`,
+    `  ("${FIRST_PROJECT.name}") and the token "admin", which can use every project.`,
+    '  The token is shown only this once: store it now.',
     '',
-    `    ${secret}`,
+    `    ${adminSecret}`,
+    '',
+    `  Project key: ${projectKey}`,
     '',
     '  Try it:',
     '',
-    `    curl -H "Authorization: Bearer ${secret}" ${baseUrl}/api/external`,
+    `    curl -H "Authorization: Bearer ${adminSecret}" ${baseUrl}/api/external/projects`,
     '',
     '  More workspaces, people and tokens: npm run wsx -- apply -f workspace.yaml',
     rule,
