@@ -33,16 +33,21 @@ describe('GET /api/external/openapi.json', () => {
   });
 
   it('documents path and query parameters, request bodies, Idempotency-Key and error responses', async () => {
-    const { paths } = (await h.call('GET', '/api/external/openapi.json')).body;
+    const { paths, components } = (await h.call('GET', '/api/external/openapi.json')).body;
     const createProject = paths['/api/external/projects'].post;
-    expect(createProject.requestBody.content['application/json'].schema.properties.name).toBeDefined();
+    expect(createProject.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/CreateProjectRequest',
+    });
+    expect(components.schemas.CreateProjectRequest.properties.name).toBeDefined();
+    expect(components.schemas.CreateProjectRequest.required).toEqual(['name']);
     expect(createProject.parameters).toEqual(
       expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]),
     );
     expect(createProject.responses['201']).toBeDefined();
-    expect(createProject.responses.default.content['application/json'].schema).toEqual({
+    expect(createProject.responses['400'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/Error',
     });
+    expect(createProject.responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
 
     const byKey = paths['/api/external/projects/by-key/{teamKey}/{projectKey}'].get;
     expect(
@@ -55,7 +60,12 @@ describe('GET /api/external/openapi.json', () => {
     expect(list.parameters).toEqual(
       expect.arrayContaining([expect.objectContaining({ name: 'limit', in: 'query', required: false })]),
     );
-    expect(list.responses['200'].content['application/json'].schema.properties.pageInfo).toBeDefined();
+    expect(list.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ProjectListResponse',
+    });
+    expect(components.schemas.ProjectListResponse.properties.pageInfo).toEqual({
+      $ref: '#/components/schemas/PageInfo',
+    });
   });
 });
 

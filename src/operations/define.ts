@@ -47,10 +47,26 @@ export interface Operation<
   /** Documented success status (OpenAPI only; `run` decides the real one). */
   successStatus?: 200 | 201 | 204;
   /**
+   * A create that answers 200 with the existing record, creating nothing, when what it
+   * would create is already there (a link that exists, an item already converted).
+   */
+  answersExisting?: boolean;
+  /**
    * Body fields that have their own error code in the spec: any schema failure on such a
    * field (missing, wrong type, empty) answers this code instead of VALIDATION_FAILED.
    */
   fieldCodes?: Record<string, ErrorCode>;
+  /**
+   * The operation's own error codes (not-found, conflicts, rule violations), documented in
+   * the OpenAPI document beside the codes every route or field can answer; the
+   * response-conformance test refuses an answer whose code is in neither.
+   */
+  errors?: ErrorCode[];
+  /**
+   * Body fields the operation needs (OpenAPI `required`). The validator leaves them
+   * optional on purpose: a missing one answers the service's own code (TITLE_REQUIRED…).
+   */
+  requiredFields?: Array<keyof Static<B> & string>;
   /** Extra MCP tool argument that may stand for a path parameter (e.g. issueKey for issueId). */
   mcpAliases?: Record<string, string>;
   /**

@@ -1,11 +1,25 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Operation } from './define.js';
+import { componentNames } from './openapi/component-names.js';
+import { ERROR_COMPONENTS, errorResponses } from './openapi/errors.js';
+import { ExampleMaker } from './openapi/examples.js';
+import { SchemaConverter, type JsonSchema } from './openapi/json-schema.js';
+import { webhookSection } from './openapi/webhooks.js';
 
-/** Plain JSON Schema from a TypeBox schema (drops TypeBox's symbol metadata). */
-const plain = (schema: TSchema): Record<string, unknown> =>
-  JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+/**
+ * The OpenAPI 3.1 document, generated from the operation catalog: each operation's
+ * parameters, body (with the fields it requires), success answer and documented error
+ * answers, examples made from the same schemas, named component schemas for every
+ * resource and envelope, and the webhook events. Built once per process.
+ */
 
-function parametersOf(schema: TSchema | undefined, location: 'path' | 'query') {
+const pascal = (id: string): string =>
+  id
+    .split('_')
+    .map((part) => part[0].toUpperCase() + part.slice(1))
+    .join('');
+
+function parametersOf(converter: SchemaConverter, schema: TSchema | undefined, location: 'path' | 'query') {
   const object = schema as TObject | undefined;
   if (!object?.properties) return [];
   const required = new Set(object.required ?? []);
@@ -14,82 +28,151 @@ function parametersOf(schema: TSchema | undefined, location: 'path' | 'query') {
     in: location,
     required: location === 'path' || required.has(name),
     ...(property.description ? { description: property.description } : {}),
-    schema: plain(property),
+    schema: converter.property(name, property),
   }));
 }
 
-const ERROR_SCHEMA = {
-  type: 'object',
-  required: ['error', 'code', 'details', 'suggestion'],
-  properties: {
-    error: { type: 'string', description: 'Human-readable message.' },
-    code: { type: 'string', description: 'Machine-readable code; branch on this.' },
-    details: { type: 'object', description: 'Context: the offending field, id or key.' },
-    suggestion: { type: 'string', description: 'How to recover.' },
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+
+const CREATED_HEADERS = {
+  Location: { description: 'Path of the created resource.', schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
   },
 };
 
-/** OpenAPI 3.1 document generated from the operation catalog. */
-export function buildOpenApiDocument(operations: Operation[]): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of operations) {
-    const status = String(op.successStatus ?? (op.method === 'POST' ? 201 : op.method === 'DELETE' ? 204 : 200));
-    const success =
-      status === '204'
-        ? { description: 'No content' }
-        : {
-            description: 'Success',
-            content: { 'application/json': { schema: op.response ? plain(op.response) : { type: 'object' } } },
-          };
-    const parameters = [...parametersOf(op.params, 'path'), ...parametersOf(op.query, 'query')];
-    if (op.method === 'POST') {
-      parameters.push({
-        name: 'Idempotency-Key',
-        in: 'header' as never,
-        required: false,
-        description: 'Replays the first result of a create; 1–255 visible ASCII characters.',
-        schema: { type: 'string', minLength: 1, maxLength: 255 },
-      });
-    }
-    (paths[op.path] ??= {})[op.method.toLowerCase()] = {
-      operationId: op.id,
-      summary: op.summary,
-      ...(op.description ? { description: op.description } : {}),
-      tags: [op.tag],
-      ...(parameters.length ? { parameters } : {}),
-      ...(op.body
-        ? { requestBody: { required: false, content: { 'application/json': { schema: plain(op.body) } } } }
-        : {}),
-      responses: {
-        [status]: success,
-        default: {
-          description: 'Error',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-        },
-      },
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Discovery: 'Who the credential is, and the workspace directory: teams, users, statuses, tags.',
+  Projects: 'Projects of a team; every issue belongs to one.',
+  Issues: 'Issues, their title history, comments, links and attachments.',
+  'Sub-tasks': 'Checklist items inside an issue, linkable and promotable to issues.',
+  'Issue containers': 'Epics and other containers that group issues over a time window.',
+  Milestones: 'Dated checkpoints of a container, with status and comments.',
+  Meetings: 'Meetings, their agenda items and groups, owners and settings.',
+  Discussions: 'Stakeholder discussion groups and topics, convertible to issues.',
+  Webhooks: 'Subscriptions that receive signed events, and their delivery history.',
+  'Webhook events': 'What wsx POSTs to a subscription: Standard Webhooks signed JSON events.',
+};
+
+function successStatus(op: Operation): string {
+  return String(op.successStatus ?? (op.method === 'POST' ? 201 : op.method === 'DELETE' ? 204 : 200));
+}
+
+function operationObject(
+  op: Operation,
+  converter: SchemaConverter,
+  examples: ExampleMaker,
+  sharedResponses: Record<string, unknown>,
+): Record<string, unknown> {
+  const status = successStatus(op);
+  const name = pascal(op.id);
+  const parameters: Array<Record<string, unknown>> = [
+    ...parametersOf(converter, op.params, 'path'),
+    ...parametersOf(converter, op.query, 'query'),
+  ];
+  if (op.method === 'POST') parameters.push(IDEMPOTENCY_KEY);
+
+  let requestBody: Record<string, unknown> | undefined;
+  if (op.body) {
+    const body = converter.convert(op.body, `${name}Request`);
+    const bodySchema = converter.components[`${name}Request`];
+    const required = [...new Set([...((bodySchema.required as string[]) ?? []), ...(op.requiredFields ?? [])])];
+    if (required.length) bodySchema.required = required;
+    requestBody = {
+      required: required.length > 0,
+      content: { 'application/json': { schema: body, example: examples.request(bodySchema, required) } },
     };
   }
+
+  let success: Record<string, unknown> = { description: 'No content' };
+  if (status !== '204') {
+    if (!op.response) throw new Error(`Operation ${op.id} documents no response schema.`);
+    const schema = converter.convert(op.response);
+    success = {
+      description: 'Success',
+      ...(status === '201' ? { headers: CREATED_HEADERS } : {}),
+      content: { 'application/json': { schema, example: examples.of(schema) } },
+    };
+  }
+
+  const existing = op.answersExisting
+    ? {
+        '200': { ...success, description: 'Already there: nothing was created; the answer names the existing record.' },
+      }
+    : {};
+  return {
+    operationId: op.id,
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    tags: [op.tag],
+    ...(parameters.length ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses: { ...existing, [status]: success, ...errorResponses(op, sharedResponses) },
+  };
+}
+
+export function buildOpenApiDocument(operations: Operation[]): Record<string, unknown> {
+  const converter = new SchemaConverter(componentNames());
+  Object.assign(converter.components, ERROR_COMPONENTS);
+  const examples = new ExampleMaker(converter.components);
+  const paths: Record<string, Record<string, unknown>> = {};
+  const responses: Record<string, unknown> = {};
+  for (const op of operations) {
+    (paths[op.path] ??= {})[op.method.toLowerCase()] = operationObject(op, converter, examples, responses);
+  }
+  const webhooks = webhookSection(converter);
+  const tags = [...new Set(operations.map((op) => op.tag)), 'Webhook events'].map((name) => ({
+    name,
+    description: TAG_DESCRIPTIONS[name] ?? name,
+  }));
+  const schemas: Record<string, JsonSchema> = Object.fromEntries(
+    Object.entries(converter.components).sort(([a], [b]) => a.localeCompare(b)),
+  );
   return {
     openapi: '3.1.0',
     info: {
       title: 'wsx — Workspace Execution External API',
       version: '1.0.0',
       description:
-        'JSON API for automation agents and backend clients of one workspace. Send `Authorization: Bearer <token>`.',
+        'JSON API for automation agents and backend clients of one workspace. Send `Authorization: Bearer <token>` (a workspace token or an OAuth access token) or `X-API-Key: <token>`. Errors are `{ error, code, details, suggestion }`; branch on `code`.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: '/' }],
-    security: [{ bearer: [] }, { apiKey: [] }],
+    servers: [{ url: '/', description: 'This server' }],
+    security: [{ bearer: [] }, { oauth: [] }, { apiKey: [] }],
+    tags,
+    paths,
+    webhooks,
     components: {
       securitySchemes: {
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          description: 'svc_pat_… workspace token or svc_oat_… OAuth access token.',
+          bearerFormat: 'svc_pat_…',
+          description: 'A workspace token (svc_pat_…) from the workspace file or `wsx token create`.',
         },
-        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        oauth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'svc_oat_…',
+          description: 'An OAuth access token (svc_oat_…) acting for a person of the workspace.',
+        },
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'Either kind of token, in a header instead of Authorization.',
+        },
       },
-      schemas: { Error: ERROR_SCHEMA },
+      schemas,
+      responses,
     },
-    paths,
   };
 }

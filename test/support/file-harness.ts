@@ -7,7 +7,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { buildApp } from '../../src/http/app.js';
 import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
 import { closeTestDatabase, openTestDatabase } from './database.js';
-import type { CallOptions, Harness, Reply } from './harness.js';
+import { callerOf, type Harness } from './harness.js';
 
 /**
  * Like startHarness, but SQLite is a file (in a fresh temporary directory) rather than
@@ -22,22 +22,12 @@ export async function startFileHarness(files: Array<object | string> = []): Prom
   if (database.dialect === 'sqlite') await migrateToLatest(database);
   for (const file of files) await applyWorkspaceFile(database.db, file);
   const app = await buildApp({ database, config: { ...loadConfig({}), rateLimitPerMinute: 0 } });
-  const call = async (method: string, url: string, options: CallOptions = {}): Promise<Reply> => {
-    const response = await app.inject({
-      method: method as never,
-      url,
-      headers: { ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers },
-      ...(options.body !== undefined ? { payload: options.body as never } : {}),
-    });
-    const text = response.body;
-    return { status: response.statusCode, body: text ? JSON.parse(text) : undefined, headers: response.headers };
-  };
   return {
     app,
     database,
     dir,
     apply: (file) => applyWorkspaceFile(database.db, file),
-    call,
+    call: callerOf(app),
     close: async () => {
       await app.close();
       await closeTestDatabase(database);

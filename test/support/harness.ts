@@ -4,6 +4,7 @@ import { loadConfig, type AppConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import { buildApp } from '../../src/http/app.js';
 import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
+import { assertConforms } from './conformance.js';
 import { closeTestDatabase, openTestDatabase } from './database.js';
 
 /** Deterministic, valid secrets so fixtures can name tokens and tests can use them. */
@@ -33,6 +34,25 @@ export interface Harness {
 }
 
 /**
+ * Sends requests to the app in-process; every answer of a catalog route is checked against
+ * the OpenAPI document (support/conformance.ts) before the test sees it.
+ */
+export function callerOf(app: FastifyInstance): Harness['call'] {
+  return async (method: string, url: string, options: CallOptions = {}): Promise<Reply> => {
+    const response = await app.inject({
+      method: method as never,
+      url,
+      headers: { ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers },
+      ...(options.body !== undefined ? { payload: options.body as never } : {}),
+    });
+    const text = response.body;
+    const body = text ? JSON.parse(text) : undefined;
+    assertConforms(method, url, response.statusCode, body);
+    return { status: response.statusCode, body, headers: response.headers };
+  };
+}
+
+/**
  * An app on a fresh test database (SQLite in memory, or PostgreSQL with TEST_DATABASE_URL),
  * seeded with workspace files. Rate limiting (per credential, and of failed
  * authentications) is off unless a test turns it on.
@@ -47,21 +67,11 @@ export async function startHarness(
     database,
     config: { ...loadConfig({}), rateLimitPerMinute: 0, authFailureLimit: 0, ...config },
   });
-  const call = async (method: string, url: string, options: CallOptions = {}): Promise<Reply> => {
-    const response = await app.inject({
-      method: method as never,
-      url,
-      headers: { ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers },
-      ...(options.body !== undefined ? { payload: options.body as never } : {}),
-    });
-    const text = response.body;
-    return { status: response.statusCode, body: text ? JSON.parse(text) : undefined, headers: response.headers };
-  };
   return {
     app,
     database,
     apply: (file) => applyWorkspaceFile(database.db, file),
-    call,
+    call: callerOf(app),
     close: async () => {
       await app.close();
       await closeTestDatabase(database);

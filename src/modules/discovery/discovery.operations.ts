@@ -5,6 +5,13 @@ import { listTagUsage } from '../tags/tags.service.js';
 import { listStatuses, listTeams } from '../teams/teams.service.js';
 import { externalOwnersOfProjectMeetings } from '../meetings/external-owners.service.js';
 import { listUsersForCaller } from '../users/user-directory.js';
+import {
+  StatusListResponse,
+  TagUsageListResponse,
+  TeamListResponse,
+  UserListResponse,
+  WhoamiResponse,
+} from './discovery.schemas.js';
 import { describeCaller } from './discovery.service.js';
 
 const tag = 'Discovery';
@@ -17,6 +24,7 @@ export const discoveryOperations: Operation[] = [
     path: '/api/external',
     tag,
     summary: 'Verify the credential: token identity, principal, workspace, capability flags and endpoint map.',
+    response: WhoamiResponse,
     run: async (ctx) => ok(describeCaller(ctx)),
   }),
   defineOperation({
@@ -25,24 +33,29 @@ export const discoveryOperations: Operation[] = [
     path: '/api/external/teams',
     tag,
     summary: 'List the workspace teams and the default team id.',
+    response: TeamListResponse,
     run: async (ctx) => ok(await listTeams(ctx)),
   }),
   defineOperation({
     id: 'list_users',
+    errors: ['PROJECT_NOT_FOUND'],
     method: 'GET',
     path: '/api/external/users',
     tag,
     summary: "Workspace members and automation agents; projectId adds the project's external agenda owners.",
     query: Type.Object({ projectId: Type.Optional(Ref()) }),
+    response: UserListResponse,
     run: async (ctx, { query }) => ok(await listUsersForCaller(ctx, query.projectId, externalOwnersOfProjectMeetings)),
   }),
   defineOperation({
     id: 'list_statuses',
+    errors: ['TEAM_NOT_FOUND'],
     method: 'GET',
     path: '/api/external/statuses',
     tag,
     summary: 'Statuses of the default team, or of the team given by teamId or teamKey, by position.',
     query: TeamQuery,
+    response: StatusListResponse,
     run: async (ctx, { query }) => ok(await listStatuses(ctx, query)),
   }),
   defineOperation({
@@ -51,6 +64,7 @@ export const discoveryOperations: Operation[] = [
     path: '/api/external/tags',
     tag,
     summary: 'Managed tags and tag usage on issues, agenda items and discussion topics the caller can see.',
+    response: TagUsageListResponse,
     run: async (ctx) => ok(await listTagUsage(ctx)),
   }),
 ];

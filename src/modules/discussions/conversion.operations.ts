@@ -6,6 +6,8 @@ import { TopicIdParams } from './topics.schemas.js';
 export const conversionOperations: Operation[] = [
   defineOperation({
     id: 'convert_discussion_topic',
+    errors: ['PROJECT_NOT_FOUND', 'PROJECT_REQUIRED', 'STATUS_NOT_FOUND', 'TEAM_NOT_FOUND'],
+    answersExisting: true,
     method: 'POST',
     path: '/api/external/discussion/topics/{topicId}/convert',
     tag: 'Discussions',

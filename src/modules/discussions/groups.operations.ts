@@ -26,6 +26,8 @@ export const groupOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_discussion_group',
+    errors: ['OWNER_NOT_IN_WORKSPACE'],
+    requiredFields: ['name'],
     method: 'POST',
     path: '/api/external/discussion',
     tag,
@@ -38,6 +40,7 @@ export const groupOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_discussion_group',
+    errors: ['DISCUSSION_GROUP_NOT_OWNED', 'OWNER_NOT_IN_WORKSPACE', 'UNSUPPORTED_ACTION'],
     method: 'PATCH',
     path: '/api/external/discussion/groups/{groupId}',
     tag,

@@ -15,6 +15,7 @@ const tag = 'Discussions';
 export const topicOperations: Operation[] = [
   defineOperation({
     id: 'list_discussion_topics',
+    errors: ['DISCUSSION_GROUP_NOT_FOUND'],
     method: 'GET',
     path: '/api/external/discussion/topics',
     tag,
@@ -25,6 +26,14 @@ export const topicOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_discussion_topic',
+    errors: [
+      'AGENDA_ITEM_NOT_FOUND',
+      'DISCUSSION_GROUP_NOT_FOUND',
+      'ISSUE_NOT_FOUND',
+      'PROJECT_NOT_FOUND',
+      'TAG_FIELD_CONFLICT',
+    ],
+    requiredFields: ['title'],
     method: 'POST',
     path: '/api/external/discussion/topics',
     tag,
@@ -47,6 +56,14 @@ export const topicOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_discussion_topic',
+    errors: [
+      'AGENDA_ITEM_NOT_FOUND',
+      'DISCUSSION_GROUP_NOT_FOUND',
+      'ISSUE_NOT_FOUND',
+      'PROJECT_NOT_FOUND',
+      'TAG_FIELD_CONFLICT',
+      'UNSUPPORTED_ACTION',
+    ],
     method: 'PATCH',
     path: '/api/external/discussion/topics/{topicId}',
     tag,

@@ -20,6 +20,7 @@ export const attachmentOperations: Operation[] = [
   }),
   defineOperation({
     id: 'add_attachments',
+    errors: ['ATTACHMENT_LIMIT_EXCEEDED'],
     method: 'POST',
     path: '/api/external/issues/{issueId}/attachments',
     tag,

@@ -22,6 +22,8 @@ export const commentOperations: Operation[] = [
   }),
   defineOperation({
     id: 'add_comment',
+    errors: ['COMMENT_PARENT_NOT_FOUND'],
+    requiredFields: ['body'],
     method: 'POST',
     path: '/api/external/issues/{issueId}/comments',
     tag,
@@ -36,6 +38,7 @@ export const commentOperations: Operation[] = [
   }),
   defineOperation({
     id: 'delete_comment',
+    errors: ['COMMENT_DELETE_FORBIDDEN'],
     method: 'DELETE',
     path: '/api/external/issues/{issueId}/comments/{commentId}',
     tag,

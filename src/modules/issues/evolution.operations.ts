@@ -20,6 +20,7 @@ export const evolutionOperations: Operation[] = [
   }),
   defineOperation({
     id: 'evolve_issue_title',
+    requiredFields: ['title'],
     method: 'POST',
     path: '/api/external/issues/{issueId}/evolve',
     tag,

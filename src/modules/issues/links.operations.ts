@@ -25,6 +25,9 @@ const DeleteLinkBody = Type.Partial(Type.Object({ linkId: Ref('Required (ISSUE_L
 export const linkOperations: Operation[] = [
   defineOperation({
     id: 'link_issues',
+    errors: ['ISSUE_LINK_SELF_REFERENCE', 'TARGET_ISSUE_NOT_FOUND'],
+    answersExisting: true,
+    requiredFields: ['type'],
     method: 'POST',
     path: '/api/external/issues/{issueId}/links',
     tag,
@@ -42,6 +45,8 @@ export const linkOperations: Operation[] = [
   }),
   defineOperation({
     id: 'unlink_issues',
+    errors: ['ISSUE_LINK_NOT_FOUND'],
+    requiredFields: ['linkId'],
     method: 'DELETE',
     path: '/api/external/issues/{issueId}/links',
     tag,

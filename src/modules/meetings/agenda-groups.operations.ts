@@ -32,6 +32,7 @@ export const agendaGroupOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_agenda_group',
+    requiredFields: ['name'],
     method: 'POST',
     path: '/api/external/meetings/{meetingId}/agenda-groups',
     tag,
@@ -46,6 +47,7 @@ export const agendaGroupOperations: Operation[] = [
   }),
   defineOperation({
     id: 'reorder_agenda_groups',
+    requiredFields: ['agendaGroupIds'],
     method: 'PATCH',
     path: '/api/external/meetings/{meetingId}/agenda-groups',
     tag,
@@ -58,6 +60,7 @@ export const agendaGroupOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_agenda_group',
+    errors: ['UNSUPPORTED_ACTION'],
     method: 'PATCH',
     path: '/api/external/meetings/{meetingId}/agenda-groups/{agendaGroupId}',
     tag,

@@ -47,6 +47,8 @@ export const agendaItemOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_agenda_item',
+    errors: ['PROJECT_NOT_FOUND', 'TAG_FIELD_CONFLICT'],
+    requiredFields: ['title'],
     method: 'POST',
     path: '/api/external/meetings/{meetingId}/agenda-items',
     tag,
@@ -70,6 +72,7 @@ export const agendaItemOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_agenda_item',
+    errors: ['PROJECT_NOT_FOUND', 'TAG_FIELD_CONFLICT', 'UNSUPPORTED_ACTION'],
     method: 'PATCH',
     path: itemPath,
     tag,
@@ -107,6 +110,7 @@ export const agendaItemOperations: Operation[] = [
   }),
   defineOperation({
     id: 'add_agenda_item_attachments',
+    errors: ['ATTACHMENT_LIMIT_EXCEEDED'],
     method: 'POST',
     path: `${itemPath}/attachments`,
     tag,

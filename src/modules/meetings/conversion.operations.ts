@@ -17,6 +17,7 @@ const itemPath = '/api/external/meetings/{meetingId}/agenda-items/{agendaItemId}
 export const conversionOperations: Operation[] = [
   defineOperation({
     id: 'publish_agenda_item_notes',
+    errors: ['ISSUE_NOT_FOUND', 'UNSUPPORTED_ACTION'],
     method: 'POST',
     path: `${itemPath}/notes/publish`,
     tag,
@@ -31,6 +32,8 @@ export const conversionOperations: Operation[] = [
   }),
   defineOperation({
     id: 'convert_agenda_item',
+    errors: ['ISSUE_NOT_FOUND', 'PROJECT_NOT_FOUND', 'PROJECT_REQUIRED'],
+    answersExisting: true,
     method: 'POST',
     path: `${itemPath}/convert`,
     tag,
@@ -48,6 +51,7 @@ export const conversionOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_agenda_item_tasks',
+    errors: ['PROJECT_NOT_FOUND', 'PROJECT_REQUIRED'],
     method: 'POST',
     path: `${itemPath}/tasks`,
     tag,

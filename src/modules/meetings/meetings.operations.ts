@@ -20,6 +20,7 @@ const tag = 'Meetings';
 const meetingOperations: Operation[] = [
   defineOperation({
     id: 'list_meetings',
+    errors: ['PROJECT_NOT_FOUND', 'TEAM_NOT_FOUND'],
     method: 'GET',
     path: '/api/external/meetings',
     tag,
@@ -30,6 +31,8 @@ const meetingOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_meeting',
+    errors: ['PROJECT_NOT_FOUND', 'PROJECT_TEAM_MISMATCH', 'RECURRENCE_START_REQUIRED', 'TEAM_NOT_FOUND'],
+    requiredFields: ['title'],
     method: 'POST',
     path: '/api/external/meetings',
     tag,
@@ -52,6 +55,13 @@ const meetingOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_meeting',
+    errors: [
+      'PROJECT_NOT_FOUND',
+      'PROJECT_TEAM_MISMATCH',
+      'RECURRENCE_START_REQUIRED',
+      'TEAM_NOT_FOUND',
+      'UNSUPPORTED_ACTION',
+    ],
     method: 'PATCH',
     path: '/api/external/meetings/{meetingId}',
     tag,

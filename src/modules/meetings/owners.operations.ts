@@ -19,6 +19,8 @@ export const ownerOperations: Operation[] = [
   }),
   defineOperation({
     id: 'add_agenda_item_owner',
+    errors: ['OWNER_REQUIRED'],
+    answersExisting: true,
     method: 'POST',
     path: '/api/external/meetings/{meetingId}/agenda-items/{agendaItemId}/owners',
     tag,

@@ -37,6 +37,7 @@ export const settingsOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_external_owner_preset',
+    requiredFields: ['name'],
     method: 'POST',
     path: '/api/external/meetings/settings/external-users',
     tag,
@@ -49,6 +50,7 @@ export const settingsOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_external_owner_preset',
+    errors: ['UNSUPPORTED_ACTION'],
     method: 'PATCH',
     path: '/api/external/meetings/settings/external-users/{presetId}',
     tag,
@@ -74,6 +76,7 @@ export const settingsOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_agenda_status',
+    requiredFields: ['name'],
     method: 'POST',
     path: '/api/external/meetings/settings/agenda-statuses',
     tag,
@@ -86,6 +89,7 @@ export const settingsOperations: Operation[] = [
   }),
   defineOperation({
     id: 'reorder_agenda_statuses',
+    requiredFields: ['orderedStatusIds'],
     method: 'PATCH',
     path: '/api/external/meetings/settings/agenda-statuses',
     tag,
@@ -98,6 +102,7 @@ export const settingsOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_agenda_status',
+    errors: ['UNSUPPORTED_ACTION'],
     method: 'PATCH',
     path: '/api/external/meetings/settings/agenda-statuses/{statusId}',
     tag,
@@ -110,6 +115,7 @@ export const settingsOperations: Operation[] = [
   }),
   defineOperation({
     id: 'delete_agenda_status',
+    errors: ['AGENDA_STATUS_DELETE_BLOCKED'],
     method: 'DELETE',
     path: '/api/external/meetings/settings/agenda-statuses/{statusId}',
     tag,

@@ -19,6 +19,9 @@ const linkResult = ({ link, created: isNew }: { link: WorkLinkView; created: boo
 export const workLinkOperations: Operation[] = [
   defineOperation({
     id: 'link_meeting',
+    errors: ['AGENDA_ITEM_NOT_FOUND', 'DISCUSSION_TOPIC_NOT_FOUND', 'ISSUE_NOT_FOUND', 'PROJECT_NOT_FOUND'],
+    answersExisting: true,
+    requiredFields: ['targetType'],
     method: 'POST',
     path: '/api/external/meetings/{meetingId}/links',
     tag,
@@ -46,6 +49,8 @@ export const workLinkOperations: Operation[] = [
   }),
   defineOperation({
     id: 'link_agenda_item',
+    answersExisting: true,
+    requiredFields: ['targetType'],
     method: 'POST',
     path: '/api/external/meetings/{meetingId}/agenda-items/{agendaItemId}/links',
     tag,

@@ -7,6 +7,7 @@ const tag = 'Issue containers';
 export const containerOperations: Operation[] = [
   defineOperation({
     id: 'list_issue_containers',
+    errors: ['PROJECT_NOT_FOUND', 'TEAM_NOT_FOUND'],
     method: 'GET',
     path: '/api/external/issue-containers',
     tag,

@@ -23,6 +23,7 @@ export const milestoneCommentOperations: Operation[] = [
   }),
   defineOperation({
     id: 'add_milestone_comment',
+    requiredFields: ['body'],
     method: 'POST',
     path: '/api/external/issue-container-milestones/{milestoneId}/comments',
     tag,

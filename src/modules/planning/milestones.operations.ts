@@ -22,6 +22,13 @@ const tag = 'Milestones';
 export const milestoneOperations: Operation[] = [
   defineOperation({
     id: 'list_milestones',
+    errors: [
+      'ISSUE_CONTAINER_FIELD_CONFLICT',
+      'ISSUE_CONTAINER_NOT_FOUND',
+      'PROJECT_KEY_AMBIGUOUS',
+      'PROJECT_NOT_FOUND',
+      'TEAM_NOT_FOUND',
+    ],
     method: 'GET',
     path: '/api/external/issue-container-milestones',
     tag,
@@ -32,6 +39,13 @@ export const milestoneOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_milestone',
+    errors: [
+      'ISSUE_CONTAINER_DISABLED',
+      'ISSUE_CONTAINER_FIELD_CONFLICT',
+      'ISSUE_CONTAINER_NOT_FOUND',
+      'TAG_FIELD_CONFLICT',
+    ],
+    requiredFields: ['title'],
     method: 'POST',
     path: '/api/external/issue-container-milestones',
     tag,
@@ -54,6 +68,13 @@ export const milestoneOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_milestone',
+    errors: [
+      'ISSUE_CONTAINER_DISABLED',
+      'ISSUE_CONTAINER_FIELD_CONFLICT',
+      'ISSUE_CONTAINER_NOT_FOUND',
+      'TAG_FIELD_CONFLICT',
+      'UNSUPPORTED_ACTION',
+    ],
     method: 'PATCH',
     path: '/api/external/issue-container-milestones/{milestoneId}',
     tag,

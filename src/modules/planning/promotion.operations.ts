@@ -13,6 +13,7 @@ import { promoteSubtask } from './promotion.service.js';
 export const promotionOperations: Operation[] = [
   defineOperation({
     id: 'promote_subtask',
+    errors: ['SUBTASK_DISABLED', 'UNSUPPORTED_ACTION'],
     method: 'POST',
     path: '/api/external/issues/{issueId}/subtasks/{subtaskId}/promote',
     tag: 'Sub-tasks',

@@ -15,6 +15,9 @@ const tag = 'Sub-tasks';
 export const subtaskLinkOperations: Operation[] = [
   defineOperation({
     id: 'link_subtasks',
+    errors: ['ISSUE_LINK_SELF_REFERENCE', 'SUBTASK_DISABLED', 'SUBTASK_LINK_SCOPE_INVALID'],
+    answersExisting: true,
+    requiredFields: ['type', 'targetSubtaskId'],
     method: 'POST',
     path: '/api/external/issues/{issueId}/subtasks/{subtaskId}/links',
     tag,
@@ -33,6 +36,8 @@ export const subtaskLinkOperations: Operation[] = [
   }),
   defineOperation({
     id: 'unlink_subtasks',
+    errors: ['ISSUE_LINK_NOT_FOUND', 'SUBTASK_DISABLED'],
+    requiredFields: ['linkId'],
     method: 'DELETE',
     path: '/api/external/issues/{issueId}/subtasks/{subtaskId}/links',
     tag,

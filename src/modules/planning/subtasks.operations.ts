@@ -27,6 +27,13 @@ export const subtaskOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_subtask',
+    errors: [
+      'ASSIGNEE_NOT_IN_PROJECT',
+      'ASSIGNEE_NOT_IN_PROJECT_TEAM',
+      'ASSIGNEE_NOT_IN_WORKSPACE',
+      'SUBTASK_DISABLED',
+    ],
+    requiredFields: ['title'],
     method: 'POST',
     path: '/api/external/issues/{issueId}/subtasks',
     tag,
@@ -54,6 +61,13 @@ export const subtaskOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_subtask',
+    errors: [
+      'ASSIGNEE_NOT_IN_PROJECT',
+      'ASSIGNEE_NOT_IN_PROJECT_TEAM',
+      'ASSIGNEE_NOT_IN_WORKSPACE',
+      'SUBTASK_DISABLED',
+      'UNSUPPORTED_ACTION',
+    ],
     method: 'PATCH',
     path: '/api/external/issues/{issueId}/subtasks/{subtaskId}',
     tag,
@@ -68,6 +82,7 @@ export const subtaskOperations: Operation[] = [
   }),
   defineOperation({
     id: 'delete_subtask',
+    errors: ['SUBTASK_DISABLED'],
     method: 'DELETE',
     path: '/api/external/issues/{issueId}/subtasks/{subtaskId}',
     tag,

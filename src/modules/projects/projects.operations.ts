@@ -16,6 +16,7 @@ const tag = 'Projects';
 export const projectOperations: Operation[] = [
   defineOperation({
     id: 'list_projects',
+    errors: ['TEAM_NOT_FOUND'],
     method: 'GET',
     path: '/api/external/projects',
     tag,
@@ -46,6 +47,8 @@ export const projectOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_project',
+    errors: ['NO_TEAM_AVAILABLE', 'PROJECT_KEY_CONFLICT', 'TEAM_NOT_FOUND'],
+    requiredFields: ['name'],
     method: 'POST',
     path: '/api/external/projects',
     tag,
@@ -58,6 +61,7 @@ export const projectOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_project',
+    errors: ['PROJECT_KEY_CONFLICT', 'TEAM_CHANGE_BLOCKED', 'TEAM_NOT_FOUND', 'UNSUPPORTED_ACTION'],
     method: 'PATCH',
     path: '/api/external/projects/{projectId}',
     tag,

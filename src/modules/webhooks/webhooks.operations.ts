@@ -37,6 +37,8 @@ export const webhooksOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_webhook',
+    errors: ['WEBHOOK_LIMIT_REACHED'],
+    requiredFields: ['url', 'events'],
     method: 'POST',
     path: '/api/external/webhooks',
     tag,
@@ -63,6 +65,7 @@ export const webhooksOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_webhook',
+    errors: ['UNSUPPORTED_ACTION'],
     method: 'PATCH',
     path: '/api/external/webhooks/{webhookId}',
     tag,
