@@ -19,7 +19,9 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
 
   program
     .command('serve')
-    .description('Start the HTTP server (migrates first; creates the "default" workspace on an empty database).')
+    .description(
+      'Start the HTTP server (migrates first; on an empty database creates the "default" workspace, its admin token and project FIRST).',
+    )
     .addHelpText(
       'after',
       `${DATABASE_HELP}\nAlso: PORT (8080), HOST (127.0.0.1), LOG_LEVEL, WSX_BOOTSTRAP=off, WSX_RATE_LIMIT, ` +
