@@ -7,9 +7,6 @@ import type { ErrorCode } from './types.js';
 export const UNEXPECTED_RESPONSE = 'UNEXPECTED_RESPONSE';
 
 /** The API's codes, and the client's own UNEXPECTED_RESPONSE. */
-// The document still types `code` as any string, which swallows the literal; it names an
-// ErrorCode enum next, and this line's exception goes with it.
-// eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents
 export type WsxErrorCode = ErrorCode | typeof UNEXPECTED_RESPONSE;
 
 /** An error answer of the API, with the fields of its body (CONTRACT.md §2). */

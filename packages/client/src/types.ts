@@ -3,29 +3,17 @@ import type { components, paths } from './generated/openapi.js';
 
 export type { components, paths };
 
-/** Every named schema of the document (`Schemas['Error']`, and the resource schemas it names). */
+/** Every named schema of the document: `Schemas['Issue']`, `Schemas['Project']`, `Schemas['Status']`… */
 export type Schemas = components['schemas'];
 
 /** The machine codes of the error body; branch on these. */
-export type ErrorCode = Schemas['Error']['code'];
+export type ErrorCode = Schemas['ErrorCode'];
 
 /** The error body every failed call answers (CONTRACT.md §2). */
 export type ApiErrorBody = Schemas['Error'];
 
-/**
- * The signed body of a webhook delivery: `Schemas['WebhookEvent']` (one member per event type,
- * discriminated by `type`) when the document names it, else the envelope with untyped `data`.
- */
-export type WebhookEvent = Schemas extends { WebhookEvent: infer Event } ? Event : WebhookEnvelope;
-
-interface WebhookEnvelope {
-  id: string;
-  type: string;
-  createdAt: string;
-  workspaceId: string;
-  actor: { kind: string; id: string };
-  data: Record<string, unknown>;
-}
+/** The signed body of a webhook delivery: one member per event type, discriminated by `type`. */
+export type WebhookEvent = Schemas['WebhookEvent'];
 
 /** The openapi-fetch client the wrapper drives. */
 export type RawClient = Client<paths, 'application/json'>;

@@ -964,21 +964,2200 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'project.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** project.created, sent to subscriptions whose events include it or "*". */
+    post: operations['onProjectCreatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'project.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** project.updated, sent to subscriptions whose events include it or "*". */
+    post: operations['onProjectUpdatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'issue.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** issue.created, sent to subscriptions whose events include it or "*". */
+    post: operations['onIssueCreatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'issue.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** issue.updated, sent to subscriptions whose events include it or "*". */
+    post: operations['onIssueUpdatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'issue.archived': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** issue.archived, sent to subscriptions whose events include it or "*". */
+    post: operations['onIssueArchivedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'issue.restored': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** issue.restored, sent to subscriptions whose events include it or "*". */
+    post: operations['onIssueRestoredEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'issue.comment.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** issue.comment.created, sent to subscriptions whose events include it or "*". */
+    post: operations['onIssueCommentCreatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'issue.comment.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** issue.comment.deleted, sent to subscriptions whose events include it or "*". */
+    post: operations['onIssueCommentDeletedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'issue.link.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** issue.link.created, sent to subscriptions whose events include it or "*". */
+    post: operations['onIssueLinkCreatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'issue.link.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** issue.link.deleted, sent to subscriptions whose events include it or "*". */
+    post: operations['onIssueLinkDeletedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subtask.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** subtask.created, sent to subscriptions whose events include it or "*". */
+    post: operations['onSubtaskCreatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subtask.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** subtask.updated, sent to subscriptions whose events include it or "*". */
+    post: operations['onSubtaskUpdatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subtask.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** subtask.deleted, sent to subscriptions whose events include it or "*". */
+    post: operations['onSubtaskDeletedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subtask.promoted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** subtask.promoted, sent to subscriptions whose events include it or "*". */
+    post: operations['onSubtaskPromotedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'milestone.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** milestone.created, sent to subscriptions whose events include it or "*". */
+    post: operations['onMilestoneCreatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'milestone.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** milestone.updated, sent to subscriptions whose events include it or "*". */
+    post: operations['onMilestoneUpdatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'milestone.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** milestone.deleted, sent to subscriptions whose events include it or "*". */
+    post: operations['onMilestoneDeletedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'milestone.comment.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** milestone.comment.created, sent to subscriptions whose events include it or "*". */
+    post: operations['onMilestoneCommentCreatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '*': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Any event, sent to subscriptions whose events are ["*"]. */
+    post: operations['onWebhookEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
+    AddAgendaItemAttachmentsRequest: {
+      /** @description 1–20 links, each { url, name? }. */
+      links?: {
+        /**
+         * Format: uri
+         * @description Absolute http or https URL, at most 2,048 characters.
+         */
+        url: string;
+        name?: string | null;
+      }[];
+      /**
+       * Format: uri
+       * @description A single link's URL, instead of links.
+       */
+      url?: string;
+      name?: string | null;
+    };
+    AddAgendaItemOwnerRequest: {
+      userId?: string | null;
+      presetId?: string | null;
+      externalName?: string | null;
+      externalEmail?: string | null;
+    };
+    AddAttachmentsRequest: {
+      /** @description 1–20 links, each { url, name? }. */
+      links?: {
+        /**
+         * Format: uri
+         * @description Absolute http or https URL, at most 2,048 characters.
+         */
+        url: string;
+        name?: string | null;
+      }[];
+      /**
+       * Format: uri
+       * @description A single link's URL, instead of links.
+       */
+      url?: string;
+      name?: string | null;
+    };
+    AddCommentRequest: {
+      /** @description Required, non-empty (COMMENT_BODY_REQUIRED); at most 65,536 characters. */
+      body: string;
+      parentCommentId?: string | null;
+    };
+    AddMilestoneCommentRequest: {
+      /** @description Required, non-empty (COMMENT_BODY_REQUIRED); at most 65,536 characters. */
+      body: string;
+      parentCommentId?: string | null;
+    };
+    AgendaGroup: {
+      agendaGroupId: string;
+      meetingId: string;
+      name: string;
+      description: string | null;
+      position: number;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    AgendaGroupListResponse: {
+      agendaGroups: components['schemas']['AgendaGroup'][];
+    };
+    AgendaGroupResponse: {
+      agendaGroup: components['schemas']['AgendaGroup'];
+    };
+    AgendaItem: {
+      agendaItemId: string;
+      meetingId: string;
+      title: string;
+      description: string | null;
+      notes: string | null;
+      agendaGroupId: string | null;
+      statusId: string;
+      tags: string[];
+      labels: string[];
+      sourceProjectId: string | null;
+      checkInDate: string | null;
+      owners: components['schemas']['Owner'][];
+      links: components['schemas']['WorkLink'][];
+      attachments: components['schemas']['Attachment'][];
+      converted: boolean;
+      convertedIssueId: string | null;
+      taskIssueIds: string[];
+      position: number;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    AgendaItemListResponse: {
+      agendaItems: components['schemas']['AgendaItem'][];
+    };
+    AgendaItemResponse: {
+      agendaItem: components['schemas']['AgendaItem'];
+    };
+    AgendaStatus: {
+      statusId: string;
+      name: string;
+      system: boolean;
+      position: number;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    AgendaStatusListResponse: {
+      agendaStatuses: components['schemas']['AgendaStatus'][];
+    };
+    AgendaStatusResponse: {
+      agendaStatus: components['schemas']['AgendaStatus'];
+    };
+    AgendaTagsResponse: {
+      tags: {
+        name: string;
+        sources: string[];
+        usageCount: number;
+      }[];
+    };
+    Attachment: {
+      attachmentId: string;
+      /** Format: uri */
+      url: string;
+      name: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      createdBy: string;
+    };
+    AttachmentListResponse: {
+      attachments: components['schemas']['Attachment'][];
+    };
+    AutomationAgent: {
+      /** @description api-token:<name> */
+      userId: string;
+      name: string;
+      /** @constant */
+      kind: 'automation';
+      active: boolean;
+    };
+    Comment: {
+      commentId: string;
+      issueId?: string;
+      milestoneId?: string;
+      parentCommentId: string | null;
+      body: string | null;
+      authorId: string;
+      authorApiTokenName: string | null;
+      deleted: boolean;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    CommentListResponse: {
+      comments: components['schemas']['Comment'][];
+    };
+    CommentResponse: {
+      comment: components['schemas']['Comment'];
+    };
+    ContainerListResponse: {
+      issueContainers: components['schemas']['IssueContainer'][];
+      pageInfo: components['schemas']['PageInfo'];
+    };
+    ConversionResponse: {
+      /** @description The issue made from the topic; null when it is in a project this credential cannot access. */
+      issue: components['schemas']['Issue'] | null;
+      topic: components['schemas']['Topic'];
+      /** @description false when the topic was converted before (status 200). */
+      created: boolean;
+    };
+    ConvertAgendaItemRequest: {
+      /** @description Default: the item's sourceProjectId, else the meeting's project. */
+      projectId?: string;
+      /** @description With teamKey when ambiguous. */
+      projectKey?: string;
+      teamId?: string;
+      teamKey?: string;
+      dueDate?: string | null;
+      assigneeId?: string | null;
+      statusKey?: string;
+      /** @description Default: the item's title; at most 500 characters. */
+      title?: string;
+    };
+    ConvertDiscussionTopicRequest: {
+      /** @description Default: the topic's sourceProjectId, else its first linked project. */
+      projectId?: string;
+      /** @description With teamKey when the key is used in several teams. */
+      projectKey?: string;
+      teamKey?: string;
+      /**
+       * Format: date
+       * @description Calendar date, YYYY-MM-DD.
+       */
+      dueDate?: string;
+      assigneeId?: string | null;
+      statusKey?: string;
+      /** @description Default: the topic's title; at most 500 characters. */
+      title?: string;
+    };
+    ConvertResponse: {
+      issue: components['schemas']['Issue'];
+      agendaItem: components['schemas']['AgendaItem'];
+      created: boolean;
+    };
+    CreateAgendaGroupRequest: {
+      /** @description Required on create (NAME_REQUIRED). */
+      name: string;
+      description?: string | null;
+    };
+    CreateAgendaItemRequest: {
+      /** @description Non-empty (AGENDA_ITEM_TITLE_REQUIRED), at most 500 characters: it becomes the title of an issue made from the item. */
+      title: string;
+      description?: string | null;
+      notes?: string | null;
+      agendaGroupId?: string | null;
+      /** @description An agenda status id; default "To discuss". */
+      statusId?: string;
+      /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+      tags?: string[];
+      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      labels?: string[];
+      sourceProjectId?: string | null;
+      checkInDate?: string | null;
+    };
+    CreateAgendaItemTasksRequest: {
+      /** @description Default: the item's sourceProjectId, else the meeting's project. */
+      projectId?: string;
+      /** @description With teamKey when ambiguous. */
+      projectKey?: string;
+      teamId?: string;
+      teamKey?: string;
+      dueDate?: string | null;
+      assigneeId?: string | null;
+      statusKey?: string;
+      /** @description Default: the item's title; at most 500 characters. */
+      title?: string;
+    };
+    CreateAgendaStatusRequest: {
+      /** @description Unique case-insensitively (NAME_REQUIRED when empty); at most 100 characters. */
+      name: string;
+    };
+    CreateDiscussionGroupRequest: {
+      /** @description Required on create (NAME_REQUIRED); at most 200 characters. */
+      name: string;
+      description?: string | null;
+      /**
+       * @description workspace: every identity of the workspace sees the group; members: only its owner and members.
+       * @enum {string}
+       */
+      visibility?: 'workspace' | 'members';
+      /** @description Workspace identities (usr_… or api-token:<name>); on update the list replaces the members. */
+      memberIds?: string[];
+      /**
+       * @description private hides the group and its topics from every API read and write, the owner's included.
+       * @enum {string}
+       */
+      apiVisibility?: 'visible' | 'private';
+    };
+    CreateDiscussionTopicRequest: {
+      /** @description A discussion group the caller can see. */
+      groupId: string;
+      /** @description Required on create (TITLE_REQUIRED); at most 500 characters, as an issue title. */
+      title: string;
+      description?: string | null;
+      /**
+       * @description open (default), in-progress, resolved or closed.
+       * @enum {string}
+       */
+      status?: 'open' | 'in-progress' | 'resolved' | 'closed';
+      /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+      tags?: string[];
+      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      labels?: string[];
+      sourceProjectId?: string | null;
+      /** @description At most 100 work links; on update the list replaces the topic's links. */
+      links?: {
+        /** @description issue, project or agenda_item (INVALID_TARGET_TYPE otherwise). */
+        targetType?: string;
+        /** @description Id of the target; targetId or targetKey is required (TARGET_REQUIRED). */
+        targetId?: string;
+        /** @description issueKey or projectKey (issue and project targets only). */
+        targetKey?: string;
+        /** @description Disambiguates a projectKey. */
+        teamKey?: string;
+      }[];
+    };
+    CreatedWebhook: {
+      webhookId: string;
+      /** Format: uri */
+      url: string;
+      events: string[];
+      active: boolean;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** @description whsec_… signing secret (Standard Webhooks); shown only in this answer. */
+      secret: string;
+    };
+    CreatedWebhookResponse: {
+      webhook: components['schemas']['CreatedWebhook'];
+    };
+    CreateExternalOwnerPresetRequest: {
+      /** @description Required on create (NAME_REQUIRED). */
+      name: string;
+      externalName?: string | null;
+      externalEmail?: string | null;
+    };
+    CreateIssueRequest: {
+      /** @description Required on create, at most 500 characters (TITLE_REQUIRED). */
+      title: string;
+      description?: string | null;
+      projectId?: string;
+      /** @description With teamKey or teamId when the key is used in several teams. */
+      projectKey?: string;
+      teamId?: string;
+      teamKey?: string;
+      statusId?: string;
+      /** @description Default: the first unstarted status the project allows. */
+      statusKey?: string;
+      assigneeId?: string | null;
+      reporterId?: string | null;
+      /**
+       * @description Default none.
+       * @enum {string}
+       */
+      priority?: 'none' | 'low' | 'medium' | 'high' | 'urgent';
+      /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+      tags?: string[];
+      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      labels?: string[];
+      startDate?: string | null;
+      dueDate?: string | null;
+      durationDays?: number | null;
+      epicId?: string | null;
+      issueContainerId?: string | null;
+      milestoneId?: string | null;
+      subtasksEnabled?: boolean;
+    };
+    CreateMeetingRequest: {
+      /** @description Non-empty (MEETING_TITLE_REQUIRED), at most 500 characters. */
+      title: string;
+      description?: string | null;
+      /** @description Free text, 1–50 characters; default "meeting". */
+      type?: string;
+      /** @enum {string} */
+      recurrenceType?: 'none' | 'daily' | 'weekly' | 'biweekly' | 'monthly';
+      startsAt?: string | null;
+      endsAt?: string | null;
+      teamId?: string | null;
+      teamKey?: string | null;
+      projectId?: string | null;
+      projectKey?: string | null;
+      archived?: boolean;
+    };
+    CreateMilestoneRequest: {
+      /** @description Required on create (TITLE_REQUIRED); at most 500 characters. */
+      title: string;
+      issueContainerId?: string | null;
+      epicId?: string | null;
+      ownerId?: string | null;
+      /**
+       * @description planned (default), at-risk, blocked or complete.
+       * @enum {string}
+       */
+      status?: 'planned' | 'at-risk' | 'blocked' | 'complete';
+      startDate?: string | null;
+      dueDate?: string | null;
+      /** @description Place in the container; default: after the last one. */
+      order?: number;
+      /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+      tags?: string[];
+      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      labels?: string[];
+    };
+    CreateProjectRequest: {
+      /** @description Required on create (NAME_REQUIRED). */
+      name: string;
+      description?: string | null;
+      teamId?: string;
+      /** @description Default team when no team is given. */
+      teamKey?: string;
+      /** @description 2–10 characters ^[A-Z][A-Z0-9]+$, upper-cased; derived from the name when omitted. */
+      projectKey?: string;
+      ownerId?: string | null;
+      startDate?: string | null;
+      endDate?: string | null;
+      subtasksEnabled?: boolean;
+      issueContainersEnabled?: boolean;
+    };
+    CreateSubtaskRequest: {
+      /** @description Required on create (SUBTASK_TITLE_REQUIRED); at most 500 characters. */
+      title: string;
+      /**
+       * @description to-do (default), in-progress or done.
+       * @enum {string}
+       */
+      status?: 'to-do' | 'in-progress' | 'done';
+      assigneeId?: string | null;
+      startDate?: string | null;
+      dueDate?: string | null;
+      durationDays?: number | null;
+    };
+    CreateWebhookRequest: {
+      /**
+       * Format: uri
+       * @description Absolute http(s) URL of the receiver, at most 2,048 characters, on a public (global unicast) address; loopback, private, link-local and other special ranges are refused.
+       */
+      url: string;
+      /** @description Event types to receive, or ["*"] for all: project.created, project.updated, issue.created, issue.updated, issue.archived, issue.restored, issue.comment.created, issue.comment.deleted, issue.link.created, issue.link.deleted, subtask.created, subtask.updated, subtask.deleted, subtask.promoted, milestone.created, milestone.updated, milestone.deleted, milestone.comment.created. */
+      events: string[];
+      /** @description Default true. */
+      active?: boolean;
+    };
+    Delivery: {
+      deliveryId: string;
+      eventId: string;
+      eventType: string;
+      attempt: number;
+      /** @enum {string} */
+      status: 'succeeded' | 'failed' | 'pending';
+      responseStatus: number | null;
+      durationMs: number | null;
+      error: string | null;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    DeliveryListResponse: {
+      deliveries: components['schemas']['Delivery'][];
+      pageInfo: components['schemas']['PageInfo'];
+    };
     Error: {
       /** @description Human-readable message. */
       error: string;
-      /** @description Machine-readable code; branch on this. */
-      code: string;
-      /** @description Context: the offending field, id or key. */
-      details: Record<string, never>;
+      code: components['schemas']['ErrorCode'];
+      /** @description Context: the offending `field`, id or key; `unknownFields`, `max`, `allowed` where they apply. */
+      details: {
+        [key: string]: unknown;
+      };
       /** @description How to recover. */
       suggestion: string;
     };
+    /**
+     * @description Machine-readable error code; branch on this, never on the message.
+     * @enum {string}
+     */
+    ErrorCode:
+      | 'VALIDATION_FAILED'
+      | 'INVALID_JSON'
+      | 'INVALID_CURSOR'
+      | 'ROUTE_NOT_FOUND'
+      | 'PAYLOAD_TOO_LARGE'
+      | 'UNSUPPORTED_MEDIA_TYPE'
+      | 'REQUEST_TIMEOUT'
+      | 'HEADERS_TOO_LARGE'
+      | 'SERVER_SHUTTING_DOWN'
+      | 'RATE_LIMITED'
+      | 'IDEMPOTENCY_KEY_REUSED'
+      | 'IDEMPOTENCY_KEY_IN_USE'
+      | 'INTERNAL_ERROR'
+      | 'DATABASE_UNAVAILABLE'
+      | 'STORAGE_FULL'
+      | 'UNAUTHORIZED'
+      | 'TEAM_NOT_FOUND'
+      | 'NO_TEAM_AVAILABLE'
+      | 'PROJECT_KEY_AMBIGUOUS'
+      | 'PROJECT_NOT_FOUND'
+      | 'PROJECT_TEAM_MISMATCH'
+      | 'PROJECT_KEY_CONFLICT'
+      | 'INVALID_PROJECT_WINDOW'
+      | 'NAME_REQUIRED'
+      | 'TEAM_CHANGE_BLOCKED'
+      | 'OWNER_NOT_IN_WORKSPACE'
+      | 'ISSUE_NOT_FOUND'
+      | 'INVALID_ARCHIVE_STATE'
+      | 'INVALID_ISSUE_EVOLUTION'
+      | 'TITLE_REQUIRED'
+      | 'STATUS_INVALID_FOR_PROJECT'
+      | 'STATUS_INVALID_FOR_PROJECT_WORKFLOW'
+      | 'STATUS_NOT_FOUND'
+      | 'WORKFLOW_TRANSITION_BLOCKED'
+      | 'ASSIGNEE_NOT_IN_WORKSPACE'
+      | 'ASSIGNEE_NOT_IN_PROJECT'
+      | 'ASSIGNEE_NOT_IN_PROJECT_TEAM'
+      | 'ASSIGNEE_FILTER_CONFLICT'
+      | 'REPORTER_NOT_IN_WORKSPACE'
+      | 'TAG_FIELD_CONFLICT'
+      | 'PROJECT_REQUIRED'
+      | 'UNSUPPORTED_ACTION'
+      | 'COMMENT_BODY_REQUIRED'
+      | 'COMMENT_PARENT_NOT_FOUND'
+      | 'COMMENT_NOT_FOUND'
+      | 'COMMENT_DELETE_FORBIDDEN'
+      | 'TARGET_ISSUE_REQUIRED'
+      | 'TARGET_ISSUE_NOT_FOUND'
+      | 'INVALID_ISSUE_LINK_TYPE'
+      | 'ISSUE_LINK_SELF_REFERENCE'
+      | 'ISSUE_LINK_ID_REQUIRED'
+      | 'ISSUE_LINK_NOT_FOUND'
+      | 'ATTACHMENT_URL_REQUIRED'
+      | 'ATTACHMENT_LIMIT_EXCEEDED'
+      | 'SUBTASK_DISABLED'
+      | 'SUBTASK_NOT_FOUND'
+      | 'SUBTASK_TITLE_REQUIRED'
+      | 'SUBTASK_LINK_TARGET_NOT_FOUND'
+      | 'SUBTASK_LINK_SCOPE_INVALID'
+      | 'SUBTASK_STATUS_MAPPING_REQUIRED'
+      | 'ISSUE_CONTAINER_FIELD_CONFLICT'
+      | 'ISSUE_CONTAINER_DISABLED'
+      | 'ISSUE_CONTAINER_NOT_FOUND'
+      | 'ISSUE_CONTAINER_MILESTONE_NOT_FOUND'
+      | 'ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE'
+      | 'INVALID_SCHEDULE'
+      | 'MEETING_NOT_FOUND'
+      | 'MEETING_TITLE_REQUIRED'
+      | 'INVALID_MEETING_TIME'
+      | 'RECURRENCE_START_REQUIRED'
+      | 'AGENDA_ITEM_NOT_FOUND'
+      | 'AGENDA_ITEM_TITLE_REQUIRED'
+      | 'AGENDA_GROUP_NOT_FOUND'
+      | 'INVALID_AGENDA_GROUP_ORDER'
+      | 'INVALID_AGENDA_STATUS_ORDER'
+      | 'AGENDA_STATUS_NOT_FOUND'
+      | 'AGENDA_GROUP_LIMIT_REACHED'
+      | 'AGENDA_STATUS_LIMIT_REACHED'
+      | 'AGENDA_STATUS_DELETE_BLOCKED'
+      | 'OWNER_NOT_FOUND'
+      | 'OWNER_REQUIRED'
+      | 'INVALID_TARGET_TYPE'
+      | 'TARGET_REQUIRED'
+      | 'MEETING_LINK_NOT_FOUND'
+      | 'DISCUSSION_TOPIC_NOT_FOUND'
+      | 'DISCUSSION_GROUP_NOT_FOUND'
+      | 'DISCUSSION_GROUP_NOT_OWNED'
+      | 'WEBHOOK_NOT_FOUND'
+      | 'INVALID_WEBHOOK_URL'
+      | 'WEBHOOK_LIMIT_REACHED';
+    Evolution: {
+      evolutionId: string;
+      issueId: string;
+      priorTitle: string;
+      newTitle: string;
+      reason: string | null;
+      actorId: string;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    EvolutionListResponse: {
+      evolutions: components['schemas']['Evolution'][];
+    };
+    EvolveIssueTitleRequest: {
+      /** @description Required: the new title, 1–500 characters, different from the current one. */
+      title: string;
+      reason?: string | null;
+    };
+    EvolveResponse: {
+      evolution: components['schemas']['Evolution'];
+      issue: components['schemas']['Issue'];
+    };
+    ExternalOwner: {
+      presetId: string | null;
+      externalName: string | null;
+      externalEmail: string | null;
+    };
+    Group: {
+      groupId: string;
+      name: string;
+      description: string | null;
+      ownerId: string;
+      memberIds: string[];
+      visibility: components['schemas']['GroupVisibility'];
+      apiVisibility: components['schemas']['GroupApiVisibility'];
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    /**
+     * @description private hides the group and its topics from every API read and write, the owner's included.
+     * @enum {string}
+     */
+    GroupApiVisibility: 'visible' | 'private';
+    GroupListResponse: {
+      groups: components['schemas']['Group'][];
+      pageInfo: components['schemas']['PageInfo'];
+    };
+    GroupResponse: {
+      group: components['schemas']['Group'];
+    };
+    /**
+     * @description workspace: every identity of the workspace sees the group; members: only its owner and members.
+     * @enum {string}
+     */
+    GroupVisibility: 'workspace' | 'members';
+    Issue: {
+      issueId: string;
+      issueKey: string;
+      title: string;
+      description: string | null;
+      projectId: string;
+      projectKey: string;
+      teamId: string;
+      teamKey: string;
+      statusId: string;
+      statusKey: string;
+      assigneeId: string | null;
+      reporterId: string | null;
+      /** @enum {string} */
+      priority: 'none' | 'low' | 'medium' | 'high' | 'urgent';
+      startDate: string | null;
+      dueDate: string | null;
+      durationDays: number | null;
+      /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+      tags: string[];
+      /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+      labels: string[];
+      archived: boolean;
+      archivedAt: string | null;
+      epicId: string | null;
+      issueContainerId: string | null;
+      milestoneId: string | null;
+      subtasksEnabled: boolean;
+      links: components['schemas']['Link'][];
+      source: {
+        /** @enum {string} */
+        type: 'agenda_item' | 'discussion_topic' | 'subtask';
+        id: string;
+      } | null;
+      createdBy: string;
+      earliestStartDate: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    IssueArchivedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'issue.archived';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        issue: components['schemas']['Issue'];
+      };
+    };
+    IssueCommentCreatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'issue.comment.created';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        comment: components['schemas']['Comment'];
+        issue: {
+          issueId: string;
+          issueKey: string;
+        };
+      };
+    };
+    IssueCommentDeletedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'issue.comment.deleted';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        comment: components['schemas']['Comment'];
+        issue: {
+          issueId: string;
+          issueKey: string;
+        };
+      };
+    };
+    IssueContainer: {
+      issueContainerId: string;
+      /** @description Legacy name of issueContainerId (same value). */
+      epicId: string;
+      name: string;
+      projectId: string;
+      projectKey: string;
+      startDate: string | null;
+      dueDate: string | null;
+      /** @description Active (not archived) issues in the container. */
+      issueCount: number;
+      /** @description Active issues whose status is not in a completed or canceled category. */
+      openIssueCount: number;
+      archived: boolean;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    IssueCreatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'issue.created';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        issue: components['schemas']['Issue'];
+      };
+    };
+    IssueLinkCreatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'issue.link.created';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        link: components['schemas']['Link'];
+        issue: {
+          issueId: string;
+          issueKey: string;
+        };
+      };
+    };
+    IssueLinkDeletedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'issue.link.deleted';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        link: components['schemas']['Link'];
+        issue: {
+          issueId: string;
+          issueKey: string;
+        };
+      };
+    };
+    IssueListResponse: {
+      issues: components['schemas']['Issue'][];
+      pageInfo: components['schemas']['PageInfo'];
+    };
+    IssueResponse: {
+      issue: components['schemas']['Issue'];
+    };
+    IssueRestoredEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'issue.restored';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        issue: components['schemas']['Issue'];
+      };
+    };
+    IssueUpdatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'issue.updated';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        issue: components['schemas']['Issue'];
+      };
+    };
+    Link: {
+      linkId: string;
+      /** @enum {string} */
+      type: 'blocks' | 'blocked_by' | 'related';
+      targetIssueId: string;
+      targetIssueKey: string;
+      isSatisfied: boolean | null;
+    };
+    LinkAgendaItemRequest: {
+      /** @description issue | project | discussion_topic | agenda_item */
+      targetType: string;
+      /** @description Id of the target. */
+      targetId?: string;
+      /** @description issueKey or projectKey (issue and project targets only). */
+      targetKey?: string;
+      /** @description Disambiguates a project targetKey. */
+      teamKey?: string;
+    };
+    LinkIssuesRequest: {
+      /** @description blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE). */
+      type: string;
+      /** @description The other issue; or send targetIssueKey. */
+      targetIssueId?: string;
+      targetIssueKey?: string;
+    };
+    LinkMeetingRequest: {
+      /** @description issue | project | discussion_topic | agenda_item */
+      targetType: string;
+      /** @description Id of the target. */
+      targetId?: string;
+      /** @description issueKey or projectKey (issue and project targets only). */
+      targetKey?: string;
+      /** @description Disambiguates a project targetKey. */
+      teamKey?: string;
+    };
+    LinkSubtasksRequest: {
+      /** @description blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE). */
+      type: string;
+      /** @description A sibling sub-task: same parent issue. */
+      targetSubtaskId: string;
+    };
+    Meeting: {
+      meetingId: string;
+      title: string;
+      description: string | null;
+      type: string;
+      recurrenceType: string;
+      startsAt: string | null;
+      endsAt: string | null;
+      teamId: string | null;
+      teamKey: string | null;
+      projectId: string | null;
+      projectKey: string | null;
+      archived: boolean;
+      links: components['schemas']['WorkLink'][];
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    MeetingListResponse: {
+      meetings: components['schemas']['Meeting'][];
+      pageInfo: components['schemas']['PageInfo'];
+    };
+    MeetingResponse: {
+      meeting: components['schemas']['Meeting'];
+    };
+    Milestone: {
+      milestoneId: string;
+      issueContainerId: string;
+      /** @description Legacy name of issueContainerId (same value). */
+      epicId: string;
+      projectId: string;
+      title: string;
+      ownerId: string | null;
+      /**
+       * @description planned (default), at-risk, blocked or complete.
+       * @enum {string}
+       */
+      status: 'planned' | 'at-risk' | 'blocked' | 'complete';
+      startDate: string | null;
+      dueDate: string | null;
+      order: number;
+      tags: string[];
+      /** @description Legacy name of tags (same value). */
+      labels: string[];
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    MilestoneActivity: {
+      /** @enum {string} */
+      action: 'created' | 'updated' | 'commented';
+      field: string | null;
+      from: (string | number | string[]) | null;
+      to: (string | number | string[]) | null;
+      actorId: string;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    MilestoneCommentCreatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'milestone.comment.created';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        comment: components['schemas']['Comment'];
+        milestone: {
+          milestoneId: string;
+          issueContainerId: string;
+          title: string;
+        };
+      };
+    };
+    MilestoneCreatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'milestone.created';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        milestone: components['schemas']['Milestone'];
+      };
+    };
+    MilestoneDeletedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'milestone.deleted';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        milestone: components['schemas']['Milestone'];
+      };
+    };
+    MilestoneDetail: {
+      milestoneId: string;
+      issueContainerId: string;
+      /** @description Legacy name of issueContainerId (same value). */
+      epicId: string;
+      projectId: string;
+      title: string;
+      ownerId: string | null;
+      /**
+       * @description planned (default), at-risk, blocked or complete.
+       * @enum {string}
+       */
+      status: 'planned' | 'at-risk' | 'blocked' | 'complete';
+      startDate: string | null;
+      dueDate: string | null;
+      order: number;
+      tags: string[];
+      /** @description Legacy name of tags (same value). */
+      labels: string[];
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      activity: components['schemas']['MilestoneActivity'][];
+    };
+    MilestoneDetailResponse: {
+      milestone: components['schemas']['MilestoneDetail'];
+    };
+    MilestoneListResponse: {
+      milestones: components['schemas']['Milestone'][];
+      pageInfo: components['schemas']['PageInfo'];
+    };
+    MilestoneResponse: {
+      milestone: components['schemas']['Milestone'];
+    };
+    MilestoneUpdatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'milestone.updated';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        milestone: components['schemas']['Milestone'];
+      };
+    };
+    Owner: {
+      ownerId: string;
+      /** @description internal | external */
+      kind: string;
+      userId: string | null;
+      presetId: string | null;
+      externalName: string | null;
+      externalEmail: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    OwnerListResponse: {
+      owners: components['schemas']['Owner'][];
+    };
+    OwnerResponse: {
+      owner: components['schemas']['Owner'];
+    };
+    PageInfo: {
+      hasMore: boolean;
+      nextCursor: string | null;
+      limit: number;
+    };
+    Preset: {
+      presetId: string;
+      name: string;
+      externalName: string | null;
+      externalEmail: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    PresetResponse: {
+      externalOwnerPreset: components['schemas']['Preset'];
+    };
+    Project: {
+      projectId: string;
+      projectKey: string;
+      name: string;
+      description: string | null;
+      teamId: string;
+      teamKey: string;
+      ownerId: string | null;
+      startDate: string | null;
+      endDate: string | null;
+      subtasksEnabled: boolean;
+      issueContainersEnabled: boolean;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    ProjectCreatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'project.created';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        project: components['schemas']['Project'];
+      };
+    };
+    ProjectListResponse: {
+      projects: components['schemas']['Project'][];
+      pageInfo: components['schemas']['PageInfo'];
+    };
+    ProjectResponse: {
+      project: components['schemas']['Project'];
+    };
+    ProjectUpdatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'project.updated';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        project: components['schemas']['Project'];
+      };
+    };
+    PromoteSubtaskRequest: {
+      /** @description Sub-task status → statusKey (or statusId) of the project; only the entry for the current status is needed. */
+      statusMapping?: {
+        'to-do'?: string;
+        'in-progress'?: string;
+        done?: string;
+      };
+    };
+    PublishAgendaItemNotesRequest: {
+      issueId?: string;
+      issueKey?: string;
+      /** @description Comment text; default: the item's notes. */
+      body?: string;
+    };
+    PublishResponse: {
+      comment: components['schemas']['Comment'];
+      issue: components['schemas']['Issue'];
+    };
+    ReorderAgendaGroupsRequest: {
+      /** @description Every group of the meeting, once each, in the new order (a meeting has at most 1,000 groups). */
+      agendaGroupIds: string[];
+    };
+    ReorderAgendaStatusesRequest: {
+      /** @description Every agenda status id of the workspace (system ones too), once each (a workspace has at most 1,000). */
+      orderedStatusIds: string[];
+    };
+    SettingsResponse: {
+      settings: {
+        agendaStatuses: components['schemas']['AgendaStatus'][];
+        externalOwnerPresets: components['schemas']['Preset'][];
+      };
+    };
+    Status: {
+      statusId: string;
+      statusKey: string;
+      name: string;
+      /** @enum {string} */
+      category: 'backlog' | 'unstarted' | 'started' | 'completed' | 'canceled';
+      position: number;
+      teamId: string;
+      teamKey: string;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    StatusListResponse: {
+      statuses: components['schemas']['Status'][];
+      teamId: string | null;
+      teamKey: string | null;
+    };
+    Subtask: {
+      subtaskId: string;
+      parentIssueId: string;
+      title: string;
+      /**
+       * @description to-do (default), in-progress or done.
+       * @enum {string}
+       */
+      status: 'to-do' | 'in-progress' | 'done';
+      assigneeId: string | null;
+      reporterId: string | null;
+      /** @description The parent issue's project. */
+      projectId: string;
+      epicId: string | null;
+      issueContainerId: string | null;
+      startDate: string | null;
+      dueDate: string | null;
+      durationDays: number | null;
+      links: components['schemas']['SubtaskLink'][];
+      migrated: boolean;
+      migratedIssueId: string | null;
+      /** @description 0-based place among the parent's sub-tasks. */
+      position: number;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    SubtaskCreatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'subtask.created';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        subtask: components['schemas']['Subtask'];
+        issue: {
+          issueId: string;
+          issueKey: string;
+        };
+      };
+    };
+    SubtaskDeletedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'subtask.deleted';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        subtask: components['schemas']['Subtask'];
+        issue: {
+          issueId: string;
+          issueKey: string;
+        };
+      };
+    };
+    SubtaskLink: {
+      linkId: string;
+      /** @enum {string} */
+      type: 'blocks' | 'blocked_by' | 'related';
+      targetSubtaskId: string;
+      isSatisfied: boolean | null;
+    };
+    SubtaskLinkResponse: {
+      link: components['schemas']['SubtaskLink'];
+    };
+    SubtaskListResponse: {
+      subtasks: components['schemas']['Subtask'][];
+    };
+    SubtaskPromotedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'subtask.promoted';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        subtask: components['schemas']['Subtask'];
+        issue: {
+          issueId: string;
+          issueKey: string;
+        };
+      };
+    };
+    SubtaskResponse: {
+      subtask: components['schemas']['Subtask'];
+    };
+    SubtaskUpdatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'subtask.updated';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name> or usr_… */
+        id: string;
+      };
+      data: {
+        subtask: components['schemas']['Subtask'];
+        issue: {
+          issueId: string;
+          issueKey: string;
+        };
+      };
+    };
+    TagUsage: {
+      name: string;
+      managed: boolean;
+      managedScopes: ('issues' | 'agenda' | 'discussion')[];
+      issueCount: number;
+      agendaItemCount: number;
+      discussionTopicCount: number;
+      usageCount: number;
+      projectIds: string[];
+    };
+    TagUsageListResponse: {
+      tags: components['schemas']['TagUsage'][];
+    };
+    TasksResponse: {
+      issue: components['schemas']['Issue'];
+      agendaItem: components['schemas']['AgendaItem'];
+    };
+    Team: {
+      teamId: string;
+      teamKey: string;
+      name: string;
+      isDefault: boolean;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    TeamListResponse: {
+      teams: components['schemas']['Team'][];
+      defaultTeamId: string | null;
+    };
+    Topic: {
+      topicId: string;
+      groupId: string;
+      title: string;
+      description: string | null;
+      status: components['schemas']['TopicStatus'];
+      tags: string[];
+      labels: string[];
+      sourceProjectId: string | null;
+      links: components['schemas']['WorkLink'][];
+      converted: boolean;
+      convertedIssueId: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    TopicListResponse: {
+      topics: components['schemas']['Topic'][];
+      pageInfo: components['schemas']['PageInfo'];
+    };
+    TopicResponse: {
+      topic: components['schemas']['Topic'];
+    };
+    /**
+     * @description open (default), in-progress, resolved or closed.
+     * @enum {string}
+     */
+    TopicStatus: 'open' | 'in-progress' | 'resolved' | 'closed';
+    UnlinkIssuesRequest: {
+      /** @description Required (ISSUE_LINK_ID_REQUIRED). */
+      linkId: string;
+    };
+    UnlinkSubtasksRequest: {
+      /** @description Required (ISSUE_LINK_ID_REQUIRED). */
+      linkId: string;
+    };
+    UpdateAgendaGroupRequest: {
+      /** @description Required on create (NAME_REQUIRED). */
+      name?: string;
+      description?: string | null;
+    };
+    UpdateAgendaItemRequest: {
+      /** @description Non-empty (AGENDA_ITEM_TITLE_REQUIRED), at most 500 characters: it becomes the title of an issue made from the item. */
+      title?: string;
+      description?: string | null;
+      notes?: string | null;
+      agendaGroupId?: string | null;
+      /** @description An agenda status id; default "To discuss". */
+      statusId?: string;
+      /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+      tags?: string[];
+      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      labels?: string[];
+      sourceProjectId?: string | null;
+      checkInDate?: string | null;
+      /** @description 0-based index inside its group, or among the ungrouped items. */
+      position?: number;
+    };
+    UpdateAgendaStatusRequest: {
+      /** @description Unique case-insensitively (NAME_REQUIRED when empty); at most 100 characters. */
+      name?: string;
+    };
+    UpdateDiscussionGroupRequest: {
+      /** @description Required on create (NAME_REQUIRED); at most 200 characters. */
+      name?: string;
+      description?: string | null;
+      /**
+       * @description workspace: every identity of the workspace sees the group; members: only its owner and members.
+       * @enum {string}
+       */
+      visibility?: 'workspace' | 'members';
+      /** @description Workspace identities (usr_… or api-token:<name>); on update the list replaces the members. */
+      memberIds?: string[];
+      /**
+       * @description private hides the group and its topics from every API read and write, the owner's included.
+       * @enum {string}
+       */
+      apiVisibility?: 'visible' | 'private';
+    };
+    UpdateDiscussionTopicRequest: {
+      /** @description Required on create (TITLE_REQUIRED); at most 500 characters, as an issue title. */
+      title?: string;
+      description?: string | null;
+      /**
+       * @description open (default), in-progress, resolved or closed.
+       * @enum {string}
+       */
+      status?: 'open' | 'in-progress' | 'resolved' | 'closed';
+      /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+      tags?: string[];
+      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      labels?: string[];
+      sourceProjectId?: string | null;
+      /** @description At most 100 work links; on update the list replaces the topic's links. */
+      links?: {
+        /** @description issue, project or agenda_item (INVALID_TARGET_TYPE otherwise). */
+        targetType?: string;
+        /** @description Id of the target; targetId or targetKey is required (TARGET_REQUIRED). */
+        targetId?: string;
+        /** @description issueKey or projectKey (issue and project targets only). */
+        targetKey?: string;
+        /** @description Disambiguates a projectKey. */
+        teamKey?: string;
+      }[];
+    };
+    UpdateExternalOwnerPresetRequest: {
+      /** @description Required on create (NAME_REQUIRED). */
+      name?: string;
+      externalName?: string | null;
+      externalEmail?: string | null;
+    };
+    UpdateIssueRequest: {
+      /** @description Required on create, at most 500 characters (TITLE_REQUIRED). */
+      title?: string;
+      description?: string | null;
+      projectId?: string;
+      /** @description With teamKey or teamId when the key is used in several teams. */
+      projectKey?: string;
+      teamId?: string;
+      teamKey?: string;
+      statusId?: string;
+      /** @description Default: the first unstarted status the project allows. */
+      statusKey?: string;
+      assigneeId?: string | null;
+      reporterId?: string | null;
+      /**
+       * @description Default none.
+       * @enum {string}
+       */
+      priority?: 'none' | 'low' | 'medium' | 'high' | 'urgent';
+      /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+      tags?: string[];
+      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      labels?: string[];
+      startDate?: string | null;
+      dueDate?: string | null;
+      durationDays?: number | null;
+      epicId?: string | null;
+      issueContainerId?: string | null;
+      milestoneId?: string | null;
+      subtasksEnabled?: boolean;
+      /** @description true archives, false restores (INVALID_ARCHIVE_STATE otherwise). */
+      archived?: boolean;
+    };
+    UpdateMeetingRequest: {
+      /** @description Non-empty (MEETING_TITLE_REQUIRED), at most 500 characters. */
+      title?: string;
+      description?: string | null;
+      /** @description Free text, 1–50 characters; default "meeting". */
+      type?: string;
+      /** @enum {string} */
+      recurrenceType?: 'none' | 'daily' | 'weekly' | 'biweekly' | 'monthly';
+      startsAt?: string | null;
+      endsAt?: string | null;
+      teamId?: string | null;
+      teamKey?: string | null;
+      projectId?: string | null;
+      projectKey?: string | null;
+      archived?: boolean;
+    };
+    UpdateMilestoneRequest: {
+      /** @description Required on create (TITLE_REQUIRED); at most 500 characters. */
+      title?: string;
+      issueContainerId?: string | null;
+      epicId?: string | null;
+      ownerId?: string | null;
+      /**
+       * @description planned (default), at-risk, blocked or complete.
+       * @enum {string}
+       */
+      status?: 'planned' | 'at-risk' | 'blocked' | 'complete';
+      startDate?: string | null;
+      dueDate?: string | null;
+      /** @description Place in the container; default: after the last one. */
+      order?: number;
+      /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+      tags?: string[];
+      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      labels?: string[];
+    };
+    UpdateProjectRequest: {
+      /** @description Required on create (NAME_REQUIRED). */
+      name?: string;
+      description?: string | null;
+      teamId?: string;
+      /** @description Default team when no team is given. */
+      teamKey?: string;
+      /** @description 2–10 characters ^[A-Z][A-Z0-9]+$, upper-cased; derived from the name when omitted. */
+      projectKey?: string;
+      ownerId?: string | null;
+      startDate?: string | null;
+      endDate?: string | null;
+      subtasksEnabled?: boolean;
+      issueContainersEnabled?: boolean;
+    };
+    UpdateSubtaskRequest: {
+      /** @description Required on create (SUBTASK_TITLE_REQUIRED); at most 500 characters. */
+      title?: string;
+      /**
+       * @description to-do (default), in-progress or done.
+       * @enum {string}
+       */
+      status?: 'to-do' | 'in-progress' | 'done';
+      assigneeId?: string | null;
+      startDate?: string | null;
+      dueDate?: string | null;
+      durationDays?: number | null;
+    };
+    UpdateWebhookRequest: {
+      /**
+       * Format: uri
+       * @description Absolute http(s) URL of the receiver, at most 2,048 characters, on a public (global unicast) address; loopback, private, link-local and other special ranges are refused.
+       */
+      url?: string;
+      /** @description Event types to receive, or ["*"] for all: project.created, project.updated, issue.created, issue.updated, issue.archived, issue.restored, issue.comment.created, issue.comment.deleted, issue.link.created, issue.link.deleted, subtask.created, subtask.updated, subtask.deleted, subtask.promoted, milestone.created, milestone.updated, milestone.deleted, milestone.comment.created. */
+      events?: string[];
+      /** @description Default true. */
+      active?: boolean;
+    };
+    User: {
+      userId: string;
+      name: string;
+      email: string;
+      /** @constant */
+      kind: 'human';
+      handle: string;
+      teamIds: string[];
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    UserListResponse: {
+      users: components['schemas']['User'][];
+      automationAgents: components['schemas']['AutomationAgent'][];
+      /** @description Only with projectId: the project's external agenda owners. */
+      externalOwners?: components['schemas']['ExternalOwner'][];
+    };
+    Webhook: {
+      webhookId: string;
+      /** Format: uri */
+      url: string;
+      events: string[];
+      active: boolean;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    /** @description Every webhook event body; switch on `type`. */
+    WebhookEvent:
+      | components['schemas']['ProjectCreatedEvent']
+      | components['schemas']['ProjectUpdatedEvent']
+      | components['schemas']['IssueCreatedEvent']
+      | components['schemas']['IssueUpdatedEvent']
+      | components['schemas']['IssueArchivedEvent']
+      | components['schemas']['IssueRestoredEvent']
+      | components['schemas']['IssueCommentCreatedEvent']
+      | components['schemas']['IssueCommentDeletedEvent']
+      | components['schemas']['IssueLinkCreatedEvent']
+      | components['schemas']['IssueLinkDeletedEvent']
+      | components['schemas']['SubtaskCreatedEvent']
+      | components['schemas']['SubtaskUpdatedEvent']
+      | components['schemas']['SubtaskDeletedEvent']
+      | components['schemas']['SubtaskPromotedEvent']
+      | components['schemas']['MilestoneCreatedEvent']
+      | components['schemas']['MilestoneUpdatedEvent']
+      | components['schemas']['MilestoneDeletedEvent']
+      | components['schemas']['MilestoneCommentCreatedEvent'];
+    WebhookListResponse: {
+      webhooks: components['schemas']['Webhook'][];
+      pageInfo: components['schemas']['PageInfo'];
+    };
+    WebhookResponse: {
+      webhook: components['schemas']['Webhook'];
+    };
+    WhoamiResponse: {
+      /** @constant */
+      ok: true;
+      token: {
+        name: string;
+        /** @description The identity issues are assigned to: api-token:<name>. */
+        assigneeId: string;
+      } | null;
+      principal: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description usr_… for a person (OAuth), api-token:<name> for a workspace token. */
+        id: string;
+      };
+      workspace: {
+        id: string;
+        name: string;
+        slug: string;
+        /** @constant */
+        type: 'standard';
+      };
+      capabilities: {
+        humanCallerAuth: boolean;
+        cursorPagination: boolean;
+        idempotencyKeys: boolean;
+        structuredErrors: boolean;
+        issueComments: boolean;
+        meetings: boolean;
+        discussionVisibilityScoped: boolean;
+      };
+      /** @description Path templates of the main routes, relative to the server. */
+      endpoints: {
+        discovery: string;
+        teams: string;
+        users: string;
+        statuses: string;
+        tags: string;
+        projects: string;
+        project: string;
+        projectByKey: string;
+        issues: string;
+        issue: string;
+        issueByKey: string;
+        issueEvolution: string;
+        comments: string;
+        links: string;
+        attachments: string;
+        subtasks: string;
+        issueContainers: string;
+        milestones: string;
+        meetings: string;
+        meetingSettings: string;
+        agendaItems: string;
+        discussion: string;
+        discussionTopics: string;
+        webhooks: string;
+        openapi: string;
+        mcp: string;
+      };
+    };
+    WorkLink: {
+      linkId: string;
+      /** @description issue | project | discussion_topic | agenda_item */
+      targetType: string;
+      targetId: string;
+      targetKey: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    WorkLinkResponse: {
+      link: components['schemas']['WorkLink'];
+    };
   };
-  responses: never;
+  responses: {
+    /** @description `UNAUTHORIZED`: A valid, active API token or OAuth access token is required. */
+    Unauthorized: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description `REQUEST_TIMEOUT`: The request was not received in time. */
+    RequestTimeout: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description `RATE_LIMITED`: Too many requests for this credential. */
+    RateLimited: {
+      headers: {
+        /** @description Seconds to wait before retrying. */
+        'Retry-After'?: number;
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description `HEADERS_TOO_LARGE`: The request headers are too large. */
+    HeadersTooLarge: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description `INTERNAL_ERROR`: An unexpected error occurred. */
+    InternalError: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /**
+     * @description `SERVER_SHUTTING_DOWN`: The server is shutting down.
+     *
+     *     `DATABASE_UNAVAILABLE`: The database is unavailable.
+     */
+    ServerShuttingDownOrDatabaseUnavailable: {
+      headers: {
+        /** @description Seconds to wait before retrying. */
+        'Retry-After'?: number;
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than 1 MiB. */
+    PayloadTooLarge: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description `UNSUPPORTED_MEDIA_TYPE`: The request body must be application/json. */
+    UnsupportedMediaType: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was already used for a different request. */
+    IdempotencyKeyReused: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description `STORAGE_FULL`: The server has no storage space left to record this change. */
+    StorageFull: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running. */
+    IdempotencyKeyInUse: {
+      headers: {
+        /** @description Seconds to wait before retrying. */
+        'Retry-After'?: number;
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+  };
   parameters: never;
   requestBodies: never;
   headers: never;
@@ -1001,11 +3180,67 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          /**
+           * @example {
+           *       "ok": true,
+           *       "token": {
+           *         "name": "Public API",
+           *         "assigneeId": "api-token:triage-bot"
+           *       },
+           *       "principal": {
+           *         "kind": "api_token",
+           *         "id": "id"
+           *       },
+           *       "workspace": {
+           *         "id": "id",
+           *         "name": "Public API",
+           *         "slug": "acme",
+           *         "type": "standard"
+           *       },
+           *       "capabilities": {
+           *         "humanCallerAuth": false,
+           *         "cursorPagination": false,
+           *         "idempotencyKeys": false,
+           *         "structuredErrors": false,
+           *         "issueComments": false,
+           *         "meetings": false,
+           *         "discussionVisibilityScoped": false
+           *       },
+           *       "endpoints": {
+           *         "discovery": "discovery",
+           *         "teams": "teams",
+           *         "users": "users",
+           *         "statuses": "statuses",
+           *         "tags": "tags",
+           *         "projects": "projects",
+           *         "project": "project",
+           *         "projectByKey": "projectByKey",
+           *         "issues": "issues",
+           *         "issue": "issue",
+           *         "issueByKey": "issueByKey",
+           *         "issueEvolution": "issueEvolution",
+           *         "comments": "comments",
+           *         "links": "links",
+           *         "attachments": "attachments",
+           *         "subtasks": "subtasks",
+           *         "issueContainers": "issueContainers",
+           *         "milestones": "milestones",
+           *         "meetings": "meetings",
+           *         "meetingSettings": "meetingSettings",
+           *         "agendaItems": "agendaItems",
+           *         "discussion": "discussion",
+           *         "discussionTopics": "discussionTopics",
+           *         "webhooks": "webhooks",
+           *         "openapi": "openapi",
+           *         "mcp": "mcp"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['WhoamiResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1013,6 +3248,12 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   list_teams: {
@@ -1030,11 +3271,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          /**
+           * @example {
+           *       "teams": [
+           *         {
+           *           "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "teamKey": "ENG",
+           *           "name": "Public API",
+           *           "isDefault": false,
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ],
+           *       "defaultTeamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b"
+           *     }
+           */
+          'application/json': components['schemas']['TeamListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1042,6 +3298,12 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   list_users: {
@@ -1061,11 +3323,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          /**
+           * @example {
+           *       "users": [
+           *         {
+           *           "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "name": "Public API",
+           *           "email": "alice@example.com",
+           *           "kind": "human",
+           *           "handle": "alice",
+           *           "teamIds": [
+           *             "team_01jd7q8x3k2m9v5t6w4y0z1a2b"
+           *           ],
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ],
+           *       "automationAgents": [
+           *         {
+           *           "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "name": "Public API",
+           *           "kind": "automation",
+           *           "active": false
+           *         }
+           *       ],
+           *       "externalOwners": [
+           *         {
+           *           "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "externalName": "externalName",
+           *           "externalEmail": "externalEmail"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['UserListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1073,6 +3368,21 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `PROJECT_NOT_FOUND`: Project not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   list_statuses: {
@@ -1093,11 +3403,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          /**
+           * @example {
+           *       "statuses": [
+           *         {
+           *           "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "statusKey": "in-progress",
+           *           "name": "Public API",
+           *           "category": "backlog",
+           *           "position": 1,
+           *           "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "teamKey": "ENG",
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ],
+           *       "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *       "teamKey": "ENG"
+           *     }
+           */
+          'application/json': components['schemas']['StatusListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1105,6 +3434,21 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `TEAM_NOT_FOUND`: Team not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   list_tags: {
@@ -1122,11 +3466,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          /**
+           * @example {
+           *       "tags": [
+           *         {
+           *           "name": "Public API",
+           *           "managed": false,
+           *           "managedScopes": [
+           *             "issues"
+           *           ],
+           *           "issueCount": 3,
+           *           "agendaItemCount": 3,
+           *           "discussionTopicCount": 3,
+           *           "usageCount": 3,
+           *           "projectIds": [
+           *             "prj_01jd7q8x3k2m9v5t6w4y0z1a2b"
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['TagUsageListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1134,6 +3498,12 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   list_projects: {
@@ -1158,32 +3528,41 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            projects: {
-              projectId: string;
-              projectKey: string;
-              name: string;
-              description: string | null;
-              teamId: string;
-              teamKey: string;
-              ownerId: string | null;
-              startDate: string | null;
-              endDate: string | null;
-              subtasksEnabled: boolean;
-              issueContainersEnabled: boolean;
-              createdAt: string;
-              updatedAt: string;
-            }[];
-            pageInfo: {
-              hasMore: boolean;
-              nextCursor: string | null;
-              limit: number;
-            };
-          };
+          /**
+           * @example {
+           *       "projects": [
+           *         {
+           *           "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "projectKey": "API",
+           *           "name": "Public API",
+           *           "description": "Receivers that time out are retried with exponential backoff.",
+           *           "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "teamKey": "ENG",
+           *           "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "startDate": "2026-12-01",
+           *           "endDate": "2026-12-01",
+           *           "subtasksEnabled": false,
+           *           "issueContainersEnabled": false,
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ],
+           *       "pageInfo": {
+           *         "hasMore": false,
+           *         "nextCursor": "eyJrIjoiMDFqZDdxOHgzayJ9.c2lnbmF0dXJl",
+           *         "limit": 50
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ProjectListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_CURSOR`: The cursor is not valid for this request.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1191,65 +3570,96 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `TEAM_NOT_FOUND`: Team not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   create_project: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Required on create (NAME_REQUIRED). */
-          name?: string;
-          description?: string | null;
-          teamId?: string;
-          /** @description Default team when no team is given. */
-          teamKey?: string;
-          /** @description 2–10 characters ^[A-Z][A-Z0-9]+$, upper-cased; derived from the name when omitted. */
-          projectKey?: string;
-          ownerId?: string | null;
-          startDate?: string | null;
-          endDate?: string | null;
-          subtasksEnabled?: boolean;
-          issueContainersEnabled?: boolean;
-        };
+        /**
+         * @example {
+         *       "name": "Public API",
+         *       "description": "Receivers that time out are retried with exponential backoff.",
+         *       "teamKey": "ENG",
+         *       "projectKey": "API",
+         *       "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "startDate": "2026-12-01",
+         *       "endDate": "2026-12-01"
+         *     }
+         */
+        'application/json': components['schemas']['CreateProjectRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            project: {
-              projectId: string;
-              projectKey: string;
-              name: string;
-              description: string | null;
-              teamId: string;
-              teamKey: string;
-              ownerId: string | null;
-              startDate: string | null;
-              endDate: string | null;
-              subtasksEnabled: boolean;
-              issueContainersEnabled: boolean;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "project": {
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "name": "Public API",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "startDate": "2026-12-01",
+           *         "endDate": "2026-12-01",
+           *         "subtasksEnabled": false,
+           *         "issueContainersEnabled": false,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ProjectResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `NO_TEAM_AVAILABLE`: No team is available to hold the record.
+       *
+       *     `INVALID_PROJECT_WINDOW`: The project dates are not valid.
+       *
+       *     `NAME_REQUIRED`: A non-empty name is required.
+       *
+       *     `OWNER_NOT_IN_WORKSPACE`: The owner is not an identity of this workspace.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1257,6 +3667,40 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `TEAM_NOT_FOUND`: Team not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      /**
+       * @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running.
+       *
+       *     `PROJECT_KEY_CONFLICT`: The project key is already used in this team.
+       */
+      409: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   get_project_by_key: {
@@ -1277,27 +3721,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            project: {
-              projectId: string;
-              projectKey: string;
-              name: string;
-              description: string | null;
-              teamId: string;
-              teamKey: string;
-              ownerId: string | null;
-              startDate: string | null;
-              endDate: string | null;
-              subtasksEnabled: boolean;
-              issueContainersEnabled: boolean;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "project": {
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "name": "Public API",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "startDate": "2026-12-01",
+           *         "endDate": "2026-12-01",
+           *         "subtasksEnabled": false,
+           *         "issueContainersEnabled": false,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ProjectResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1305,6 +3752,25 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `TEAM_NOT_FOUND`: Team not found.
+       *
+       *     `PROJECT_NOT_FOUND`: Project not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   get_project: {
@@ -1324,27 +3790,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            project: {
-              projectId: string;
-              projectKey: string;
-              name: string;
-              description: string | null;
-              teamId: string;
-              teamKey: string;
-              ownerId: string | null;
-              startDate: string | null;
-              endDate: string | null;
-              subtasksEnabled: boolean;
-              issueContainersEnabled: boolean;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "project": {
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "name": "Public API",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "startDate": "2026-12-01",
+           *         "endDate": "2026-12-01",
+           *         "subtasksEnabled": false,
+           *         "issueContainersEnabled": false,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ProjectResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1352,6 +3821,21 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `PROJECT_NOT_FOUND`: Project not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   update_project: {
@@ -1365,21 +3849,17 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Required on create (NAME_REQUIRED). */
-          name?: string;
-          description?: string | null;
-          teamId?: string;
-          /** @description Default team when no team is given. */
-          teamKey?: string;
-          /** @description 2–10 characters ^[A-Z][A-Z0-9]+$, upper-cased; derived from the name when omitted. */
-          projectKey?: string;
-          ownerId?: string | null;
-          startDate?: string | null;
-          endDate?: string | null;
-          subtasksEnabled?: boolean;
-          issueContainersEnabled?: boolean;
-        };
+        /**
+         * @example {
+         *       "name": "Public API",
+         *       "description": "Receivers that time out are retried with exponential backoff.",
+         *       "teamKey": "ENG",
+         *       "projectKey": "API",
+         *       "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "startDate": "2026-12-01"
+         *     }
+         */
+        'application/json': components['schemas']['UpdateProjectRequest'];
       };
     };
     responses: {
@@ -1389,27 +3869,42 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            project: {
-              projectId: string;
-              projectKey: string;
-              name: string;
-              description: string | null;
-              teamId: string;
-              teamKey: string;
-              ownerId: string | null;
-              startDate: string | null;
-              endDate: string | null;
-              subtasksEnabled: boolean;
-              issueContainersEnabled: boolean;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "project": {
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "name": "Public API",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "startDate": "2026-12-01",
+           *         "endDate": "2026-12-01",
+           *         "subtasksEnabled": false,
+           *         "issueContainersEnabled": false,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ProjectResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `INVALID_PROJECT_WINDOW`: The project dates are not valid.
+       *
+       *     `NAME_REQUIRED`: A non-empty name is required.
+       *
+       *     `OWNER_NOT_IN_WORKSPACE`: The owner is not an identity of this workspace.
+       *
+       *     `UNSUPPORTED_ACTION`: This action is not supported here.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1417,6 +3912,43 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `TEAM_NOT_FOUND`: Team not found.
+       *
+       *     `PROJECT_NOT_FOUND`: Project not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      /**
+       * @description `PROJECT_KEY_CONFLICT`: The project key is already used in this team.
+       *
+       *     `TEAM_CHANGE_BLOCKED`: The project still has issues, so it cannot move to another team.
+       */
+      409: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_issues: {
@@ -1460,60 +3992,77 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            issues: {
-              issueId: string;
-              issueKey: string;
-              title: string;
-              description: string | null;
-              projectId: string;
-              projectKey: string;
-              teamId: string;
-              teamKey: string;
-              statusId: string;
-              statusKey: string;
-              assigneeId: string | null;
-              reporterId: string | null;
-              priority: 'none' | 'low' | 'medium' | 'high' | 'urgent';
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              tags: string[];
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              labels: string[];
-              archived: boolean;
-              archivedAt: string | null;
-              epicId: string | null;
-              issueContainerId: string | null;
-              milestoneId: string | null;
-              subtasksEnabled: boolean;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetIssueId: string;
-                targetIssueKey: string;
-                isSatisfied: boolean | null;
-              }[];
-              source: {
-                type: 'agenda_item' | 'discussion_topic' | 'subtask';
-                id: string;
-              } | null;
-              createdBy: string;
-              earliestStartDate: string | null;
-              createdAt: string;
-              updatedAt: string;
-            }[];
-            pageInfo: {
-              hasMore: boolean;
-              nextCursor: string | null;
-              limit: number;
-            };
-          };
+          /**
+           * @example {
+           *       "issues": [
+           *         {
+           *           "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "issueKey": "ENG-42",
+           *           "title": "Retry webhook deliveries with backoff",
+           *           "description": "Receivers that time out are retried with exponential backoff.",
+           *           "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "projectKey": "API",
+           *           "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "teamKey": "ENG",
+           *           "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "statusKey": "in-progress",
+           *           "assigneeId": "api-token:triage-bot",
+           *           "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "priority": "none",
+           *           "startDate": "2026-12-01",
+           *           "dueDate": "2026-12-01",
+           *           "durationDays": 1,
+           *           "tags": [
+           *             "tag"
+           *           ],
+           *           "labels": [
+           *             "label"
+           *           ],
+           *           "archived": false,
+           *           "archivedAt": "2026-11-24T09:30:00.000Z",
+           *           "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "subtasksEnabled": false,
+           *           "links": [
+           *             {
+           *               "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "type": "blocks",
+           *               "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "targetIssueKey": "ENG-7",
+           *               "isSatisfied": false
+           *             }
+           *           ],
+           *           "source": {
+           *             "type": "agenda_item",
+           *             "id": "id"
+           *           },
+           *           "createdBy": "createdBy",
+           *           "earliestStartDate": "2026-12-01",
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ],
+           *       "pageInfo": {
+           *         "hasMore": false,
+           *         "nextCursor": "eyJrIjoiMDFqZDdxOHgzayJ9.c2lnbmF0dXJl",
+           *         "limit": 50
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['IssueListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_CURSOR`: The cursor is not valid for this request.
+       *
+       *     `PROJECT_KEY_AMBIGUOUS`: The projectKey matches projects in several teams.
+       *
+       *     `ASSIGNEE_FILTER_CONFLICT`: assignedToMe cannot be combined with assignee or assigneeId.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1521,106 +4070,158 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `TEAM_NOT_FOUND`: Team not found.
+       *
+       *     `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `STATUS_NOT_FOUND`: Status not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   create_issue: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Required on create, at most 500 characters (TITLE_REQUIRED). */
-          title?: string;
-          description?: string | null;
-          projectId?: string;
-          /** @description With teamKey or teamId when the key is used in several teams. */
-          projectKey?: string;
-          teamId?: string;
-          teamKey?: string;
-          statusId?: string;
-          /** @description Default: the first unstarted status the project allows. */
-          statusKey?: string;
-          assigneeId?: string | null;
-          reporterId?: string | null;
-          /** @description Default none. */
-          priority?: 'none' | 'low' | 'medium' | 'high' | 'urgent';
-          /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-          tags?: string[];
-          /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
-          labels?: string[];
-          startDate?: string | null;
-          dueDate?: string | null;
-          durationDays?: number | null;
-          epicId?: string | null;
-          issueContainerId?: string | null;
-          milestoneId?: string | null;
-          subtasksEnabled?: boolean;
-        };
+        /**
+         * @example {
+         *       "title": "Retry webhook deliveries with backoff",
+         *       "description": "Receivers that time out are retried with exponential backoff.",
+         *       "projectKey": "API",
+         *       "teamKey": "ENG",
+         *       "statusKey": "in-progress",
+         *       "assigneeId": "api-token:triage-bot",
+         *       "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b"
+         *     }
+         */
+        'application/json': components['schemas']['CreateIssueRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            issue: {
-              issueId: string;
-              issueKey: string;
-              title: string;
-              description: string | null;
-              projectId: string;
-              projectKey: string;
-              teamId: string;
-              teamKey: string;
-              statusId: string;
-              statusKey: string;
-              assigneeId: string | null;
-              reporterId: string | null;
-              priority: 'none' | 'low' | 'medium' | 'high' | 'urgent';
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              tags: string[];
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              labels: string[];
-              archived: boolean;
-              archivedAt: string | null;
-              epicId: string | null;
-              issueContainerId: string | null;
-              milestoneId: string | null;
-              subtasksEnabled: boolean;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetIssueId: string;
-                targetIssueKey: string;
-                isSatisfied: boolean | null;
-              }[];
-              source: {
-                type: 'agenda_item' | 'discussion_topic' | 'subtask';
-                id: string;
-              } | null;
-              createdBy: string;
-              earliestStartDate: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "issue": {
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueKey": "ENG-42",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusKey": "in-progress",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "priority": "none",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "archived": false,
+           *         "archivedAt": "2026-11-24T09:30:00.000Z",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "subtasksEnabled": false,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetIssueKey": "ENG-7",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "source": {
+           *           "type": "agenda_item",
+           *           "id": "id"
+           *         },
+           *         "createdBy": "createdBy",
+           *         "earliestStartDate": "2026-12-01",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['IssueResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `PROJECT_KEY_AMBIGUOUS`: The projectKey matches projects in several teams.
+       *
+       *     `PROJECT_TEAM_MISMATCH`: The project does not belong to the given team.
+       *
+       *     `INVALID_ARCHIVE_STATE`: archived must be true or false.
+       *
+       *     `TITLE_REQUIRED`: A non-empty title is required.
+       *
+       *     `STATUS_INVALID_FOR_PROJECT`: The status does not belong to the project's team.
+       *
+       *     `STATUS_INVALID_FOR_PROJECT_WORKFLOW`: The project workflow does not allow this status.
+       *
+       *     `ASSIGNEE_NOT_IN_WORKSPACE`: The assignee is neither a workspace member nor an active automation agent.
+       *
+       *     `ASSIGNEE_NOT_IN_PROJECT`: The assignee has no access to the project.
+       *
+       *     `ASSIGNEE_NOT_IN_PROJECT_TEAM`: The assignee is not a member of the project's team.
+       *
+       *     `REPORTER_NOT_IN_WORKSPACE`: The reporter is not a workspace member.
+       *
+       *     `TAG_FIELD_CONFLICT`: tags and labels disagree.
+       *
+       *     `PROJECT_REQUIRED`: A project is required and none was given or could be resolved.
+       *
+       *     `ISSUE_CONTAINER_FIELD_CONFLICT`: epicId and issueContainerId disagree.
+       *
+       *     `ISSUE_CONTAINER_DISABLED`: Issue containers are disabled for this project.
+       *
+       *     `ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE`: A milestone needs an issue container.
+       *
+       *     `INVALID_SCHEDULE`: The schedule is not valid.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1628,6 +4229,36 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `TEAM_NOT_FOUND`: Team not found.
+       *
+       *     `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `STATUS_NOT_FOUND`: Status not found.
+       *
+       *     `ISSUE_CONTAINER_NOT_FOUND`: Issue container not found in the project.
+       *
+       *     `ISSUE_CONTAINER_MILESTONE_NOT_FOUND`: Milestone not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   get_issue_by_key: {
@@ -1647,55 +4278,62 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            issue: {
-              issueId: string;
-              issueKey: string;
-              title: string;
-              description: string | null;
-              projectId: string;
-              projectKey: string;
-              teamId: string;
-              teamKey: string;
-              statusId: string;
-              statusKey: string;
-              assigneeId: string | null;
-              reporterId: string | null;
-              priority: 'none' | 'low' | 'medium' | 'high' | 'urgent';
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              tags: string[];
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              labels: string[];
-              archived: boolean;
-              archivedAt: string | null;
-              epicId: string | null;
-              issueContainerId: string | null;
-              milestoneId: string | null;
-              subtasksEnabled: boolean;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetIssueId: string;
-                targetIssueKey: string;
-                isSatisfied: boolean | null;
-              }[];
-              source: {
-                type: 'agenda_item' | 'discussion_topic' | 'subtask';
-                id: string;
-              } | null;
-              createdBy: string;
-              earliestStartDate: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "issue": {
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueKey": "ENG-42",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusKey": "in-progress",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "priority": "none",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "archived": false,
+           *         "archivedAt": "2026-11-24T09:30:00.000Z",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "subtasksEnabled": false,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetIssueKey": "ENG-7",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "source": {
+           *           "type": "agenda_item",
+           *           "id": "id"
+           *         },
+           *         "createdBy": "createdBy",
+           *         "earliestStartDate": "2026-12-01",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['IssueResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1703,6 +4341,21 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `ISSUE_NOT_FOUND`: Issue not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   get_issue: {
@@ -1723,55 +4376,62 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            issue: {
-              issueId: string;
-              issueKey: string;
-              title: string;
-              description: string | null;
-              projectId: string;
-              projectKey: string;
-              teamId: string;
-              teamKey: string;
-              statusId: string;
-              statusKey: string;
-              assigneeId: string | null;
-              reporterId: string | null;
-              priority: 'none' | 'low' | 'medium' | 'high' | 'urgent';
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              tags: string[];
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              labels: string[];
-              archived: boolean;
-              archivedAt: string | null;
-              epicId: string | null;
-              issueContainerId: string | null;
-              milestoneId: string | null;
-              subtasksEnabled: boolean;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetIssueId: string;
-                targetIssueKey: string;
-                isSatisfied: boolean | null;
-              }[];
-              source: {
-                type: 'agenda_item' | 'discussion_topic' | 'subtask';
-                id: string;
-              } | null;
-              createdBy: string;
-              earliestStartDate: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "issue": {
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueKey": "ENG-42",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusKey": "in-progress",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "priority": "none",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "archived": false,
+           *         "archivedAt": "2026-11-24T09:30:00.000Z",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "subtasksEnabled": false,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetIssueKey": "ENG-7",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "source": {
+           *           "type": "agenda_item",
+           *           "id": "id"
+           *         },
+           *         "createdBy": "createdBy",
+           *         "earliestStartDate": "2026-12-01",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['IssueResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1779,6 +4439,21 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `ISSUE_NOT_FOUND`: Issue not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   update_issue: {
@@ -1793,36 +4468,17 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Required on create, at most 500 characters (TITLE_REQUIRED). */
-          title?: string;
-          description?: string | null;
-          projectId?: string;
-          /** @description With teamKey or teamId when the key is used in several teams. */
-          projectKey?: string;
-          teamId?: string;
-          teamKey?: string;
-          statusId?: string;
-          /** @description Default: the first unstarted status the project allows. */
-          statusKey?: string;
-          assigneeId?: string | null;
-          reporterId?: string | null;
-          /** @description Default none. */
-          priority?: 'none' | 'low' | 'medium' | 'high' | 'urgent';
-          /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-          tags?: string[];
-          /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
-          labels?: string[];
-          startDate?: string | null;
-          dueDate?: string | null;
-          durationDays?: number | null;
-          epicId?: string | null;
-          issueContainerId?: string | null;
-          milestoneId?: string | null;
-          subtasksEnabled?: boolean;
-          /** @description true archives, false restores (INVALID_ARCHIVE_STATE otherwise). */
-          archived?: boolean;
-        };
+        /**
+         * @example {
+         *       "title": "Retry webhook deliveries with backoff",
+         *       "description": "Receivers that time out are retried with exponential backoff.",
+         *       "projectKey": "API",
+         *       "teamKey": "ENG",
+         *       "statusKey": "in-progress",
+         *       "assigneeId": "api-token:triage-bot"
+         *     }
+         */
+        'application/json': components['schemas']['UpdateIssueRequest'];
       };
     };
     responses: {
@@ -1832,55 +4488,98 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            issue: {
-              issueId: string;
-              issueKey: string;
-              title: string;
-              description: string | null;
-              projectId: string;
-              projectKey: string;
-              teamId: string;
-              teamKey: string;
-              statusId: string;
-              statusKey: string;
-              assigneeId: string | null;
-              reporterId: string | null;
-              priority: 'none' | 'low' | 'medium' | 'high' | 'urgent';
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              tags: string[];
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              labels: string[];
-              archived: boolean;
-              archivedAt: string | null;
-              epicId: string | null;
-              issueContainerId: string | null;
-              milestoneId: string | null;
-              subtasksEnabled: boolean;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetIssueId: string;
-                targetIssueKey: string;
-                isSatisfied: boolean | null;
-              }[];
-              source: {
-                type: 'agenda_item' | 'discussion_topic' | 'subtask';
-                id: string;
-              } | null;
-              createdBy: string;
-              earliestStartDate: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "issue": {
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueKey": "ENG-42",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusKey": "in-progress",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "priority": "none",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "archived": false,
+           *         "archivedAt": "2026-11-24T09:30:00.000Z",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "subtasksEnabled": false,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetIssueKey": "ENG-7",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "source": {
+           *           "type": "agenda_item",
+           *           "id": "id"
+           *         },
+           *         "createdBy": "createdBy",
+           *         "earliestStartDate": "2026-12-01",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['IssueResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `PROJECT_KEY_AMBIGUOUS`: The projectKey matches projects in several teams.
+       *
+       *     `PROJECT_TEAM_MISMATCH`: The project does not belong to the given team.
+       *
+       *     `INVALID_ARCHIVE_STATE`: archived must be true or false.
+       *
+       *     `TITLE_REQUIRED`: A non-empty title is required.
+       *
+       *     `STATUS_INVALID_FOR_PROJECT`: The status does not belong to the project's team.
+       *
+       *     `STATUS_INVALID_FOR_PROJECT_WORKFLOW`: The project workflow does not allow this status.
+       *
+       *     `ASSIGNEE_NOT_IN_WORKSPACE`: The assignee is neither a workspace member nor an active automation agent.
+       *
+       *     `ASSIGNEE_NOT_IN_PROJECT`: The assignee has no access to the project.
+       *
+       *     `ASSIGNEE_NOT_IN_PROJECT_TEAM`: The assignee is not a member of the project's team.
+       *
+       *     `REPORTER_NOT_IN_WORKSPACE`: The reporter is not a workspace member.
+       *
+       *     `TAG_FIELD_CONFLICT`: tags and labels disagree.
+       *
+       *     `UNSUPPORTED_ACTION`: This action is not supported here.
+       *
+       *     `ISSUE_CONTAINER_FIELD_CONFLICT`: epicId and issueContainerId disagree.
+       *
+       *     `ISSUE_CONTAINER_DISABLED`: Issue containers are disabled for this project.
+       *
+       *     `ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE`: A milestone needs an issue container.
+       *
+       *     `INVALID_SCHEDULE`: The schedule is not valid.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1888,6 +4587,47 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `TEAM_NOT_FOUND`: Team not found.
+       *
+       *     `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `STATUS_NOT_FOUND`: Status not found.
+       *
+       *     `ISSUE_CONTAINER_NOT_FOUND`: Issue container not found in the project.
+       *
+       *     `ISSUE_CONTAINER_MILESTONE_NOT_FOUND`: Milestone not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      /** @description `WORKFLOW_TRANSITION_BLOCKED`: The team's workflow does not allow this status change. */
+      409: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_issue_evolutions: {
@@ -1908,22 +4648,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            evolutions: {
-              evolutionId: string;
-              issueId: string;
-              priorTitle: string;
-              newTitle: string;
-              reason: string | null;
-              actorId: string;
-              createdAt: string;
-              updatedAt: string;
-            }[];
-          };
+          /**
+           * @example {
+           *       "evolutions": [
+           *         {
+           *           "evolutionId": "evo_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "priorTitle": "priorTitle",
+           *           "newTitle": "newTitle",
+           *           "reason": "Clarified the scope after triage.",
+           *           "actorId": "actorId",
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['EvolutionListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -1931,13 +4676,28 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `ISSUE_NOT_FOUND`: Issue not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   evolve_issue_title: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -1946,81 +4706,100 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Required: the new title, 1–500 characters, different from the current one. */
-          title?: string;
-          reason?: string | null;
-        };
+        /**
+         * @example {
+         *       "title": "Retry webhook deliveries with backoff",
+         *       "reason": "Clarified the scope after triage."
+         *     }
+         */
+        'application/json': components['schemas']['EvolveIssueTitleRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            evolution: {
-              evolutionId: string;
-              issueId: string;
-              priorTitle: string;
-              newTitle: string;
-              reason: string | null;
-              actorId: string;
-              createdAt: string;
-              updatedAt: string;
-            };
-            issue: {
-              issueId: string;
-              issueKey: string;
-              title: string;
-              description: string | null;
-              projectId: string;
-              projectKey: string;
-              teamId: string;
-              teamKey: string;
-              statusId: string;
-              statusKey: string;
-              assigneeId: string | null;
-              reporterId: string | null;
-              priority: 'none' | 'low' | 'medium' | 'high' | 'urgent';
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              tags: string[];
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              labels: string[];
-              archived: boolean;
-              archivedAt: string | null;
-              epicId: string | null;
-              issueContainerId: string | null;
-              milestoneId: string | null;
-              subtasksEnabled: boolean;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetIssueId: string;
-                targetIssueKey: string;
-                isSatisfied: boolean | null;
-              }[];
-              source: {
-                type: 'agenda_item' | 'discussion_topic' | 'subtask';
-                id: string;
-              } | null;
-              createdBy: string;
-              earliestStartDate: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "evolution": {
+           *         "evolutionId": "evo_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "priorTitle": "priorTitle",
+           *         "newTitle": "newTitle",
+           *         "reason": "Clarified the scope after triage.",
+           *         "actorId": "actorId",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       },
+           *       "issue": {
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueKey": "ENG-42",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusKey": "in-progress",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "priority": "none",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "archived": false,
+           *         "archivedAt": "2026-11-24T09:30:00.000Z",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "subtasksEnabled": false,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetIssueKey": "ENG-7",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "source": {
+           *           "type": "agenda_item",
+           *           "id": "id"
+           *         },
+           *         "createdBy": "createdBy",
+           *         "earliestStartDate": "2026-12-01",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['EvolveResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `INVALID_ISSUE_EVOLUTION`: The title evolution is not valid.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2028,6 +4807,26 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `ISSUE_NOT_FOUND`: Issue not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_comments: {
@@ -2048,24 +4847,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            comments: {
-              commentId: string;
-              issueId?: string;
-              milestoneId?: string;
-              parentCommentId: string | null;
-              body: string | null;
-              authorId: string;
-              authorApiTokenName: string | null;
-              deleted: boolean;
-              createdAt: string;
-              updatedAt: string;
-            }[];
-          };
+          /**
+           * @example {
+           *       "comments": [
+           *         {
+           *           "commentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "parentCommentId": "parentCommentId",
+           *           "body": "Reproduced on the staging receiver; fix under review.",
+           *           "authorId": "authorId",
+           *           "authorApiTokenName": "authorApiTokenName",
+           *           "deleted": false,
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['CommentListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2073,13 +4877,28 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `ISSUE_NOT_FOUND`: Issue not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   add_comment: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -2088,40 +4907,55 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Required, non-empty (COMMENT_BODY_REQUIRED); at most 65,536 characters. */
-          body?: string;
-          parentCommentId?: string | null;
-        };
+        /**
+         * @example {
+         *       "body": "Reproduced on the staging receiver; fix under review.",
+         *       "parentCommentId": "parentCommentId"
+         *     }
+         */
+        'application/json': components['schemas']['AddCommentRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            comment: {
-              commentId: string;
-              issueId?: string;
-              milestoneId?: string;
-              parentCommentId: string | null;
-              body: string | null;
-              authorId: string;
-              authorApiTokenName: string | null;
-              deleted: boolean;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "comment": {
+           *         "commentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "parentCommentId": "parentCommentId",
+           *         "body": "Reproduced on the staging receiver; fix under review.",
+           *         "authorId": "authorId",
+           *         "authorApiTokenName": "authorApiTokenName",
+           *         "deleted": false,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['CommentResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `COMMENT_BODY_REQUIRED`: A non-empty comment body is required.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2129,6 +4963,30 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `COMMENT_PARENT_NOT_FOUND`: The parent comment is not on this issue or milestone.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   delete_comment: {
@@ -2151,8 +5009,8 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2160,13 +5018,42 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `COMMENT_DELETE_FORBIDDEN`: Only the author of a comment may delete it. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /**
+       * @description `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `COMMENT_NOT_FOUND`: Comment not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   link_issues: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -2175,37 +5062,82 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE). */
-          type?: string;
-          /** @description The other issue; or send targetIssueKey. */
-          targetIssueId?: string;
-          targetIssueKey?: string;
-        };
+        /**
+         * @example {
+         *       "type": "type",
+         *       "targetIssueKey": "ENG-7"
+         *     }
+         */
+        'application/json': components['schemas']['LinkIssuesRequest'];
       };
     };
     responses: {
-      /** @description Success */
-      201: {
+      /** @description Already there: nothing was created; the answer names the existing record. */
+      200: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "link": {
+           *         "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "type": "blocks",
+           *         "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "targetIssueKey": "ENG-7",
+           *         "isSatisfied": false
+           *       }
+           *     }
+           */
           'application/json': {
-            link: {
-              linkId: string;
-              type: 'blocks' | 'blocked_by' | 'related';
-              targetIssueId: string;
-              targetIssueKey: string;
-              isSatisfied: boolean | null;
-            };
+            link: components['schemas']['Link'];
           };
         };
       };
-      /** @description Error */
-      default: {
+      /** @description Success */
+      201: {
+        headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "link": {
+           *         "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "type": "blocks",
+           *         "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "targetIssueKey": "ENG-7",
+           *         "isSatisfied": false
+           *       }
+           *     }
+           */
+          'application/json': {
+            link: components['schemas']['Link'];
+          };
+        };
+      };
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `TARGET_ISSUE_REQUIRED`: A link needs targetIssueId or targetIssueKey.
+       *
+       *     `INVALID_ISSUE_LINK_TYPE`: The link type must be blocks, blocked_by or related.
+       *
+       *     `ISSUE_LINK_SELF_REFERENCE`: A record cannot be linked to itself.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2213,6 +5145,30 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `TARGET_ISSUE_NOT_FOUND`: The link target issue was not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   unlink_issues: {
@@ -2225,12 +5181,14 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Required (ISSUE_LINK_ID_REQUIRED). */
-          linkId?: string;
-        };
+        /**
+         * @example {
+         *       "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b"
+         *     }
+         */
+        'application/json': components['schemas']['UnlinkIssuesRequest'];
       };
     };
     responses: {
@@ -2241,8 +5199,14 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `ISSUE_LINK_ID_REQUIRED`: A linkId is required.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2250,6 +5214,28 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `ISSUE_LINK_NOT_FOUND`: Link not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_attachments: {
@@ -2270,20 +5256,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            attachments: {
-              attachmentId: string;
-              url: string;
-              name: string | null;
-              createdAt: string;
-              updatedAt: string;
-              createdBy: string;
-            }[];
-          };
+          /**
+           * @example {
+           *       "attachments": [
+           *         {
+           *           "attachmentId": "att_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "url": "https://hooks.example.com/wsx",
+           *           "name": "Public API",
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z",
+           *           "createdBy": "createdBy"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['AttachmentListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2291,13 +5282,28 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `ISSUE_NOT_FOUND`: Issue not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   add_attachments: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -2308,40 +5314,59 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description 1–20 links, each { url, name? }. */
-          links?: {
-            /** @description Absolute http or https URL, at most 2,048 characters. */
-            url: string;
-            name?: string | null;
-          }[];
-          /** @description A single link's URL, instead of links. */
-          url?: string;
-          name?: string | null;
-        };
+        /**
+         * @example {
+         *       "links": [
+         *         {
+         *           "url": "https://hooks.example.com/wsx",
+         *           "name": "Public API"
+         *         }
+         *       ],
+         *       "url": "https://hooks.example.com/wsx",
+         *       "name": "Public API"
+         *     }
+         */
+        'application/json': components['schemas']['AddAttachmentsRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            attachments: {
-              attachmentId: string;
-              url: string;
-              name: string | null;
-              createdAt: string;
-              updatedAt: string;
-              createdBy: string;
-            }[];
-          };
+          /**
+           * @example {
+           *       "attachments": [
+           *         {
+           *           "attachmentId": "att_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "url": "https://hooks.example.com/wsx",
+           *           "name": "Public API",
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z",
+           *           "createdBy": "createdBy"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['AttachmentListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `ATTACHMENT_URL_REQUIRED`: Each attachment needs an absolute http or https URL of at most 2,048 characters.
+       *
+       *     `ATTACHMENT_LIMIT_EXCEEDED`: At most 20 attachment links are accepted per request.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2349,6 +5374,26 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `ISSUE_NOT_FOUND`: Issue not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_subtasks: {
@@ -2369,40 +5414,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            subtasks: {
-              subtaskId: string;
-              parentIssueId: string;
-              title: string;
-              /** @description to-do (default), in-progress or done. */
-              status: 'to-do' | 'in-progress' | 'done';
-              assigneeId: string | null;
-              reporterId: string | null;
-              /** @description The parent issue's project. */
-              projectId: string;
-              epicId: string | null;
-              issueContainerId: string | null;
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetSubtaskId: string;
-                isSatisfied: boolean | null;
-              }[];
-              migrated: boolean;
-              migratedIssueId: string | null;
-              /** @description 0-based place among the parent's sub-tasks. */
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            }[];
-          };
+          /**
+           * @example {
+           *       "subtasks": [
+           *         {
+           *           "subtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "parentIssueId": "parentIssueId",
+           *           "title": "Retry webhook deliveries with backoff",
+           *           "status": "to-do",
+           *           "assigneeId": "api-token:triage-bot",
+           *           "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "startDate": "2026-12-01",
+           *           "dueDate": "2026-12-01",
+           *           "durationDays": 1,
+           *           "links": [
+           *             {
+           *               "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "type": "blocks",
+           *               "targetSubtaskId": "targetSubtaskId",
+           *               "isSatisfied": false
+           *             }
+           *           ],
+           *           "migrated": false,
+           *           "migratedIssueId": "migratedIssueId",
+           *           "position": 1,
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['SubtaskListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2410,13 +5459,28 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `ISSUE_NOT_FOUND`: Issue not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   create_subtask: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -2425,61 +5489,84 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Required on create (SUBTASK_TITLE_REQUIRED); at most 500 characters. */
-          title?: string;
-          /** @description to-do (default), in-progress or done. */
-          status?: 'to-do' | 'in-progress' | 'done';
-          assigneeId?: string | null;
-          startDate?: string | null;
-          dueDate?: string | null;
-          durationDays?: number | null;
-        };
+        /**
+         * @example {
+         *       "title": "Retry webhook deliveries with backoff",
+         *       "status": "to-do",
+         *       "assigneeId": "api-token:triage-bot",
+         *       "startDate": "2026-12-01",
+         *       "dueDate": "2026-12-01",
+         *       "durationDays": 1
+         *     }
+         */
+        'application/json': components['schemas']['CreateSubtaskRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            subtask: {
-              subtaskId: string;
-              parentIssueId: string;
-              title: string;
-              /** @description to-do (default), in-progress or done. */
-              status: 'to-do' | 'in-progress' | 'done';
-              assigneeId: string | null;
-              reporterId: string | null;
-              /** @description The parent issue's project. */
-              projectId: string;
-              epicId: string | null;
-              issueContainerId: string | null;
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetSubtaskId: string;
-                isSatisfied: boolean | null;
-              }[];
-              migrated: boolean;
-              migratedIssueId: string | null;
-              /** @description 0-based place among the parent's sub-tasks. */
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "subtask": {
+           *         "subtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "parentIssueId": "parentIssueId",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "status": "to-do",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetSubtaskId": "targetSubtaskId",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "migrated": false,
+           *         "migratedIssueId": "migratedIssueId",
+           *         "position": 1,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['SubtaskResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `ASSIGNEE_NOT_IN_WORKSPACE`: The assignee is neither a workspace member nor an active automation agent.
+       *
+       *     `ASSIGNEE_NOT_IN_PROJECT`: The assignee has no access to the project.
+       *
+       *     `ASSIGNEE_NOT_IN_PROJECT_TEAM`: The assignee is not a member of the project's team.
+       *
+       *     `SUBTASK_DISABLED`: Sub-tasks are disabled for this project or issue.
+       *
+       *     `SUBTASK_TITLE_REQUIRED`: A non-empty sub-task title is required.
+       *
+       *     `INVALID_SCHEDULE`: The schedule is not valid.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2487,6 +5574,26 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `ISSUE_NOT_FOUND`: Issue not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   get_subtask: {
@@ -2508,40 +5615,42 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            subtask: {
-              subtaskId: string;
-              parentIssueId: string;
-              title: string;
-              /** @description to-do (default), in-progress or done. */
-              status: 'to-do' | 'in-progress' | 'done';
-              assigneeId: string | null;
-              reporterId: string | null;
-              /** @description The parent issue's project. */
-              projectId: string;
-              epicId: string | null;
-              issueContainerId: string | null;
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetSubtaskId: string;
-                isSatisfied: boolean | null;
-              }[];
-              migrated: boolean;
-              migratedIssueId: string | null;
-              /** @description 0-based place among the parent's sub-tasks. */
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "subtask": {
+           *         "subtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "parentIssueId": "parentIssueId",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "status": "to-do",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetSubtaskId": "targetSubtaskId",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "migrated": false,
+           *         "migratedIssueId": "migratedIssueId",
+           *         "position": 1,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['SubtaskResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2549,6 +5658,25 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `SUBTASK_NOT_FOUND`: Sub-task not found under this issue.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   delete_subtask: {
@@ -2571,8 +5699,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `SUBTASK_DISABLED`: Sub-tasks are disabled for this project or issue.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2580,6 +5712,26 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `SUBTASK_NOT_FOUND`: Sub-task not found under this issue.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   update_subtask: {
@@ -2595,16 +5747,17 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Required on create (SUBTASK_TITLE_REQUIRED); at most 500 characters. */
-          title?: string;
-          /** @description to-do (default), in-progress or done. */
-          status?: 'to-do' | 'in-progress' | 'done';
-          assigneeId?: string | null;
-          startDate?: string | null;
-          dueDate?: string | null;
-          durationDays?: number | null;
-        };
+        /**
+         * @example {
+         *       "title": "Retry webhook deliveries with backoff",
+         *       "status": "to-do",
+         *       "assigneeId": "api-token:triage-bot",
+         *       "startDate": "2026-12-01",
+         *       "dueDate": "2026-12-01",
+         *       "durationDays": 1
+         *     }
+         */
+        'application/json': components['schemas']['UpdateSubtaskRequest'];
       };
     };
     responses: {
@@ -2614,40 +5767,60 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            subtask: {
-              subtaskId: string;
-              parentIssueId: string;
-              title: string;
-              /** @description to-do (default), in-progress or done. */
-              status: 'to-do' | 'in-progress' | 'done';
-              assigneeId: string | null;
-              reporterId: string | null;
-              /** @description The parent issue's project. */
-              projectId: string;
-              epicId: string | null;
-              issueContainerId: string | null;
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetSubtaskId: string;
-                isSatisfied: boolean | null;
-              }[];
-              migrated: boolean;
-              migratedIssueId: string | null;
-              /** @description 0-based place among the parent's sub-tasks. */
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "subtask": {
+           *         "subtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "parentIssueId": "parentIssueId",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "status": "to-do",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetSubtaskId": "targetSubtaskId",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "migrated": false,
+           *         "migratedIssueId": "migratedIssueId",
+           *         "position": 1,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['SubtaskResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `ASSIGNEE_NOT_IN_WORKSPACE`: The assignee is neither a workspace member nor an active automation agent.
+       *
+       *     `ASSIGNEE_NOT_IN_PROJECT`: The assignee has no access to the project.
+       *
+       *     `ASSIGNEE_NOT_IN_PROJECT_TEAM`: The assignee is not a member of the project's team.
+       *
+       *     `UNSUPPORTED_ACTION`: This action is not supported here.
+       *
+       *     `SUBTASK_DISABLED`: Sub-tasks are disabled for this project or issue.
+       *
+       *     `SUBTASK_TITLE_REQUIRED`: A non-empty sub-task title is required.
+       *
+       *     `INVALID_SCHEDULE`: The schedule is not valid.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2655,13 +5828,35 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `SUBTASK_NOT_FOUND`: Sub-task not found under this issue.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   link_subtasks: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -2671,35 +5866,78 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE). */
-          type?: string;
-          /** @description A sibling sub-task: same parent issue. */
-          targetSubtaskId?: string;
-        };
+        /**
+         * @example {
+         *       "type": "type",
+         *       "targetSubtaskId": "targetSubtaskId"
+         *     }
+         */
+        'application/json': components['schemas']['LinkSubtasksRequest'];
       };
     };
     responses: {
-      /** @description Success */
-      201: {
+      /** @description Already there: nothing was created; the answer names the existing record. */
+      200: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            link: {
-              linkId: string;
-              type: 'blocks' | 'blocked_by' | 'related';
-              targetSubtaskId: string;
-              isSatisfied: boolean | null;
-            };
-          };
+          /**
+           * @example {
+           *       "link": {
+           *         "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "type": "blocks",
+           *         "targetSubtaskId": "targetSubtaskId",
+           *         "isSatisfied": false
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['SubtaskLinkResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description Success */
+      201: {
+        headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "link": {
+           *         "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "type": "blocks",
+           *         "targetSubtaskId": "targetSubtaskId",
+           *         "isSatisfied": false
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['SubtaskLinkResponse'];
+        };
+      };
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `INVALID_ISSUE_LINK_TYPE`: The link type must be blocks, blocked_by or related.
+       *
+       *     `ISSUE_LINK_SELF_REFERENCE`: A record cannot be linked to itself.
+       *
+       *     `SUBTASK_DISABLED`: Sub-tasks are disabled for this project or issue.
+       *
+       *     `SUBTASK_LINK_SCOPE_INVALID`: Sub-tasks can only link to siblings under the same parent issue.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2707,6 +5945,32 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `SUBTASK_NOT_FOUND`: Sub-task not found under this issue.
+       *
+       *     `SUBTASK_LINK_TARGET_NOT_FOUND`: The target sub-task was not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   unlink_subtasks: {
@@ -2720,12 +5984,14 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Required (ISSUE_LINK_ID_REQUIRED). */
-          linkId?: string;
-        };
+        /**
+         * @example {
+         *       "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b"
+         *     }
+         */
+        'application/json': components['schemas']['UnlinkSubtasksRequest'];
       };
     };
     responses: {
@@ -2736,8 +6002,16 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `ISSUE_LINK_ID_REQUIRED`: A linkId is required.
+       *
+       *     `SUBTASK_DISABLED`: Sub-tasks are disabled for this project or issue.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2745,13 +6019,37 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `ISSUE_LINK_NOT_FOUND`: Link not found.
+       *
+       *     `SUBTASK_NOT_FOUND`: Sub-task not found under this issue.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   promote_subtask: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -2763,100 +6061,125 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Sub-task status → statusKey (or statusId) of the project; only the entry for the current status is needed. */
-          statusMapping?: {
-            'to-do'?: string;
-            'in-progress'?: string;
-            done?: string;
-          };
-        };
+        /**
+         * @example {
+         *       "statusMapping": {
+         *         "to-do": "to-do",
+         *         "in-progress": "in-progress",
+         *         "done": "done"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['PromoteSubtaskRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "issue": {
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueKey": "ENG-42",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusKey": "in-progress",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "priority": "none",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "archived": false,
+           *         "archivedAt": "2026-11-24T09:30:00.000Z",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "subtasksEnabled": false,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetIssueKey": "ENG-7",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "source": {
+           *           "type": "agenda_item",
+           *           "id": "id"
+           *         },
+           *         "createdBy": "createdBy",
+           *         "earliestStartDate": "2026-12-01",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       },
+           *       "subtask": {
+           *         "subtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "parentIssueId": "parentIssueId",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "status": "to-do",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetSubtaskId": "targetSubtaskId",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "migrated": false,
+           *         "migratedIssueId": "migratedIssueId",
+           *         "position": 1,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
           'application/json': {
-            issue: {
-              issueId: string;
-              issueKey: string;
-              title: string;
-              description: string | null;
-              projectId: string;
-              projectKey: string;
-              teamId: string;
-              teamKey: string;
-              statusId: string;
-              statusKey: string;
-              assigneeId: string | null;
-              reporterId: string | null;
-              priority: 'none' | 'low' | 'medium' | 'high' | 'urgent';
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              tags: string[];
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              labels: string[];
-              archived: boolean;
-              archivedAt: string | null;
-              epicId: string | null;
-              issueContainerId: string | null;
-              milestoneId: string | null;
-              subtasksEnabled: boolean;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetIssueId: string;
-                targetIssueKey: string;
-                isSatisfied: boolean | null;
-              }[];
-              source: {
-                type: 'agenda_item' | 'discussion_topic' | 'subtask';
-                id: string;
-              } | null;
-              createdBy: string;
-              earliestStartDate: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-            subtask: {
-              subtaskId: string;
-              parentIssueId: string;
-              title: string;
-              /** @description to-do (default), in-progress or done. */
-              status: 'to-do' | 'in-progress' | 'done';
-              assigneeId: string | null;
-              reporterId: string | null;
-              /** @description The parent issue's project. */
-              projectId: string;
-              epicId: string | null;
-              issueContainerId: string | null;
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetSubtaskId: string;
-                isSatisfied: boolean | null;
-              }[];
-              migrated: boolean;
-              migratedIssueId: string | null;
-              /** @description 0-based place among the parent's sub-tasks. */
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            };
+            issue: components['schemas']['Issue'];
+            subtask: components['schemas']['Subtask'];
           };
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `UNSUPPORTED_ACTION`: This action is not supported here.
+       *
+       *     `SUBTASK_DISABLED`: Sub-tasks are disabled for this project or issue.
+       *
+       *     `SUBTASK_STATUS_MAPPING_REQUIRED`: The sub-task status could not be mapped to a project status.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2864,6 +6187,30 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `SUBTASK_NOT_FOUND`: Sub-task not found under this issue.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_issue_containers: {
@@ -2899,34 +6246,40 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            issueContainers: {
-              issueContainerId: string;
-              /** @description Legacy name of issueContainerId (same value). */
-              epicId: string;
-              name: string;
-              projectId: string;
-              projectKey: string;
-              startDate: string | null;
-              dueDate: string | null;
-              /** @description Active (not archived) issues in the container. */
-              issueCount: number;
-              /** @description Active issues whose status is not in a completed or canceled category. */
-              openIssueCount: number;
-              archived: boolean;
-              createdAt: string;
-              updatedAt: string;
-            }[];
-            pageInfo: {
-              hasMore: boolean;
-              nextCursor: string | null;
-              limit: number;
-            };
-          };
+          /**
+           * @example {
+           *       "issueContainers": [
+           *         {
+           *           "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "name": "Public API",
+           *           "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "projectKey": "API",
+           *           "startDate": "2026-12-01",
+           *           "dueDate": "2026-12-01",
+           *           "issueCount": 3,
+           *           "openIssueCount": 3,
+           *           "archived": false,
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ],
+           *       "pageInfo": {
+           *         "hasMore": false,
+           *         "nextCursor": "eyJrIjoiMDFqZDdxOHgzayJ9.c2lnbmF0dXJl",
+           *         "limit": 50
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ContainerListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_CURSOR`: The cursor is not valid for this request.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -2934,6 +6287,25 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `TEAM_NOT_FOUND`: Team not found.
+       *
+       *     `PROJECT_NOT_FOUND`: Project not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   list_milestones: {
@@ -2972,36 +6344,50 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            milestones: {
-              milestoneId: string;
-              issueContainerId: string;
-              /** @description Legacy name of issueContainerId (same value). */
-              epicId: string;
-              projectId: string;
-              title: string;
-              ownerId: string | null;
-              /** @description planned (default), at-risk, blocked or complete. */
-              status: 'planned' | 'at-risk' | 'blocked' | 'complete';
-              startDate: string | null;
-              dueDate: string | null;
-              order: number;
-              tags: string[];
-              /** @description Legacy name of tags (same value). */
-              labels: string[];
-              createdAt: string;
-              updatedAt: string;
-            }[];
-            pageInfo: {
-              hasMore: boolean;
-              nextCursor: string | null;
-              limit: number;
-            };
-          };
+          /**
+           * @example {
+           *       "milestones": [
+           *         {
+           *           "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "title": "Retry webhook deliveries with backoff",
+           *           "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "status": "planned",
+           *           "startDate": "2026-12-01",
+           *           "dueDate": "2026-12-01",
+           *           "order": 1,
+           *           "tags": [
+           *             "tag"
+           *           ],
+           *           "labels": [
+           *             "label"
+           *           ],
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ],
+           *       "pageInfo": {
+           *         "hasMore": false,
+           *         "nextCursor": "eyJrIjoiMDFqZDdxOHgzayJ9.c2lnbmF0dXJl",
+           *         "limit": 50
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['MilestoneListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_CURSOR`: The cursor is not valid for this request.
+       *
+       *     `PROJECT_KEY_AMBIGUOUS`: The projectKey matches projects in several teams.
+       *
+       *     `ISSUE_CONTAINER_FIELD_CONFLICT`: epicId and issueContainerId disagree.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3009,71 +6395,113 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `TEAM_NOT_FOUND`: Team not found.
+       *
+       *     `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `ISSUE_CONTAINER_NOT_FOUND`: Issue container not found in the project.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   create_milestone: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Required on create (TITLE_REQUIRED); at most 500 characters. */
-          title?: string;
-          issueContainerId?: string | null;
-          epicId?: string | null;
-          ownerId?: string | null;
-          /** @description planned (default), at-risk, blocked or complete. */
-          status?: 'planned' | 'at-risk' | 'blocked' | 'complete';
-          startDate?: string | null;
-          dueDate?: string | null;
-          /** @description Place in the container; default: after the last one. */
-          order?: number;
-          /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-          tags?: string[];
-          /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
-          labels?: string[];
-        };
+        /**
+         * @example {
+         *       "title": "Retry webhook deliveries with backoff",
+         *       "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "status": "planned",
+         *       "startDate": "2026-12-01",
+         *       "dueDate": "2026-12-01"
+         *     }
+         */
+        'application/json': components['schemas']['CreateMilestoneRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            milestone: {
-              milestoneId: string;
-              issueContainerId: string;
-              /** @description Legacy name of issueContainerId (same value). */
-              epicId: string;
-              projectId: string;
-              title: string;
-              ownerId: string | null;
-              /** @description planned (default), at-risk, blocked or complete. */
-              status: 'planned' | 'at-risk' | 'blocked' | 'complete';
-              startDate: string | null;
-              dueDate: string | null;
-              order: number;
-              tags: string[];
-              /** @description Legacy name of tags (same value). */
-              labels: string[];
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "milestone": {
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "status": "planned",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "order": 1,
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['MilestoneResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `OWNER_NOT_IN_WORKSPACE`: The owner is not an identity of this workspace.
+       *
+       *     `TITLE_REQUIRED`: A non-empty title is required.
+       *
+       *     `TAG_FIELD_CONFLICT`: tags and labels disagree.
+       *
+       *     `ISSUE_CONTAINER_FIELD_CONFLICT`: epicId and issueContainerId disagree.
+       *
+       *     `ISSUE_CONTAINER_DISABLED`: Issue containers are disabled for this project.
+       *
+       *     `ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE`: A milestone needs an issue container.
+       *
+       *     `INVALID_SCHEDULE`: The schedule is not valid.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3081,6 +6509,26 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `ISSUE_CONTAINER_NOT_FOUND`: Issue container not found in the project. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   get_milestone: {
@@ -3100,39 +6548,45 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            milestone: {
-              milestoneId: string;
-              issueContainerId: string;
-              /** @description Legacy name of issueContainerId (same value). */
-              epicId: string;
-              projectId: string;
-              title: string;
-              ownerId: string | null;
-              /** @description planned (default), at-risk, blocked or complete. */
-              status: 'planned' | 'at-risk' | 'blocked' | 'complete';
-              startDate: string | null;
-              dueDate: string | null;
-              order: number;
-              tags: string[];
-              /** @description Legacy name of tags (same value). */
-              labels: string[];
-              createdAt: string;
-              updatedAt: string;
-              activity: {
-                action: 'created' | 'updated' | 'commented';
-                field: string | null;
-                from: (string | number | string[]) | null;
-                to: (string | number | string[]) | null;
-                actorId: string;
-                createdAt: string;
-              }[];
-            };
-          };
+          /**
+           * @example {
+           *       "milestone": {
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "status": "planned",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "order": 1,
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "activity": [
+           *           {
+           *             "action": "created",
+           *             "field": "field",
+           *             "from": "from",
+           *             "to": "to",
+           *             "actorId": "actorId",
+           *             "createdAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['MilestoneDetailResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3140,6 +6594,21 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `ISSUE_CONTAINER_MILESTONE_NOT_FOUND`: Milestone not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   delete_milestone: {
@@ -3160,8 +6629,8 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3169,6 +6638,22 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `ISSUE_CONTAINER_MILESTONE_NOT_FOUND`: Milestone not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   update_milestone: {
@@ -3182,23 +6667,17 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Required on create (TITLE_REQUIRED); at most 500 characters. */
-          title?: string;
-          issueContainerId?: string | null;
-          epicId?: string | null;
-          ownerId?: string | null;
-          /** @description planned (default), at-risk, blocked or complete. */
-          status?: 'planned' | 'at-risk' | 'blocked' | 'complete';
-          startDate?: string | null;
-          dueDate?: string | null;
-          /** @description Place in the container; default: after the last one. */
-          order?: number;
-          /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-          tags?: string[];
-          /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
-          labels?: string[];
-        };
+        /**
+         * @example {
+         *       "title": "Retry webhook deliveries with backoff",
+         *       "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "status": "planned",
+         *       "startDate": "2026-12-01"
+         *     }
+         */
+        'application/json': components['schemas']['UpdateMilestoneRequest'];
       };
     };
     responses: {
@@ -3208,31 +6687,55 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            milestone: {
-              milestoneId: string;
-              issueContainerId: string;
-              /** @description Legacy name of issueContainerId (same value). */
-              epicId: string;
-              projectId: string;
-              title: string;
-              ownerId: string | null;
-              /** @description planned (default), at-risk, blocked or complete. */
-              status: 'planned' | 'at-risk' | 'blocked' | 'complete';
-              startDate: string | null;
-              dueDate: string | null;
-              order: number;
-              tags: string[];
-              /** @description Legacy name of tags (same value). */
-              labels: string[];
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "milestone": {
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "status": "planned",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "order": 1,
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['MilestoneResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `OWNER_NOT_IN_WORKSPACE`: The owner is not an identity of this workspace.
+       *
+       *     `TITLE_REQUIRED`: A non-empty title is required.
+       *
+       *     `TAG_FIELD_CONFLICT`: tags and labels disagree.
+       *
+       *     `UNSUPPORTED_ACTION`: This action is not supported here.
+       *
+       *     `ISSUE_CONTAINER_FIELD_CONFLICT`: epicId and issueContainerId disagree.
+       *
+       *     `ISSUE_CONTAINER_DISABLED`: Issue containers are disabled for this project.
+       *
+       *     `ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE`: A milestone needs an issue container.
+       *
+       *     `INVALID_SCHEDULE`: The schedule is not valid.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3240,6 +6743,28 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `ISSUE_CONTAINER_NOT_FOUND`: Issue container not found in the project.
+       *
+       *     `ISSUE_CONTAINER_MILESTONE_NOT_FOUND`: Milestone not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_milestone_comments: {
@@ -3259,24 +6784,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            comments: {
-              commentId: string;
-              issueId?: string;
-              milestoneId?: string;
-              parentCommentId: string | null;
-              body: string | null;
-              authorId: string;
-              authorApiTokenName: string | null;
-              deleted: boolean;
-              createdAt: string;
-              updatedAt: string;
-            }[];
-          };
+          /**
+           * @example {
+           *       "comments": [
+           *         {
+           *           "commentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "parentCommentId": "parentCommentId",
+           *           "body": "Reproduced on the staging receiver; fix under review.",
+           *           "authorId": "authorId",
+           *           "authorApiTokenName": "authorApiTokenName",
+           *           "deleted": false,
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['CommentListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3284,13 +6814,28 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `ISSUE_CONTAINER_MILESTONE_NOT_FOUND`: Milestone not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   add_milestone_comment: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -3298,40 +6843,55 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Required, non-empty (COMMENT_BODY_REQUIRED); at most 65,536 characters. */
-          body?: string;
-          parentCommentId?: string | null;
-        };
+        /**
+         * @example {
+         *       "body": "Reproduced on the staging receiver; fix under review.",
+         *       "parentCommentId": "parentCommentId"
+         *     }
+         */
+        'application/json': components['schemas']['AddMilestoneCommentRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            comment: {
-              commentId: string;
-              issueId?: string;
-              milestoneId?: string;
-              parentCommentId: string | null;
-              body: string | null;
-              authorId: string;
-              authorApiTokenName: string | null;
-              deleted: boolean;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "comment": {
+           *         "commentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "parentCommentId": "parentCommentId",
+           *         "body": "Reproduced on the staging receiver; fix under review.",
+           *         "authorId": "authorId",
+           *         "authorApiTokenName": "authorApiTokenName",
+           *         "deleted": false,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['CommentResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `COMMENT_BODY_REQUIRED`: A non-empty comment body is required.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3339,6 +6899,26 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `ISSUE_CONTAINER_MILESTONE_NOT_FOUND`: Milestone not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_meetings: {
@@ -3374,42 +6954,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            meetings: {
-              meetingId: string;
-              title: string;
-              description: string | null;
-              type: string;
-              recurrenceType: string;
-              startsAt: string | null;
-              endsAt: string | null;
-              teamId: string | null;
-              teamKey: string | null;
-              projectId: string | null;
-              projectKey: string | null;
-              archived: boolean;
-              links: {
-                linkId: string;
-                /** @description issue | project | discussion_topic | agenda_item */
-                targetType: string;
-                targetId: string;
-                targetKey: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              createdAt: string;
-              updatedAt: string;
-            }[];
-            pageInfo: {
-              hasMore: boolean;
-              nextCursor: string | null;
-              limit: number;
-            };
-          };
+          /**
+           * @example {
+           *       "meetings": [
+           *         {
+           *           "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "title": "Retry webhook deliveries with backoff",
+           *           "description": "Receivers that time out are retried with exponential backoff.",
+           *           "type": "type",
+           *           "recurrenceType": "recurrenceType",
+           *           "startsAt": "2026-11-24T09:30:00.000Z",
+           *           "endsAt": "2026-11-24T09:30:00.000Z",
+           *           "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "teamKey": "ENG",
+           *           "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "projectKey": "API",
+           *           "archived": false,
+           *           "links": [
+           *             {
+           *               "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "targetType": "targetType",
+           *               "targetId": "targetId",
+           *               "targetKey": "targetKey",
+           *               "createdAt": "2026-11-24T09:30:00.000Z",
+           *               "updatedAt": "2026-11-24T09:30:00.000Z"
+           *             }
+           *           ],
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ],
+           *       "pageInfo": {
+           *         "hasMore": false,
+           *         "nextCursor": "eyJrIjoiMDFqZDdxOHgzayJ9.c2lnbmF0dXJl",
+           *         "limit": 50
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['MeetingListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_CURSOR`: The cursor is not valid for this request.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3417,75 +7007,113 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `TEAM_NOT_FOUND`: Team not found.
+       *
+       *     `PROJECT_NOT_FOUND`: Project not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   create_meeting: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Non-empty (MEETING_TITLE_REQUIRED), at most 500 characters. */
-          title?: string;
-          description?: string | null;
-          /** @description Free text, 1–50 characters; default "meeting". */
-          type?: string;
-          recurrenceType?: 'none' | 'daily' | 'weekly' | 'biweekly' | 'monthly';
-          startsAt?: string | null;
-          endsAt?: string | null;
-          teamId?: string | null;
-          teamKey?: string | null;
-          projectId?: string | null;
-          projectKey?: string | null;
-          archived?: boolean;
-        };
+        /**
+         * @example {
+         *       "title": "Retry webhook deliveries with backoff",
+         *       "description": "Receivers that time out are retried with exponential backoff.",
+         *       "type": "type",
+         *       "recurrenceType": "none",
+         *       "startsAt": "2026-11-24T09:30:00.000Z",
+         *       "endsAt": "2026-11-24T09:30:00.000Z",
+         *       "teamKey": "ENG"
+         *     }
+         */
+        'application/json': components['schemas']['CreateMeetingRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            meeting: {
-              meetingId: string;
-              title: string;
-              description: string | null;
-              type: string;
-              recurrenceType: string;
-              startsAt: string | null;
-              endsAt: string | null;
-              teamId: string | null;
-              teamKey: string | null;
-              projectId: string | null;
-              projectKey: string | null;
-              archived: boolean;
-              links: {
-                linkId: string;
-                /** @description issue | project | discussion_topic | agenda_item */
-                targetType: string;
-                targetId: string;
-                targetKey: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "meeting": {
+           *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "type": "type",
+           *         "recurrenceType": "recurrenceType",
+           *         "startsAt": "2026-11-24T09:30:00.000Z",
+           *         "endsAt": "2026-11-24T09:30:00.000Z",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "archived": false,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetType": "targetType",
+           *             "targetId": "targetId",
+           *             "targetKey": "targetKey",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['MeetingResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `PROJECT_TEAM_MISMATCH`: The project does not belong to the given team.
+       *
+       *     `INVALID_ARCHIVE_STATE`: archived must be true or false.
+       *
+       *     `MEETING_TITLE_REQUIRED`: A non-empty meeting title is required.
+       *
+       *     `INVALID_MEETING_TIME`: The meeting or agenda date is not valid.
+       *
+       *     `RECURRENCE_START_REQUIRED`: A recurring meeting needs startsAt.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3493,6 +7121,30 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `TEAM_NOT_FOUND`: Team not found.
+       *
+       *     `PROJECT_NOT_FOUND`: Project not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   get_meeting: {
@@ -3512,37 +7164,41 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            meeting: {
-              meetingId: string;
-              title: string;
-              description: string | null;
-              type: string;
-              recurrenceType: string;
-              startsAt: string | null;
-              endsAt: string | null;
-              teamId: string | null;
-              teamKey: string | null;
-              projectId: string | null;
-              projectKey: string | null;
-              archived: boolean;
-              links: {
-                linkId: string;
-                /** @description issue | project | discussion_topic | agenda_item */
-                targetType: string;
-                targetId: string;
-                targetKey: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "meeting": {
+           *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "type": "type",
+           *         "recurrenceType": "recurrenceType",
+           *         "startsAt": "2026-11-24T09:30:00.000Z",
+           *         "endsAt": "2026-11-24T09:30:00.000Z",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "archived": false,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetType": "targetType",
+           *             "targetId": "targetId",
+           *             "targetKey": "targetKey",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['MeetingResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3550,6 +7206,21 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `MEETING_NOT_FOUND`: Meeting not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   delete_meeting: {
@@ -3570,8 +7241,8 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3579,6 +7250,22 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `MEETING_NOT_FOUND`: Meeting not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   update_meeting: {
@@ -3592,21 +7279,17 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Non-empty (MEETING_TITLE_REQUIRED), at most 500 characters. */
-          title?: string;
-          description?: string | null;
-          /** @description Free text, 1–50 characters; default "meeting". */
-          type?: string;
-          recurrenceType?: 'none' | 'daily' | 'weekly' | 'biweekly' | 'monthly';
-          startsAt?: string | null;
-          endsAt?: string | null;
-          teamId?: string | null;
-          teamKey?: string | null;
-          projectId?: string | null;
-          projectKey?: string | null;
-          archived?: boolean;
-        };
+        /**
+         * @example {
+         *       "title": "Retry webhook deliveries with backoff",
+         *       "description": "Receivers that time out are retried with exponential backoff.",
+         *       "type": "type",
+         *       "recurrenceType": "none",
+         *       "startsAt": "2026-11-24T09:30:00.000Z",
+         *       "endsAt": "2026-11-24T09:30:00.000Z"
+         *     }
+         */
+        'application/json': components['schemas']['UpdateMeetingRequest'];
       };
     };
     responses: {
@@ -3616,37 +7299,57 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            meeting: {
-              meetingId: string;
-              title: string;
-              description: string | null;
-              type: string;
-              recurrenceType: string;
-              startsAt: string | null;
-              endsAt: string | null;
-              teamId: string | null;
-              teamKey: string | null;
-              projectId: string | null;
-              projectKey: string | null;
-              archived: boolean;
-              links: {
-                linkId: string;
-                /** @description issue | project | discussion_topic | agenda_item */
-                targetType: string;
-                targetId: string;
-                targetKey: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "meeting": {
+           *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "type": "type",
+           *         "recurrenceType": "recurrenceType",
+           *         "startsAt": "2026-11-24T09:30:00.000Z",
+           *         "endsAt": "2026-11-24T09:30:00.000Z",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "archived": false,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetType": "targetType",
+           *             "targetId": "targetId",
+           *             "targetKey": "targetKey",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['MeetingResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `PROJECT_TEAM_MISMATCH`: The project does not belong to the given team.
+       *
+       *     `INVALID_ARCHIVE_STATE`: archived must be true or false.
+       *
+       *     `UNSUPPORTED_ACTION`: This action is not supported here.
+       *
+       *     `MEETING_TITLE_REQUIRED`: A non-empty meeting title is required.
+       *
+       *     `INVALID_MEETING_TIME`: The meeting or agenda date is not valid.
+       *
+       *     `RECURRENCE_START_REQUIRED`: A recurring meeting needs startsAt.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3654,6 +7357,30 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `TEAM_NOT_FOUND`: Team not found.
+       *
+       *     `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `MEETING_NOT_FOUND`: Meeting not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   get_meeting_settings: {
@@ -3671,30 +7398,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            settings: {
-              agendaStatuses: {
-                statusId: string;
-                name: string;
-                system: boolean;
-                position: number;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              externalOwnerPresets: {
-                presetId: string;
-                name: string;
-                externalName: string | null;
-                externalEmail: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-            };
-          };
+          /**
+           * @example {
+           *       "settings": {
+           *         "agendaStatuses": [
+           *           {
+           *             "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "name": "Public API",
+           *             "system": false,
+           *             "position": 1,
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "externalOwnerPresets": [
+           *           {
+           *             "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "name": "Public API",
+           *             "externalName": "externalName",
+           *             "externalEmail": "externalEmail",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['SettingsResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3702,49 +7436,70 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   create_external_owner_preset: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Required on create (NAME_REQUIRED). */
-          name?: string;
-          externalName?: string | null;
-          externalEmail?: string | null;
-        };
+        /**
+         * @example {
+         *       "name": "Public API",
+         *       "externalName": "externalName",
+         *       "externalEmail": "externalEmail"
+         *     }
+         */
+        'application/json': components['schemas']['CreateExternalOwnerPresetRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            externalOwnerPreset: {
-              presetId: string;
-              name: string;
-              externalName: string | null;
-              externalEmail: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "externalOwnerPreset": {
+           *         "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "name": "Public API",
+           *         "externalName": "externalName",
+           *         "externalEmail": "externalEmail",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['PresetResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `NAME_REQUIRED`: A non-empty name is required.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3752,6 +7507,17 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   delete_external_owner_preset: {
@@ -3772,8 +7538,8 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3781,6 +7547,22 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `OWNER_NOT_FOUND`: Owner not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   update_external_owner_preset: {
@@ -3794,12 +7576,14 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Required on create (NAME_REQUIRED). */
-          name?: string;
-          externalName?: string | null;
-          externalEmail?: string | null;
-        };
+        /**
+         * @example {
+         *       "name": "Public API",
+         *       "externalName": "externalName",
+         *       "externalEmail": "externalEmail"
+         *     }
+         */
+        'application/json': components['schemas']['UpdateExternalOwnerPresetRequest'];
       };
     };
     responses: {
@@ -3809,20 +7593,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            externalOwnerPreset: {
-              presetId: string;
-              name: string;
-              externalName: string | null;
-              externalEmail: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "externalOwnerPreset": {
+           *         "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "name": "Public API",
+           *         "externalName": "externalName",
+           *         "externalEmail": "externalEmail",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['PresetResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `NAME_REQUIRED`: A non-empty name is required.
+       *
+       *     `UNSUPPORTED_ACTION`: This action is not supported here.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3830,47 +7625,80 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `OWNER_NOT_FOUND`: Owner not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   create_agenda_status: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Unique case-insensitively (NAME_REQUIRED when empty); at most 100 characters. */
-          name?: string;
-        };
+        /**
+         * @example {
+         *       "name": "Public API"
+         *     }
+         */
+        'application/json': components['schemas']['CreateAgendaStatusRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            agendaStatus: {
-              statusId: string;
-              name: string;
-              system: boolean;
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "agendaStatus": {
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "name": "Public API",
+           *         "system": false,
+           *         "position": 1,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['AgendaStatusResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `NAME_REQUIRED`: A non-empty name is required.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3878,6 +7706,17 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   reorder_agenda_statuses: {
@@ -3887,12 +7726,16 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Every agenda status id of the workspace (system ones too), once each (a workspace has at most 1,000). */
-          orderedStatusIds?: string[];
-        };
+        /**
+         * @example {
+         *       "orderedStatusIds": [
+         *         "orderedStatusId"
+         *       ]
+         *     }
+         */
+        'application/json': components['schemas']['ReorderAgendaStatusesRequest'];
       };
     };
     responses: {
@@ -3902,20 +7745,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            agendaStatuses: {
-              statusId: string;
-              name: string;
-              system: boolean;
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            }[];
-          };
+          /**
+           * @example {
+           *       "agendaStatuses": [
+           *         {
+           *           "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "name": "Public API",
+           *           "system": false,
+           *           "position": 1,
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['AgendaStatusListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `INVALID_AGENDA_STATUS_ORDER`: orderedStatusIds must list every agenda status of the workspace exactly once.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3923,6 +7777,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   delete_agenda_status: {
@@ -3943,8 +7806,8 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3952,6 +7815,33 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `AGENDA_STATUS_NOT_FOUND`: Agenda status not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      /** @description `AGENDA_STATUS_DELETE_BLOCKED`: The agenda status is a system status or still used by agenda items. */
+      409: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   update_agenda_status: {
@@ -3965,10 +7855,12 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Unique case-insensitively (NAME_REQUIRED when empty); at most 100 characters. */
-          name?: string;
-        };
+        /**
+         * @example {
+         *       "name": "Public API"
+         *     }
+         */
+        'application/json': components['schemas']['UpdateAgendaStatusRequest'];
       };
     };
     responses: {
@@ -3978,20 +7870,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            agendaStatus: {
-              statusId: string;
-              name: string;
-              system: boolean;
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "agendaStatus": {
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "name": "Public API",
+           *         "system": false,
+           *         "position": 1,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['AgendaStatusResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `NAME_REQUIRED`: A non-empty name is required.
+       *
+       *     `UNSUPPORTED_ACTION`: This action is not supported here.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -3999,13 +7902,31 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `AGENDA_STATUS_NOT_FOUND`: Agenda status not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   link_meeting: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -4013,42 +7934,79 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description issue | project | discussion_topic | agenda_item */
-          targetType?: string;
-          /** @description Id of the target. */
-          targetId?: string;
-          /** @description issueKey or projectKey (issue and project targets only). */
-          targetKey?: string;
-          /** @description Disambiguates a project targetKey. */
-          teamKey?: string;
-        };
+        /**
+         * @example {
+         *       "targetType": "targetType",
+         *       "targetKey": "targetKey",
+         *       "teamKey": "ENG"
+         *     }
+         */
+        'application/json': components['schemas']['LinkMeetingRequest'];
       };
     };
     responses: {
-      /** @description Success */
-      201: {
+      /** @description Already there: nothing was created; the answer names the existing record. */
+      200: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            link: {
-              linkId: string;
-              /** @description issue | project | discussion_topic | agenda_item */
-              targetType: string;
-              targetId: string;
-              targetKey: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "link": {
+           *         "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "targetType": "targetType",
+           *         "targetId": "targetId",
+           *         "targetKey": "targetKey",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['WorkLinkResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description Success */
+      201: {
+        headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "link": {
+           *         "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "targetType": "targetType",
+           *         "targetId": "targetId",
+           *         "targetKey": "targetKey",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['WorkLinkResponse'];
+        };
+      };
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `INVALID_TARGET_TYPE`: targetType is not valid here.
+       *
+       *     `TARGET_REQUIRED`: A work link needs targetId or targetKey.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4056,6 +8014,36 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       *
+       *     `DISCUSSION_TOPIC_NOT_FOUND`: Discussion topic not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   unlink_meeting: {
@@ -4077,8 +8065,8 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4086,13 +8074,33 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `MEETING_LINK_NOT_FOUND`: Link not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   link_agenda_item: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -4101,42 +8109,79 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description issue | project | discussion_topic | agenda_item */
-          targetType?: string;
-          /** @description Id of the target. */
-          targetId?: string;
-          /** @description issueKey or projectKey (issue and project targets only). */
-          targetKey?: string;
-          /** @description Disambiguates a project targetKey. */
-          teamKey?: string;
-        };
+        /**
+         * @example {
+         *       "targetType": "targetType",
+         *       "targetKey": "targetKey",
+         *       "teamKey": "ENG"
+         *     }
+         */
+        'application/json': components['schemas']['LinkAgendaItemRequest'];
       };
     };
     responses: {
-      /** @description Success */
-      201: {
+      /** @description Already there: nothing was created; the answer names the existing record. */
+      200: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            link: {
-              linkId: string;
-              /** @description issue | project | discussion_topic | agenda_item */
-              targetType: string;
-              targetId: string;
-              targetKey: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "link": {
+           *         "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "targetType": "targetType",
+           *         "targetId": "targetId",
+           *         "targetKey": "targetKey",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['WorkLinkResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description Success */
+      201: {
+        headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "link": {
+           *         "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "targetType": "targetType",
+           *         "targetId": "targetId",
+           *         "targetKey": "targetKey",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['WorkLinkResponse'];
+        };
+      };
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `INVALID_TARGET_TYPE`: targetType is not valid here.
+       *
+       *     `TARGET_REQUIRED`: A work link needs targetId or targetKey.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4144,6 +8189,30 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   unlink_agenda_item: {
@@ -4166,8 +8235,8 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4175,6 +8244,28 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       *
+       *     `MEETING_LINK_NOT_FOUND`: Link not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_agenda_groups: {
@@ -4194,21 +8285,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            agendaGroups: {
-              agendaGroupId: string;
-              meetingId: string;
-              name: string;
-              description: string | null;
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            }[];
-          };
+          /**
+           * @example {
+           *       "agendaGroups": [
+           *         {
+           *           "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "name": "Public API",
+           *           "description": "Receivers that time out are retried with exponential backoff.",
+           *           "position": 1,
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['AgendaGroupListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4216,13 +8312,28 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `MEETING_NOT_FOUND`: Meeting not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   create_agenda_group: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -4230,37 +8341,52 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Required on create (NAME_REQUIRED). */
-          name?: string;
-          description?: string | null;
-        };
+        /**
+         * @example {
+         *       "name": "Public API",
+         *       "description": "Receivers that time out are retried with exponential backoff."
+         *     }
+         */
+        'application/json': components['schemas']['CreateAgendaGroupRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            agendaGroup: {
-              agendaGroupId: string;
-              meetingId: string;
-              name: string;
-              description: string | null;
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "agendaGroup": {
+           *         "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "name": "Public API",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "position": 1,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['AgendaGroupResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `NAME_REQUIRED`: A non-empty name is required.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4268,6 +8394,26 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `MEETING_NOT_FOUND`: Meeting not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   reorder_agenda_groups: {
@@ -4279,12 +8425,16 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Every group of the meeting, once each, in the new order (a meeting has at most 1,000 groups). */
-          agendaGroupIds?: string[];
-        };
+        /**
+         * @example {
+         *       "agendaGroupIds": [
+         *         "agp_01jd7q8x3k2m9v5t6w4y0z1a2b"
+         *       ]
+         *     }
+         */
+        'application/json': components['schemas']['ReorderAgendaGroupsRequest'];
       };
     };
     responses: {
@@ -4294,21 +8444,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            agendaGroups: {
-              agendaGroupId: string;
-              meetingId: string;
-              name: string;
-              description: string | null;
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            }[];
-          };
+          /**
+           * @example {
+           *       "agendaGroups": [
+           *         {
+           *           "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "name": "Public API",
+           *           "description": "Receivers that time out are retried with exponential backoff.",
+           *           "position": 1,
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['AgendaGroupListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `INVALID_AGENDA_GROUP_ORDER`: agendaGroupIds must list every group of the meeting exactly once.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4316,6 +8477,24 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `MEETING_NOT_FOUND`: Meeting not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   delete_agenda_group: {
@@ -4337,8 +8516,8 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4346,6 +8525,26 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_GROUP_NOT_FOUND`: Agenda group not found in this meeting.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   update_agenda_group: {
@@ -4360,11 +8559,13 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Required on create (NAME_REQUIRED). */
-          name?: string;
-          description?: string | null;
-        };
+        /**
+         * @example {
+         *       "name": "Public API",
+         *       "description": "Receivers that time out are retried with exponential backoff."
+         *     }
+         */
+        'application/json': components['schemas']['UpdateAgendaGroupRequest'];
       };
     };
     responses: {
@@ -4374,21 +8575,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            agendaGroup: {
-              agendaGroupId: string;
-              meetingId: string;
-              name: string;
-              description: string | null;
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "agendaGroup": {
+           *         "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "name": "Public API",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "position": 1,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['AgendaGroupResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `NAME_REQUIRED`: A non-empty name is required.
+       *
+       *     `UNSUPPORTED_ACTION`: This action is not supported here.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4396,6 +8608,28 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_GROUP_NOT_FOUND`: Agenda group not found in this meeting.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_agenda_tags: {
@@ -4415,17 +8649,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            tags: {
-              name: string;
-              sources: string[];
-              usageCount: number;
-            }[];
-          };
+          /**
+           * @example {
+           *       "tags": [
+           *         {
+           *           "name": "Public API",
+           *           "sources": [
+           *             "source"
+           *           ],
+           *           "usageCount": 3
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['AgendaTagsResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4433,6 +8674,21 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `MEETING_NOT_FOUND`: Meeting not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   list_agenda_items: {
@@ -4452,59 +8708,74 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            agendaItems: {
-              agendaItemId: string;
-              meetingId: string;
-              title: string;
-              description: string | null;
-              notes: string | null;
-              agendaGroupId: string | null;
-              statusId: string;
-              tags: string[];
-              labels: string[];
-              sourceProjectId: string | null;
-              checkInDate: string | null;
-              owners: {
-                ownerId: string;
-                /** @description internal | external */
-                kind: string;
-                userId: string | null;
-                presetId: string | null;
-                externalName: string | null;
-                externalEmail: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              links: {
-                linkId: string;
-                /** @description issue | project | discussion_topic | agenda_item */
-                targetType: string;
-                targetId: string;
-                targetKey: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              attachments: {
-                attachmentId: string;
-                url: string;
-                name: string | null;
-                createdAt: string;
-                updatedAt: string;
-                createdBy: string;
-              }[];
-              converted: boolean;
-              convertedIssueId: string | null;
-              taskIssueIds: string[];
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            }[];
-          };
+          /**
+           * @example {
+           *       "agendaItems": [
+           *         {
+           *           "agendaItemId": "agi_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "title": "Retry webhook deliveries with backoff",
+           *           "description": "Receivers that time out are retried with exponential backoff.",
+           *           "notes": "notes",
+           *           "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "tags": [
+           *             "tag"
+           *           ],
+           *           "labels": [
+           *             "label"
+           *           ],
+           *           "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "checkInDate": "2026-12-01",
+           *           "owners": [
+           *             {
+           *               "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "kind": "kind",
+           *               "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "externalName": "externalName",
+           *               "externalEmail": "externalEmail",
+           *               "createdAt": "2026-11-24T09:30:00.000Z",
+           *               "updatedAt": "2026-11-24T09:30:00.000Z"
+           *             }
+           *           ],
+           *           "links": [
+           *             {
+           *               "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "targetType": "targetType",
+           *               "targetId": "targetId",
+           *               "targetKey": "targetKey",
+           *               "createdAt": "2026-11-24T09:30:00.000Z",
+           *               "updatedAt": "2026-11-24T09:30:00.000Z"
+           *             }
+           *           ],
+           *           "attachments": [
+           *             {
+           *               "attachmentId": "att_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "url": "https://hooks.example.com/wsx",
+           *               "name": "Public API",
+           *               "createdAt": "2026-11-24T09:30:00.000Z",
+           *               "updatedAt": "2026-11-24T09:30:00.000Z",
+           *               "createdBy": "createdBy"
+           *             }
+           *           ],
+           *           "converted": false,
+           *           "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "taskIssueIds": [
+           *             "taskIssueId"
+           *           ],
+           *           "position": 1,
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['AgendaItemListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4512,13 +8783,28 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `MEETING_NOT_FOUND`: Meeting not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   create_agenda_item: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -4526,85 +8812,111 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Non-empty (AGENDA_ITEM_TITLE_REQUIRED), at most 500 characters: it becomes the title of an issue made from the item. */
-          title?: string;
-          description?: string | null;
-          notes?: string | null;
-          agendaGroupId?: string | null;
-          /** @description An agenda status id; default "To discuss". */
-          statusId?: string;
-          /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-          tags?: string[];
-          /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
-          labels?: string[];
-          sourceProjectId?: string | null;
-          checkInDate?: string | null;
-        };
+        /**
+         * @example {
+         *       "title": "Retry webhook deliveries with backoff",
+         *       "description": "Receivers that time out are retried with exponential backoff.",
+         *       "notes": "notes",
+         *       "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "tags": [
+         *         "tag"
+         *       ],
+         *       "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b"
+         *     }
+         */
+        'application/json': components['schemas']['CreateAgendaItemRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            agendaItem: {
-              agendaItemId: string;
-              meetingId: string;
-              title: string;
-              description: string | null;
-              notes: string | null;
-              agendaGroupId: string | null;
-              statusId: string;
-              tags: string[];
-              labels: string[];
-              sourceProjectId: string | null;
-              checkInDate: string | null;
-              owners: {
-                ownerId: string;
-                /** @description internal | external */
-                kind: string;
-                userId: string | null;
-                presetId: string | null;
-                externalName: string | null;
-                externalEmail: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              links: {
-                linkId: string;
-                /** @description issue | project | discussion_topic | agenda_item */
-                targetType: string;
-                targetId: string;
-                targetKey: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              attachments: {
-                attachmentId: string;
-                url: string;
-                name: string | null;
-                createdAt: string;
-                updatedAt: string;
-                createdBy: string;
-              }[];
-              converted: boolean;
-              convertedIssueId: string | null;
-              taskIssueIds: string[];
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "agendaItem": {
+           *         "agendaItemId": "agi_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "notes": "notes",
+           *         "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "checkInDate": "2026-12-01",
+           *         "owners": [
+           *           {
+           *             "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "kind": "kind",
+           *             "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "externalName": "externalName",
+           *             "externalEmail": "externalEmail",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetType": "targetType",
+           *             "targetId": "targetId",
+           *             "targetKey": "targetKey",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "attachments": [
+           *           {
+           *             "attachmentId": "att_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "url": "https://hooks.example.com/wsx",
+           *             "name": "Public API",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z",
+           *             "createdBy": "createdBy"
+           *           }
+           *         ],
+           *         "converted": false,
+           *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "taskIssueIds": [
+           *           "taskIssueId"
+           *         ],
+           *         "position": 1,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['AgendaItemResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `TAG_FIELD_CONFLICT`: tags and labels disagree.
+       *
+       *     `INVALID_MEETING_TIME`: The meeting or agenda date is not valid.
+       *
+       *     `AGENDA_ITEM_TITLE_REQUIRED`: A non-empty agenda item title is required.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4612,6 +8924,34 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_GROUP_NOT_FOUND`: Agenda group not found in this meeting.
+       *
+       *     `AGENDA_STATUS_NOT_FOUND`: Agenda status not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   get_agenda_item: {
@@ -4632,59 +8972,72 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            agendaItem: {
-              agendaItemId: string;
-              meetingId: string;
-              title: string;
-              description: string | null;
-              notes: string | null;
-              agendaGroupId: string | null;
-              statusId: string;
-              tags: string[];
-              labels: string[];
-              sourceProjectId: string | null;
-              checkInDate: string | null;
-              owners: {
-                ownerId: string;
-                /** @description internal | external */
-                kind: string;
-                userId: string | null;
-                presetId: string | null;
-                externalName: string | null;
-                externalEmail: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              links: {
-                linkId: string;
-                /** @description issue | project | discussion_topic | agenda_item */
-                targetType: string;
-                targetId: string;
-                targetKey: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              attachments: {
-                attachmentId: string;
-                url: string;
-                name: string | null;
-                createdAt: string;
-                updatedAt: string;
-                createdBy: string;
-              }[];
-              converted: boolean;
-              convertedIssueId: string | null;
-              taskIssueIds: string[];
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "agendaItem": {
+           *         "agendaItemId": "agi_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "notes": "notes",
+           *         "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "checkInDate": "2026-12-01",
+           *         "owners": [
+           *           {
+           *             "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "kind": "kind",
+           *             "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "externalName": "externalName",
+           *             "externalEmail": "externalEmail",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetType": "targetType",
+           *             "targetId": "targetId",
+           *             "targetKey": "targetKey",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "attachments": [
+           *           {
+           *             "attachmentId": "att_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "url": "https://hooks.example.com/wsx",
+           *             "name": "Public API",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z",
+           *             "createdBy": "createdBy"
+           *           }
+           *         ],
+           *         "converted": false,
+           *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "taskIssueIds": [
+           *           "taskIssueId"
+           *         ],
+           *         "position": 1,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['AgendaItemResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4692,6 +9045,25 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   delete_agenda_item: {
@@ -4713,8 +9085,8 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4722,6 +9094,26 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   update_agenda_item: {
@@ -4736,23 +9128,19 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Non-empty (AGENDA_ITEM_TITLE_REQUIRED), at most 500 characters: it becomes the title of an issue made from the item. */
-          title?: string;
-          description?: string | null;
-          notes?: string | null;
-          agendaGroupId?: string | null;
-          /** @description An agenda status id; default "To discuss". */
-          statusId?: string;
-          /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-          tags?: string[];
-          /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
-          labels?: string[];
-          sourceProjectId?: string | null;
-          checkInDate?: string | null;
-          /** @description 0-based index inside its group, or among the ungrouped items. */
-          position?: number;
-        };
+        /**
+         * @example {
+         *       "title": "Retry webhook deliveries with backoff",
+         *       "description": "Receivers that time out are retried with exponential backoff.",
+         *       "notes": "notes",
+         *       "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "tags": [
+         *         "tag"
+         *       ]
+         *     }
+         */
+        'application/json': components['schemas']['UpdateAgendaItemRequest'];
       };
     };
     responses: {
@@ -4762,59 +9150,84 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            agendaItem: {
-              agendaItemId: string;
-              meetingId: string;
-              title: string;
-              description: string | null;
-              notes: string | null;
-              agendaGroupId: string | null;
-              statusId: string;
-              tags: string[];
-              labels: string[];
-              sourceProjectId: string | null;
-              checkInDate: string | null;
-              owners: {
-                ownerId: string;
-                /** @description internal | external */
-                kind: string;
-                userId: string | null;
-                presetId: string | null;
-                externalName: string | null;
-                externalEmail: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              links: {
-                linkId: string;
-                /** @description issue | project | discussion_topic | agenda_item */
-                targetType: string;
-                targetId: string;
-                targetKey: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              attachments: {
-                attachmentId: string;
-                url: string;
-                name: string | null;
-                createdAt: string;
-                updatedAt: string;
-                createdBy: string;
-              }[];
-              converted: boolean;
-              convertedIssueId: string | null;
-              taskIssueIds: string[];
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "agendaItem": {
+           *         "agendaItemId": "agi_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "notes": "notes",
+           *         "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "checkInDate": "2026-12-01",
+           *         "owners": [
+           *           {
+           *             "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "kind": "kind",
+           *             "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "externalName": "externalName",
+           *             "externalEmail": "externalEmail",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetType": "targetType",
+           *             "targetId": "targetId",
+           *             "targetKey": "targetKey",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "attachments": [
+           *           {
+           *             "attachmentId": "att_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "url": "https://hooks.example.com/wsx",
+           *             "name": "Public API",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z",
+           *             "createdBy": "createdBy"
+           *           }
+           *         ],
+           *         "converted": false,
+           *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "taskIssueIds": [
+           *           "taskIssueId"
+           *         ],
+           *         "position": 1,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['AgendaItemResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `TAG_FIELD_CONFLICT`: tags and labels disagree.
+       *
+       *     `UNSUPPORTED_ACTION`: This action is not supported here.
+       *
+       *     `INVALID_MEETING_TIME`: The meeting or agenda date is not valid.
+       *
+       *     `AGENDA_ITEM_TITLE_REQUIRED`: A non-empty agenda item title is required.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4822,6 +9235,34 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       *
+       *     `AGENDA_GROUP_NOT_FOUND`: Agenda group not found in this meeting.
+       *
+       *     `AGENDA_STATUS_NOT_FOUND`: Agenda status not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_agenda_item_attachments: {
@@ -4842,20 +9283,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            attachments: {
-              attachmentId: string;
-              url: string;
-              name: string | null;
-              createdAt: string;
-              updatedAt: string;
-              createdBy: string;
-            }[];
-          };
+          /**
+           * @example {
+           *       "attachments": [
+           *         {
+           *           "attachmentId": "att_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "url": "https://hooks.example.com/wsx",
+           *           "name": "Public API",
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z",
+           *           "createdBy": "createdBy"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['AttachmentListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4863,13 +9309,32 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   add_agenda_item_attachments: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -4880,40 +9345,59 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description 1–20 links, each { url, name? }. */
-          links?: {
-            /** @description Absolute http or https URL, at most 2,048 characters. */
-            url: string;
-            name?: string | null;
-          }[];
-          /** @description A single link's URL, instead of links. */
-          url?: string;
-          name?: string | null;
-        };
+        /**
+         * @example {
+         *       "links": [
+         *         {
+         *           "url": "https://hooks.example.com/wsx",
+         *           "name": "Public API"
+         *         }
+         *       ],
+         *       "url": "https://hooks.example.com/wsx",
+         *       "name": "Public API"
+         *     }
+         */
+        'application/json': components['schemas']['AddAgendaItemAttachmentsRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            attachments: {
-              attachmentId: string;
-              url: string;
-              name: string | null;
-              createdAt: string;
-              updatedAt: string;
-              createdBy: string;
-            }[];
-          };
+          /**
+           * @example {
+           *       "attachments": [
+           *         {
+           *           "attachmentId": "att_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "url": "https://hooks.example.com/wsx",
+           *           "name": "Public API",
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z",
+           *           "createdBy": "createdBy"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['AttachmentListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `ATTACHMENT_URL_REQUIRED`: Each attachment needs an absolute http or https URL of at most 2,048 characters.
+       *
+       *     `ATTACHMENT_LIMIT_EXCEEDED`: At most 20 attachment links are accepted per request.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4921,6 +9405,30 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_agenda_item_owners: {
@@ -4941,23 +9449,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            owners: {
-              ownerId: string;
-              /** @description internal | external */
-              kind: string;
-              userId: string | null;
-              presetId: string | null;
-              externalName: string | null;
-              externalEmail: string | null;
-              createdAt: string;
-              updatedAt: string;
-            }[];
-          };
+          /**
+           * @example {
+           *       "owners": [
+           *         {
+           *           "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "kind": "kind",
+           *           "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "externalName": "externalName",
+           *           "externalEmail": "externalEmail",
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['OwnerListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -4965,13 +9477,32 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   add_agenda_item_owner: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -4982,38 +9513,82 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          userId?: string | null;
-          presetId?: string | null;
-          externalName?: string | null;
-          externalEmail?: string | null;
-        };
+        /**
+         * @example {
+         *       "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "externalName": "externalName",
+         *       "externalEmail": "externalEmail"
+         *     }
+         */
+        'application/json': components['schemas']['AddAgendaItemOwnerRequest'];
       };
     };
     responses: {
-      /** @description Success */
-      201: {
+      /** @description Already there: nothing was created; the answer names the existing record. */
+      200: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            owner: {
-              ownerId: string;
-              /** @description internal | external */
-              kind: string;
-              userId: string | null;
-              presetId: string | null;
-              externalName: string | null;
-              externalEmail: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "owner": {
+           *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "kind": "kind",
+           *         "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "externalName": "externalName",
+           *         "externalEmail": "externalEmail",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['OwnerResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description Success */
+      201: {
+        headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "owner": {
+           *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "kind": "kind",
+           *         "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "externalName": "externalName",
+           *         "externalEmail": "externalEmail",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['OwnerResponse'];
+        };
+      };
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `OWNER_NOT_IN_WORKSPACE`: The owner is not an identity of this workspace.
+       *
+       *     `OWNER_REQUIRED`: An owner needs userId, presetId, externalName or externalEmail.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -5021,6 +9596,32 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       *
+       *     `OWNER_NOT_FOUND`: Owner not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   remove_agenda_item_owner: {
@@ -5043,8 +9644,8 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -5052,13 +9653,35 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       *
+       *     `OWNER_NOT_FOUND`: Owner not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   publish_agenda_item_notes: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -5069,82 +9692,102 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          issueId?: string;
-          issueKey?: string;
-          /** @description Comment text; default: the item's notes. */
-          body?: string;
-        };
+        /**
+         * @example {
+         *       "issueKey": "ENG-42",
+         *       "body": "Reproduced on the staging receiver; fix under review."
+         *     }
+         */
+        'application/json': components['schemas']['PublishAgendaItemNotesRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            comment: {
-              commentId: string;
-              issueId?: string;
-              milestoneId?: string;
-              parentCommentId: string | null;
-              body: string | null;
-              authorId: string;
-              authorApiTokenName: string | null;
-              deleted: boolean;
-              createdAt: string;
-              updatedAt: string;
-            };
-            issue: {
-              issueId: string;
-              issueKey: string;
-              title: string;
-              description: string | null;
-              projectId: string;
-              projectKey: string;
-              teamId: string;
-              teamKey: string;
-              statusId: string;
-              statusKey: string;
-              assigneeId: string | null;
-              reporterId: string | null;
-              priority: 'none' | 'low' | 'medium' | 'high' | 'urgent';
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              tags: string[];
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              labels: string[];
-              archived: boolean;
-              archivedAt: string | null;
-              epicId: string | null;
-              issueContainerId: string | null;
-              milestoneId: string | null;
-              subtasksEnabled: boolean;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetIssueId: string;
-                targetIssueKey: string;
-                isSatisfied: boolean | null;
-              }[];
-              source: {
-                type: 'agenda_item' | 'discussion_topic' | 'subtask';
-                id: string;
-              } | null;
-              createdBy: string;
-              earliestStartDate: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "comment": {
+           *         "commentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "parentCommentId": "parentCommentId",
+           *         "body": "Reproduced on the staging receiver; fix under review.",
+           *         "authorId": "authorId",
+           *         "authorApiTokenName": "authorApiTokenName",
+           *         "deleted": false,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       },
+           *       "issue": {
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueKey": "ENG-42",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusKey": "in-progress",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "priority": "none",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "archived": false,
+           *         "archivedAt": "2026-11-24T09:30:00.000Z",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "subtasksEnabled": false,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetIssueKey": "ENG-7",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "source": {
+           *           "type": "agenda_item",
+           *           "id": "id"
+           *         },
+           *         "createdBy": "createdBy",
+           *         "earliestStartDate": "2026-12-01",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['PublishResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `UNSUPPORTED_ACTION`: This action is not supported here.
+       *
+       *     `COMMENT_BODY_REQUIRED`: A non-empty comment body is required.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -5152,13 +9795,39 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   convert_agenda_item: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -5169,125 +9838,278 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Default: the item's sourceProjectId, else the meeting's project. */
-          projectId?: string;
-          /** @description With teamKey when ambiguous. */
-          projectKey?: string;
-          teamId?: string;
-          teamKey?: string;
-          dueDate?: string | null;
-          assigneeId?: string | null;
-          statusKey?: string;
-          /** @description Default: the item's title; at most 500 characters. */
-          title?: string;
-        };
+        /**
+         * @example {
+         *       "projectKey": "API",
+         *       "teamKey": "ENG",
+         *       "dueDate": "2026-12-01",
+         *       "assigneeId": "api-token:triage-bot",
+         *       "statusKey": "in-progress",
+         *       "title": "Retry webhook deliveries with backoff"
+         *     }
+         */
+        'application/json': components['schemas']['ConvertAgendaItemRequest'];
       };
     };
     responses: {
-      /** @description Success */
-      201: {
+      /** @description Already there: nothing was created; the answer names the existing record. */
+      200: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            issue: {
-              issueId: string;
-              issueKey: string;
-              title: string;
-              description: string | null;
-              projectId: string;
-              projectKey: string;
-              teamId: string;
-              teamKey: string;
-              statusId: string;
-              statusKey: string;
-              assigneeId: string | null;
-              reporterId: string | null;
-              priority: 'none' | 'low' | 'medium' | 'high' | 'urgent';
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              tags: string[];
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              labels: string[];
-              archived: boolean;
-              archivedAt: string | null;
-              epicId: string | null;
-              issueContainerId: string | null;
-              milestoneId: string | null;
-              subtasksEnabled: boolean;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetIssueId: string;
-                targetIssueKey: string;
-                isSatisfied: boolean | null;
-              }[];
-              source: {
-                type: 'agenda_item' | 'discussion_topic' | 'subtask';
-                id: string;
-              } | null;
-              createdBy: string;
-              earliestStartDate: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-            agendaItem: {
-              agendaItemId: string;
-              meetingId: string;
-              title: string;
-              description: string | null;
-              notes: string | null;
-              agendaGroupId: string | null;
-              statusId: string;
-              tags: string[];
-              labels: string[];
-              sourceProjectId: string | null;
-              checkInDate: string | null;
-              owners: {
-                ownerId: string;
-                /** @description internal | external */
-                kind: string;
-                userId: string | null;
-                presetId: string | null;
-                externalName: string | null;
-                externalEmail: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              links: {
-                linkId: string;
-                /** @description issue | project | discussion_topic | agenda_item */
-                targetType: string;
-                targetId: string;
-                targetKey: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              attachments: {
-                attachmentId: string;
-                url: string;
-                name: string | null;
-                createdAt: string;
-                updatedAt: string;
-                createdBy: string;
-              }[];
-              converted: boolean;
-              convertedIssueId: string | null;
-              taskIssueIds: string[];
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            };
-            created: boolean;
-          };
+          /**
+           * @example {
+           *       "issue": {
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueKey": "ENG-42",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusKey": "in-progress",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "priority": "none",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "archived": false,
+           *         "archivedAt": "2026-11-24T09:30:00.000Z",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "subtasksEnabled": false,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetIssueKey": "ENG-7",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "source": {
+           *           "type": "agenda_item",
+           *           "id": "id"
+           *         },
+           *         "createdBy": "createdBy",
+           *         "earliestStartDate": "2026-12-01",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       },
+           *       "agendaItem": {
+           *         "agendaItemId": "agi_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "notes": "notes",
+           *         "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "checkInDate": "2026-12-01",
+           *         "owners": [
+           *           {
+           *             "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "kind": "kind",
+           *             "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "externalName": "externalName",
+           *             "externalEmail": "externalEmail",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetType": "targetType",
+           *             "targetId": "targetId",
+           *             "targetKey": "targetKey",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "attachments": [
+           *           {
+           *             "attachmentId": "att_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "url": "https://hooks.example.com/wsx",
+           *             "name": "Public API",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z",
+           *             "createdBy": "createdBy"
+           *           }
+           *         ],
+           *         "converted": false,
+           *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "taskIssueIds": [
+           *           "taskIssueId"
+           *         ],
+           *         "position": 1,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       },
+           *       "created": false
+           *     }
+           */
+          'application/json': components['schemas']['ConvertResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description Success */
+      201: {
+        headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "issue": {
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueKey": "ENG-42",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusKey": "in-progress",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "priority": "none",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "archived": false,
+           *         "archivedAt": "2026-11-24T09:30:00.000Z",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "subtasksEnabled": false,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetIssueKey": "ENG-7",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "source": {
+           *           "type": "agenda_item",
+           *           "id": "id"
+           *         },
+           *         "createdBy": "createdBy",
+           *         "earliestStartDate": "2026-12-01",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       },
+           *       "agendaItem": {
+           *         "agendaItemId": "agi_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "notes": "notes",
+           *         "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "checkInDate": "2026-12-01",
+           *         "owners": [
+           *           {
+           *             "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "kind": "kind",
+           *             "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "externalName": "externalName",
+           *             "externalEmail": "externalEmail",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetType": "targetType",
+           *             "targetId": "targetId",
+           *             "targetKey": "targetKey",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "attachments": [
+           *           {
+           *             "attachmentId": "att_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "url": "https://hooks.example.com/wsx",
+           *             "name": "Public API",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z",
+           *             "createdBy": "createdBy"
+           *           }
+           *         ],
+           *         "converted": false,
+           *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "taskIssueIds": [
+           *           "taskIssueId"
+           *         ],
+           *         "position": 1,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       },
+           *       "created": false
+           *     }
+           */
+          'application/json': components['schemas']['ConvertResponse'];
+        };
+      };
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `TITLE_REQUIRED`: A non-empty title is required.
+       *
+       *     `ASSIGNEE_NOT_IN_WORKSPACE`: The assignee is neither a workspace member nor an active automation agent.
+       *
+       *     `PROJECT_REQUIRED`: A project is required and none was given or could be resolved.
+       *
+       *     `INVALID_SCHEDULE`: The schedule is not valid.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -5295,13 +10117,41 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   create_agenda_item_tasks: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -5312,124 +10162,155 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Default: the item's sourceProjectId, else the meeting's project. */
-          projectId?: string;
-          /** @description With teamKey when ambiguous. */
-          projectKey?: string;
-          teamId?: string;
-          teamKey?: string;
-          dueDate?: string | null;
-          assigneeId?: string | null;
-          statusKey?: string;
-          /** @description Default: the item's title; at most 500 characters. */
-          title?: string;
-        };
+        /**
+         * @example {
+         *       "projectKey": "API",
+         *       "teamKey": "ENG",
+         *       "dueDate": "2026-12-01",
+         *       "assigneeId": "api-token:triage-bot",
+         *       "statusKey": "in-progress",
+         *       "title": "Retry webhook deliveries with backoff"
+         *     }
+         */
+        'application/json': components['schemas']['CreateAgendaItemTasksRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            issue: {
-              issueId: string;
-              issueKey: string;
-              title: string;
-              description: string | null;
-              projectId: string;
-              projectKey: string;
-              teamId: string;
-              teamKey: string;
-              statusId: string;
-              statusKey: string;
-              assigneeId: string | null;
-              reporterId: string | null;
-              priority: 'none' | 'low' | 'medium' | 'high' | 'urgent';
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              tags: string[];
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              labels: string[];
-              archived: boolean;
-              archivedAt: string | null;
-              epicId: string | null;
-              issueContainerId: string | null;
-              milestoneId: string | null;
-              subtasksEnabled: boolean;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetIssueId: string;
-                targetIssueKey: string;
-                isSatisfied: boolean | null;
-              }[];
-              source: {
-                type: 'agenda_item' | 'discussion_topic' | 'subtask';
-                id: string;
-              } | null;
-              createdBy: string;
-              earliestStartDate: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-            agendaItem: {
-              agendaItemId: string;
-              meetingId: string;
-              title: string;
-              description: string | null;
-              notes: string | null;
-              agendaGroupId: string | null;
-              statusId: string;
-              tags: string[];
-              labels: string[];
-              sourceProjectId: string | null;
-              checkInDate: string | null;
-              owners: {
-                ownerId: string;
-                /** @description internal | external */
-                kind: string;
-                userId: string | null;
-                presetId: string | null;
-                externalName: string | null;
-                externalEmail: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              links: {
-                linkId: string;
-                /** @description issue | project | discussion_topic | agenda_item */
-                targetType: string;
-                targetId: string;
-                targetKey: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              attachments: {
-                attachmentId: string;
-                url: string;
-                name: string | null;
-                createdAt: string;
-                updatedAt: string;
-                createdBy: string;
-              }[];
-              converted: boolean;
-              convertedIssueId: string | null;
-              taskIssueIds: string[];
-              position: number;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "issue": {
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueKey": "ENG-42",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusKey": "in-progress",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "priority": "none",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "archived": false,
+           *         "archivedAt": "2026-11-24T09:30:00.000Z",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "subtasksEnabled": false,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetIssueKey": "ENG-7",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "source": {
+           *           "type": "agenda_item",
+           *           "id": "id"
+           *         },
+           *         "createdBy": "createdBy",
+           *         "earliestStartDate": "2026-12-01",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       },
+           *       "agendaItem": {
+           *         "agendaItemId": "agi_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "notes": "notes",
+           *         "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "checkInDate": "2026-12-01",
+           *         "owners": [
+           *           {
+           *             "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "kind": "kind",
+           *             "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "externalName": "externalName",
+           *             "externalEmail": "externalEmail",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetType": "targetType",
+           *             "targetId": "targetId",
+           *             "targetKey": "targetKey",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "attachments": [
+           *           {
+           *             "attachmentId": "att_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "url": "https://hooks.example.com/wsx",
+           *             "name": "Public API",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z",
+           *             "createdBy": "createdBy"
+           *           }
+           *         ],
+           *         "converted": false,
+           *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "taskIssueIds": [
+           *           "taskIssueId"
+           *         ],
+           *         "position": 1,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['TasksResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `TITLE_REQUIRED`: A non-empty title is required.
+       *
+       *     `ASSIGNEE_NOT_IN_WORKSPACE`: The assignee is neither a workspace member nor an active automation agent.
+       *
+       *     `PROJECT_REQUIRED`: A project is required and none was given or could be resolved.
+       *
+       *     `INVALID_SCHEDULE`: The schedule is not valid.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -5437,6 +10318,32 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `MEETING_NOT_FOUND`: Meeting not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_discussion_groups: {
@@ -5459,30 +10366,39 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            groups: {
-              groupId: string;
-              name: string;
-              description: string | null;
-              ownerId: string;
-              memberIds: string[];
-              /** @description workspace: every identity of the workspace sees the group; members: only its owner and members. */
-              visibility: 'workspace' | 'members';
-              /** @description private hides the group and its topics from every API read and write, the owner's included. */
-              apiVisibility: 'visible' | 'private';
-              createdAt: string;
-              updatedAt: string;
-            }[];
-            pageInfo: {
-              hasMore: boolean;
-              nextCursor: string | null;
-              limit: number;
-            };
-          };
+          /**
+           * @example {
+           *       "groups": [
+           *         {
+           *           "groupId": "dgr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "name": "Public API",
+           *           "description": "Receivers that time out are retried with exponential backoff.",
+           *           "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "memberIds": [
+           *             "memberId"
+           *           ],
+           *           "visibility": "workspace",
+           *           "apiVisibility": "visible",
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ],
+           *       "pageInfo": {
+           *         "hasMore": false,
+           *         "nextCursor": "eyJrIjoiMDFqZDdxOHgzayJ9.c2lnbmF0dXJl",
+           *         "limit": 50
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['GroupListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_CURSOR`: The cursor is not valid for this request.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -5490,59 +10406,81 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   create_discussion_group: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Required on create (NAME_REQUIRED); at most 200 characters. */
-          name?: string;
-          description?: string | null;
-          /** @description workspace: every identity of the workspace sees the group; members: only its owner and members. */
-          visibility?: 'workspace' | 'members';
-          /** @description Workspace identities (usr_… or api-token:<name>); on update the list replaces the members. */
-          memberIds?: string[];
-          /** @description private hides the group and its topics from every API read and write, the owner's included. */
-          apiVisibility?: 'visible' | 'private';
-        };
+        /**
+         * @example {
+         *       "name": "Public API",
+         *       "description": "Receivers that time out are retried with exponential backoff.",
+         *       "visibility": "workspace",
+         *       "memberIds": [
+         *         "memberId"
+         *       ],
+         *       "apiVisibility": "visible"
+         *     }
+         */
+        'application/json': components['schemas']['CreateDiscussionGroupRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            group: {
-              groupId: string;
-              name: string;
-              description: string | null;
-              ownerId: string;
-              memberIds: string[];
-              /** @description workspace: every identity of the workspace sees the group; members: only its owner and members. */
-              visibility: 'workspace' | 'members';
-              /** @description private hides the group and its topics from every API read and write, the owner's included. */
-              apiVisibility: 'visible' | 'private';
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "group": {
+           *         "groupId": "dgr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "name": "Public API",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "memberIds": [
+           *           "memberId"
+           *         ],
+           *         "visibility": "workspace",
+           *         "apiVisibility": "visible",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['GroupResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `NAME_REQUIRED`: A non-empty name is required.
+       *
+       *     `OWNER_NOT_IN_WORKSPACE`: The owner is not an identity of this workspace.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -5550,6 +10488,17 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   update_discussion_group: {
@@ -5563,17 +10512,18 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Required on create (NAME_REQUIRED); at most 200 characters. */
-          name?: string;
-          description?: string | null;
-          /** @description workspace: every identity of the workspace sees the group; members: only its owner and members. */
-          visibility?: 'workspace' | 'members';
-          /** @description Workspace identities (usr_… or api-token:<name>); on update the list replaces the members. */
-          memberIds?: string[];
-          /** @description private hides the group and its topics from every API read and write, the owner's included. */
-          apiVisibility?: 'visible' | 'private';
-        };
+        /**
+         * @example {
+         *       "name": "Public API",
+         *       "description": "Receivers that time out are retried with exponential backoff.",
+         *       "visibility": "workspace",
+         *       "memberIds": [
+         *         "memberId"
+         *       ],
+         *       "apiVisibility": "visible"
+         *     }
+         */
+        'application/json': components['schemas']['UpdateDiscussionGroupRequest'];
       };
     };
     responses: {
@@ -5583,25 +10533,38 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            group: {
-              groupId: string;
-              name: string;
-              description: string | null;
-              ownerId: string;
-              memberIds: string[];
-              /** @description workspace: every identity of the workspace sees the group; members: only its owner and members. */
-              visibility: 'workspace' | 'members';
-              /** @description private hides the group and its topics from every API read and write, the owner's included. */
-              apiVisibility: 'visible' | 'private';
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "group": {
+           *         "groupId": "dgr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "name": "Public API",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "memberIds": [
+           *           "memberId"
+           *         ],
+           *         "visibility": "workspace",
+           *         "apiVisibility": "visible",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['GroupResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `NAME_REQUIRED`: A non-empty name is required.
+       *
+       *     `OWNER_NOT_IN_WORKSPACE`: The owner is not an identity of this workspace.
+       *
+       *     `UNSUPPORTED_ACTION`: This action is not supported here.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -5609,6 +10572,33 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `DISCUSSION_GROUP_NOT_OWNED`: Only the owner of the group may change it. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `DISCUSSION_GROUP_NOT_FOUND`: Discussion group not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_discussion_topics: {
@@ -5636,41 +10626,54 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            topics: {
-              topicId: string;
-              groupId: string;
-              title: string;
-              description: string | null;
-              /** @description open (default), in-progress, resolved or closed. */
-              status: 'open' | 'in-progress' | 'resolved' | 'closed';
-              tags: string[];
-              labels: string[];
-              sourceProjectId: string | null;
-              links: {
-                linkId: string;
-                /** @description issue | project | discussion_topic | agenda_item */
-                targetType: string;
-                targetId: string;
-                targetKey: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              converted: boolean;
-              convertedIssueId: string | null;
-              createdAt: string;
-              updatedAt: string;
-            }[];
-            pageInfo: {
-              hasMore: boolean;
-              nextCursor: string | null;
-              limit: number;
-            };
-          };
+          /**
+           * @example {
+           *       "topics": [
+           *         {
+           *           "topicId": "top_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "groupId": "dgr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "title": "Retry webhook deliveries with backoff",
+           *           "description": "Receivers that time out are retried with exponential backoff.",
+           *           "status": "open",
+           *           "tags": [
+           *             "tag"
+           *           ],
+           *           "labels": [
+           *             "label"
+           *           ],
+           *           "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "links": [
+           *             {
+           *               "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "targetType": "targetType",
+           *               "targetId": "targetId",
+           *               "targetKey": "targetKey",
+           *               "createdAt": "2026-11-24T09:30:00.000Z",
+           *               "updatedAt": "2026-11-24T09:30:00.000Z"
+           *             }
+           *           ],
+           *           "converted": false,
+           *           "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ],
+           *       "pageInfo": {
+           *         "hasMore": false,
+           *         "nextCursor": "eyJrIjoiMDFqZDdxOHgzayJ9.c2lnbmF0dXJl",
+           *         "limit": 50
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['TopicListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_CURSOR`: The cursor is not valid for this request.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -5678,84 +10681,118 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `DISCUSSION_GROUP_NOT_FOUND`: Discussion group not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   create_discussion_topic: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description A discussion group the caller can see. */
-          groupId: string;
-          /** @description Required on create (TITLE_REQUIRED); at most 500 characters, as an issue title. */
-          title?: string;
-          description?: string | null;
-          /** @description open (default), in-progress, resolved or closed. */
-          status?: 'open' | 'in-progress' | 'resolved' | 'closed';
-          /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-          tags?: string[];
-          /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
-          labels?: string[];
-          sourceProjectId?: string | null;
-          /** @description At most 100 work links; on update the list replaces the topic's links. */
-          links?: {
-            /** @description issue, project or agenda_item (INVALID_TARGET_TYPE otherwise). */
-            targetType?: string;
-            /** @description Id of the target; targetId or targetKey is required (TARGET_REQUIRED). */
-            targetId?: string;
-            /** @description issueKey or projectKey (issue and project targets only). */
-            targetKey?: string;
-            /** @description Disambiguates a projectKey. */
-            teamKey?: string;
-          }[];
-        };
+        /**
+         * @example {
+         *       "groupId": "dgr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "title": "Retry webhook deliveries with backoff",
+         *       "description": "Receivers that time out are retried with exponential backoff.",
+         *       "status": "open",
+         *       "tags": [
+         *         "tag"
+         *       ],
+         *       "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "links": [
+         *         {
+         *           "targetType": "targetType",
+         *           "targetId": "targetId",
+         *           "targetKey": "targetKey",
+         *           "teamKey": "ENG"
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': components['schemas']['CreateDiscussionTopicRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            topic: {
-              topicId: string;
-              groupId: string;
-              title: string;
-              description: string | null;
-              /** @description open (default), in-progress, resolved or closed. */
-              status: 'open' | 'in-progress' | 'resolved' | 'closed';
-              tags: string[];
-              labels: string[];
-              sourceProjectId: string | null;
-              links: {
-                linkId: string;
-                /** @description issue | project | discussion_topic | agenda_item */
-                targetType: string;
-                targetId: string;
-                targetKey: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              converted: boolean;
-              convertedIssueId: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "topic": {
+           *         "topicId": "top_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "groupId": "dgr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "status": "open",
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetType": "targetType",
+           *             "targetId": "targetId",
+           *             "targetKey": "targetKey",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "converted": false,
+           *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['TopicResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `TITLE_REQUIRED`: A non-empty title is required.
+       *
+       *     `TAG_FIELD_CONFLICT`: tags and labels disagree.
+       *
+       *     `INVALID_TARGET_TYPE`: targetType is not valid here.
+       *
+       *     `TARGET_REQUIRED`: A work link needs targetId or targetKey.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -5763,6 +10800,34 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       *
+       *     `DISCUSSION_GROUP_NOT_FOUND`: Discussion group not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   get_discussion_topic: {
@@ -5782,36 +10847,43 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            topic: {
-              topicId: string;
-              groupId: string;
-              title: string;
-              description: string | null;
-              /** @description open (default), in-progress, resolved or closed. */
-              status: 'open' | 'in-progress' | 'resolved' | 'closed';
-              tags: string[];
-              labels: string[];
-              sourceProjectId: string | null;
-              links: {
-                linkId: string;
-                /** @description issue | project | discussion_topic | agenda_item */
-                targetType: string;
-                targetId: string;
-                targetKey: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              converted: boolean;
-              convertedIssueId: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "topic": {
+           *         "topicId": "top_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "groupId": "dgr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "status": "open",
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetType": "targetType",
+           *             "targetId": "targetId",
+           *             "targetKey": "targetKey",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "converted": false,
+           *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['TopicResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -5819,6 +10891,21 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `DISCUSSION_TOPIC_NOT_FOUND`: Discussion topic not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   update_discussion_topic: {
@@ -5832,29 +10919,26 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Required on create (TITLE_REQUIRED); at most 500 characters, as an issue title. */
-          title?: string;
-          description?: string | null;
-          /** @description open (default), in-progress, resolved or closed. */
-          status?: 'open' | 'in-progress' | 'resolved' | 'closed';
-          /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-          tags?: string[];
-          /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
-          labels?: string[];
-          sourceProjectId?: string | null;
-          /** @description At most 100 work links; on update the list replaces the topic's links. */
-          links?: {
-            /** @description issue, project or agenda_item (INVALID_TARGET_TYPE otherwise). */
-            targetType?: string;
-            /** @description Id of the target; targetId or targetKey is required (TARGET_REQUIRED). */
-            targetId?: string;
-            /** @description issueKey or projectKey (issue and project targets only). */
-            targetKey?: string;
-            /** @description Disambiguates a projectKey. */
-            teamKey?: string;
-          }[];
-        };
+        /**
+         * @example {
+         *       "title": "Retry webhook deliveries with backoff",
+         *       "description": "Receivers that time out are retried with exponential backoff.",
+         *       "status": "open",
+         *       "tags": [
+         *         "tag"
+         *       ],
+         *       "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "links": [
+         *         {
+         *           "targetType": "targetType",
+         *           "targetId": "targetId",
+         *           "targetKey": "targetKey",
+         *           "teamKey": "ENG"
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': components['schemas']['UpdateDiscussionTopicRequest'];
       };
     };
     responses: {
@@ -5864,36 +10948,57 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            topic: {
-              topicId: string;
-              groupId: string;
-              title: string;
-              description: string | null;
-              /** @description open (default), in-progress, resolved or closed. */
-              status: 'open' | 'in-progress' | 'resolved' | 'closed';
-              tags: string[];
-              labels: string[];
-              sourceProjectId: string | null;
-              links: {
-                linkId: string;
-                /** @description issue | project | discussion_topic | agenda_item */
-                targetType: string;
-                targetId: string;
-                targetKey: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              converted: boolean;
-              convertedIssueId: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "topic": {
+           *         "topicId": "top_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "groupId": "dgr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "status": "open",
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetType": "targetType",
+           *             "targetId": "targetId",
+           *             "targetKey": "targetKey",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "converted": false,
+           *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['TopicResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `TITLE_REQUIRED`: A non-empty title is required.
+       *
+       *     `TAG_FIELD_CONFLICT`: tags and labels disagree.
+       *
+       *     `UNSUPPORTED_ACTION`: This action is not supported here.
+       *
+       *     `INVALID_TARGET_TYPE`: targetType is not valid here.
+       *
+       *     `TARGET_REQUIRED`: A work link needs targetId or targetKey.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -5901,13 +11006,41 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       *
+       *     `DISCUSSION_TOPIC_NOT_FOUND`: Discussion topic not found.
+       *
+       *     `DISCUSSION_GROUP_NOT_FOUND`: Discussion group not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   convert_discussion_topic: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -5917,104 +11050,220 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Default: the topic's sourceProjectId, else its first linked project. */
-          projectId?: string;
-          /** @description With teamKey when the key is used in several teams. */
-          projectKey?: string;
-          teamKey?: string;
-          /** @description Calendar date, YYYY-MM-DD. */
-          dueDate?: string;
-          assigneeId?: string | null;
-          statusKey?: string;
-          /** @description Default: the topic's title; at most 500 characters. */
-          title?: string;
-        };
+        /**
+         * @example {
+         *       "projectKey": "API",
+         *       "teamKey": "ENG",
+         *       "dueDate": "2026-12-01",
+         *       "assigneeId": "api-token:triage-bot",
+         *       "statusKey": "in-progress",
+         *       "title": "Retry webhook deliveries with backoff"
+         *     }
+         */
+        'application/json': components['schemas']['ConvertDiscussionTopicRequest'];
       };
     };
     responses: {
-      /** @description Success */
-      201: {
+      /** @description Already there: nothing was created; the answer names the existing record. */
+      200: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @description The issue made from the topic; null when it is in a project this credential cannot access. */
-            issue: {
-              issueId: string;
-              issueKey: string;
-              title: string;
-              description: string | null;
-              projectId: string;
-              projectKey: string;
-              teamId: string;
-              teamKey: string;
-              statusId: string;
-              statusKey: string;
-              assigneeId: string | null;
-              reporterId: string | null;
-              priority: 'none' | 'low' | 'medium' | 'high' | 'urgent';
-              startDate: string | null;
-              dueDate: string | null;
-              durationDays: number | null;
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              tags: string[];
-              /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
-              labels: string[];
-              archived: boolean;
-              archivedAt: string | null;
-              epicId: string | null;
-              issueContainerId: string | null;
-              milestoneId: string | null;
-              subtasksEnabled: boolean;
-              links: {
-                linkId: string;
-                type: 'blocks' | 'blocked_by' | 'related';
-                targetIssueId: string;
-                targetIssueKey: string;
-                isSatisfied: boolean | null;
-              }[];
-              source: {
-                type: 'agenda_item' | 'discussion_topic' | 'subtask';
-                id: string;
-              } | null;
-              createdBy: string;
-              earliestStartDate: string | null;
-              createdAt: string;
-              updatedAt: string;
-            } | null;
-            topic: {
-              topicId: string;
-              groupId: string;
-              title: string;
-              description: string | null;
-              /** @description open (default), in-progress, resolved or closed. */
-              status: 'open' | 'in-progress' | 'resolved' | 'closed';
-              tags: string[];
-              labels: string[];
-              sourceProjectId: string | null;
-              links: {
-                linkId: string;
-                /** @description issue | project | discussion_topic | agenda_item */
-                targetType: string;
-                targetId: string;
-                targetKey: string | null;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              converted: boolean;
-              convertedIssueId: string | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-            /** @description false when the topic was converted before (status 200). */
-            created: boolean;
-          };
+          /**
+           * @example {
+           *       "issue": {
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueKey": "ENG-42",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusKey": "in-progress",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "priority": "none",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "archived": false,
+           *         "archivedAt": "2026-11-24T09:30:00.000Z",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "subtasksEnabled": false,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetIssueKey": "ENG-7",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "source": {
+           *           "type": "agenda_item",
+           *           "id": "id"
+           *         },
+           *         "createdBy": "createdBy",
+           *         "earliestStartDate": "2026-12-01",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       },
+           *       "topic": {
+           *         "topicId": "top_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "groupId": "dgr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "status": "open",
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetType": "targetType",
+           *             "targetId": "targetId",
+           *             "targetKey": "targetKey",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "converted": false,
+           *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       },
+           *       "created": false
+           *     }
+           */
+          'application/json': components['schemas']['ConversionResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description Success */
+      201: {
+        headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "issue": {
+           *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueKey": "ENG-42",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "projectKey": "API",
+           *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "teamKey": "ENG",
+           *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "statusKey": "in-progress",
+           *         "assigneeId": "api-token:triage-bot",
+           *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "priority": "none",
+           *         "startDate": "2026-12-01",
+           *         "dueDate": "2026-12-01",
+           *         "durationDays": 1,
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "archived": false,
+           *         "archivedAt": "2026-11-24T09:30:00.000Z",
+           *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "subtasksEnabled": false,
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "type": "blocks",
+           *             "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetIssueKey": "ENG-7",
+           *             "isSatisfied": false
+           *           }
+           *         ],
+           *         "source": {
+           *           "type": "agenda_item",
+           *           "id": "id"
+           *         },
+           *         "createdBy": "createdBy",
+           *         "earliestStartDate": "2026-12-01",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       },
+           *       "topic": {
+           *         "topicId": "top_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "groupId": "dgr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "title": "Retry webhook deliveries with backoff",
+           *         "description": "Receivers that time out are retried with exponential backoff.",
+           *         "status": "open",
+           *         "tags": [
+           *           "tag"
+           *         ],
+           *         "labels": [
+           *           "label"
+           *         ],
+           *         "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "links": [
+           *           {
+           *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *             "targetType": "targetType",
+           *             "targetId": "targetId",
+           *             "targetKey": "targetKey",
+           *             "createdAt": "2026-11-24T09:30:00.000Z",
+           *             "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           }
+           *         ],
+           *         "converted": false,
+           *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       },
+           *       "created": false
+           *     }
+           */
+          'application/json': components['schemas']['ConversionResponse'];
+        };
+      };
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `TITLE_REQUIRED`: A non-empty title is required.
+       *
+       *     `ASSIGNEE_NOT_IN_WORKSPACE`: The assignee is neither a workspace member nor an active automation agent.
+       *
+       *     `PROJECT_REQUIRED`: A project is required and none was given or could be resolved.
+       *
+       *     `INVALID_SCHEDULE`: The schedule is not valid.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -6022,6 +11271,34 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `TEAM_NOT_FOUND`: Team not found.
+       *
+       *     `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `STATUS_NOT_FOUND`: Status not found.
+       *
+       *     `DISCUSSION_TOPIC_NOT_FOUND`: Discussion topic not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_webhooks: {
@@ -6044,25 +11321,36 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            webhooks: {
-              webhookId: string;
-              url: string;
-              events: string[];
-              active: boolean;
-              createdAt: string;
-              updatedAt: string;
-            }[];
-            pageInfo: {
-              hasMore: boolean;
-              nextCursor: string | null;
-              limit: number;
-            };
-          };
+          /**
+           * @example {
+           *       "webhooks": [
+           *         {
+           *           "webhookId": "whk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "url": "https://hooks.example.com/wsx",
+           *           "events": [
+           *             "event"
+           *           ],
+           *           "active": false,
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ],
+           *       "pageInfo": {
+           *         "hasMore": false,
+           *         "nextCursor": "eyJrIjoiMDFqZDdxOHgzayJ9.c2lnbmF0dXJl",
+           *         "limit": 50
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['WebhookListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_CURSOR`: The cursor is not valid for this request.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -6070,53 +11358,75 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   create_webhook: {
     parameters: {
       query?: never;
       header?: {
-        /** @description Replays the first result of a create; 1–255 visible ASCII characters. */
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        'application/json': {
-          /** @description Absolute http(s) URL of the receiver, at most 2,048 characters, on a public (global unicast) address; loopback, private, link-local and other special ranges are refused. */
-          url: string;
-          /** @description Event types to receive, or ["*"] for all: project.created, project.updated, issue.created, issue.updated, issue.archived, issue.restored, issue.comment.created, issue.comment.deleted, issue.link.created, issue.link.deleted, subtask.created, subtask.updated, subtask.deleted, subtask.promoted, milestone.created, milestone.updated, milestone.deleted, milestone.comment.created. */
-          events: string[];
-          /** @description Default true. */
-          active?: boolean;
-        };
+        /**
+         * @example {
+         *       "url": "https://hooks.example.com/wsx",
+         *       "events": [
+         *         "event"
+         *       ],
+         *       "active": false
+         *     }
+         */
+        'application/json': components['schemas']['CreateWebhookRequest'];
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            webhook: {
-              webhookId: string;
-              url: string;
-              events: string[];
-              active: boolean;
-              createdAt: string;
-              updatedAt: string;
-              /** @description whsec_… signing secret (Standard Webhooks); shown only in this answer. */
-              secret: string;
-            };
-          };
+          /**
+           * @example {
+           *       "webhook": {
+           *         "webhookId": "whk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "url": "https://hooks.example.com/wsx",
+           *         "events": [
+           *           "event"
+           *         ],
+           *         "active": false,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['CreatedWebhookResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `INVALID_WEBHOOK_URL`: The webhook URL is not an acceptable receiver.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -6124,6 +11434,31 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      408: components['responses']['RequestTimeout'];
+      /**
+       * @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running.
+       *
+       *     `WEBHOOK_LIMIT_REACHED`: The workspace already has the maximum number of webhook subscriptions.
+       */
+      409: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   get_webhook: {
@@ -6143,20 +11478,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            webhook: {
-              webhookId: string;
-              url: string;
-              events: string[];
-              active: boolean;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "webhook": {
+           *         "webhookId": "whk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "url": "https://hooks.example.com/wsx",
+           *         "events": [
+           *           "event"
+           *         ],
+           *         "active": false,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['WebhookResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -6164,6 +11504,21 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
   delete_webhook: {
@@ -6184,8 +11539,8 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -6193,6 +11548,22 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   update_webhook: {
@@ -6206,14 +11577,16 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': {
-          /** @description Absolute http(s) URL of the receiver, at most 2,048 characters, on a public (global unicast) address; loopback, private, link-local and other special ranges are refused. */
-          url?: string;
-          /** @description Event types to receive, or ["*"] for all: project.created, project.updated, issue.created, issue.updated, issue.archived, issue.restored, issue.comment.created, issue.comment.deleted, issue.link.created, issue.link.deleted, subtask.created, subtask.updated, subtask.deleted, subtask.promoted, milestone.created, milestone.updated, milestone.deleted, milestone.comment.created. */
-          events?: string[];
-          /** @description Default true. */
-          active?: boolean;
-        };
+        /**
+         * @example {
+         *       "url": "https://hooks.example.com/wsx",
+         *       "events": [
+         *         "event"
+         *       ],
+         *       "active": false
+         *     }
+         */
+        'application/json': components['schemas']['UpdateWebhookRequest'];
       };
     };
     responses: {
@@ -6223,20 +11596,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            webhook: {
-              webhookId: string;
-              url: string;
-              events: string[];
-              active: boolean;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
+          /**
+           * @example {
+           *       "webhook": {
+           *         "webhookId": "whk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *         "url": "https://hooks.example.com/wsx",
+           *         "events": [
+           *           "event"
+           *         ],
+           *         "active": false,
+           *         "createdAt": "2026-11-24T09:30:00.000Z",
+           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['WebhookResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `UNSUPPORTED_ACTION`: This action is not supported here.
+       *
+       *     `INVALID_WEBHOOK_URL`: The webhook URL is not an acceptable receiver.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
@@ -6244,6 +11630,24 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      401: components['responses']['Unauthorized'];
+      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
     };
   };
   list_webhook_deliveries: {
@@ -6268,34 +11672,742 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            deliveries: {
-              deliveryId: string;
-              eventId: string;
-              eventType: string;
-              attempt: number;
-              status: 'succeeded' | 'failed' | 'pending';
-              responseStatus: number | null;
-              durationMs: number | null;
-              error: string | null;
-              createdAt: string;
-            }[];
-            pageInfo: {
-              hasMore: boolean;
-              nextCursor: string | null;
-              limit: number;
-            };
-          };
+          /**
+           * @example {
+           *       "deliveries": [
+           *         {
+           *           "deliveryId": "dlv_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "eventId": "eventId",
+           *           "eventType": "eventType",
+           *           "attempt": 1,
+           *           "status": "succeeded",
+           *           "responseStatus": 1,
+           *           "durationMs": 1,
+           *           "error": "error",
+           *           "createdAt": "2026-11-24T09:30:00.000Z"
+           *         }
+           *       ],
+           *       "pageInfo": {
+           *         "hasMore": false,
+           *         "nextCursor": "eyJrIjoiMDFqZDdxOHgzayJ9.c2lnbmF0dXJl",
+           *         "limit": 50
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['DeliveryListResponse'];
         };
       };
-      /** @description Error */
-      default: {
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_CURSOR`: The cursor is not valid for this request.
+       */
+      400: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Error'];
         };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+    };
+  };
+  onProjectCreatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ProjectCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onProjectUpdatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ProjectUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onIssueCreatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['IssueCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onIssueUpdatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['IssueUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onIssueArchivedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['IssueArchivedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onIssueRestoredEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['IssueRestoredEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onIssueCommentCreatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['IssueCommentCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onIssueCommentDeletedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['IssueCommentDeletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onIssueLinkCreatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['IssueLinkCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onIssueLinkDeletedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['IssueLinkDeletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSubtaskCreatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SubtaskCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSubtaskUpdatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SubtaskUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSubtaskDeletedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SubtaskDeletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSubtaskPromotedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SubtaskPromotedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMilestoneCreatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MilestoneCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMilestoneUpdatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MilestoneUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMilestoneDeletedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MilestoneDeletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMilestoneCommentCreatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MilestoneCommentCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onWebhookEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };
