@@ -142,11 +142,11 @@ export function buildOpenApiDocument(operations: Operation[]): Record<string, un
       title: 'wsx — Workspace Execution External API',
       version: '1.0.0',
       description:
-        'JSON API for automation agents and backend clients of one workspace. Send `Authorization: Bearer <token>` (a workspace token or an OAuth access token) or `X-API-Key: <token>`. Errors are `{ error, code, details, suggestion }`; branch on `code`.',
+        'JSON API for automation agents and backend clients of one workspace. Send a workspace token (svc_pat_…) or an OAuth access token (svc_oat_…) as `Authorization: Bearer <token>` (preferred), `Authorization: Token <token>` or `X-API-Key: <token>`. Errors are `{ error, code, details, suggestion }`; branch on `code`.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'This server' }],
-    security: [{ bearer: [] }, { oauth: [] }, { apiKey: [] }],
+    security: [{ bearer: [] }, { token: [] }, { apiKey: [] }],
     tags,
     paths,
     webhooks,
@@ -155,20 +155,20 @@ export function buildOpenApiDocument(operations: Operation[]): Record<string, un
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          bearerFormat: 'svc_pat_…',
-          description: 'A workspace token (svc_pat_…) from the workspace file or `wsx token create`.',
+          description:
+            'Preferred: `Authorization: Bearer <token>`, with a workspace token (svc_pat_…, from the workspace file or `wsx token create`) or an OAuth access token (svc_oat_…, acting for a person).',
         },
-        oauth: {
-          type: 'http',
-          scheme: 'bearer',
-          bearerFormat: 'svc_oat_…',
-          description: 'An OAuth access token (svc_oat_…) acting for a person of the workspace.',
+        token: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: 'The same tokens as `Authorization: Token <token>` (the value includes the word Token).',
         },
         apiKey: {
           type: 'apiKey',
           in: 'header',
           name: 'X-API-Key',
-          description: 'Either kind of token, in a header instead of Authorization.',
+          description: 'The same tokens in `X-API-Key: <token>`.',
         },
       },
       schemas,

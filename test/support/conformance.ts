@@ -83,6 +83,12 @@ function violation(op: Operation, status: number, body: unknown): string | undef
   return undefined;
 }
 
+/** Why a webhook body is not a documented `WebhookEvent`, or undefined when it is one. */
+export function eventViolation(body: unknown): string | undefined {
+  const validate = validatorFor('/components/schemas/WebhookEvent');
+  return validate(body) ? undefined : `webhook event: ${ajv.errorsText(validate.errors)}`;
+}
+
 /** Checks one answer; throws (or reports) when it is not what the document says. */
 export function assertConforms(method: string, url: string, status: number, body: unknown): void {
   const op = operationFor(method, url);

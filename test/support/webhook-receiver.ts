@@ -2,9 +2,14 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type AppConfig } from '../../src/config.js';
 import { registerWorkers } from '../../src/events/workers.js';
+import { eventViolation } from './conformance.js';
 import { startHarness, type Harness } from './harness.js';
 
-/** A real local webhook receiver (127.0.0.1, random port) that records every request. */
+/**
+ * A real local webhook receiver (127.0.0.1, random port) that records every request. Every
+ * event body it receives is checked against the document's `WebhookEvent` schema, and
+ * `waitFor` fails on one that does not match, so the documented events cannot drift either.
+ */
 
 export interface ReceivedWebhook {
   path: string;
@@ -30,6 +35,7 @@ const flatHeaders = (headers: IncomingHttpHeaders): Record<string, string> =>
 
 export async function startReceiver(): Promise<Receiver> {
   const received: ReceivedWebhook[] = [];
+  const problems: string[] = [];
   const counts = new Map<string, number>();
   let answer: (path: string, n: number) => number = () => 200;
   const server: Server = createServer((req, res) => {
@@ -38,7 +44,10 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('end', () => {
       const path = req.url ?? '/';
       const body = Buffer.concat(chunks).toString('utf8');
-      received.push({ path, headers: flatHeaders(req.headers), body, json: JSON.parse(body) });
+      const json = JSON.parse(body);
+      const problem = eventViolation(json);
+      if (problem) problems.push(`${path}: ${problem}`);
+      received.push({ path, headers: flatHeaders(req.headers), body, json });
       const n = (counts.get(path) ?? 0) + 1;
       counts.set(path, n);
       res.statusCode = answer(path, n);
@@ -57,9 +66,11 @@ export async function startReceiver(): Promise<Receiver> {
     waitFor: async (path, count = 1) => {
       const deadline = Date.now() + 15_000;
       while (of(path).length < count) {
+        if (problems.length) throw new Error(problems.join('\n'));
         if (Date.now() > deadline) throw new Error(`expected ${count} webhook(s) at ${path}, got ${of(path).length}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
+      if (problems.length) throw new Error(problems.join('\n'));
       return of(path);
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
