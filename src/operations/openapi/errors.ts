@@ -83,7 +83,22 @@ export const ERROR_COMPONENTS: Record<string, JsonSchema> = {
       details: {
         type: 'object',
         additionalProperties: true,
-        description: 'Context: the offending `field`, id or key; `unknownFields`, `max`, `allowed` where they apply.',
+        description: 'Context: the offending field, id or key, and what applies of the fields below.',
+        properties: {
+          field: { type: 'string', description: 'The offending field, as a dotted path (`links.3.url`).' },
+          unknownFields: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'Fields or parameters the operation does not know.',
+          },
+          max: { type: 'integer', description: 'The bound the value broke (characters, entries or levels).' },
+          count: { type: 'integer', description: 'How many entries the list had.' },
+          allowed: {
+            type: 'array',
+            items: { type: ['string', 'number', 'boolean'] },
+            description: 'The values the field accepts.',
+          },
+        },
       },
       suggestion: { type: 'string', description: 'How to recover.' },
     },

@@ -1729,8 +1729,19 @@ export interface components {
       /** @description Human-readable message. */
       error: string;
       code: components['schemas']['ErrorCode'];
-      /** @description Context: the offending `field`, id or key; `unknownFields`, `max`, `allowed` where they apply. */
+      /** @description Context: the offending field, id or key, and what applies of the fields below. */
       details: {
+        /** @description The offending field, as a dotted path (`links.3.url`). */
+        field?: string;
+        /** @description Fields or parameters the operation does not know. */
+        unknownFields?: string[];
+        /** @description The bound the value broke (characters, entries or levels). */
+        max?: number;
+        /** @description How many entries the list had. */
+        count?: number;
+        /** @description The values the field accepts. */
+        allowed?: (string | number | boolean)[];
+      } & {
         [key: string]: unknown;
       };
       /** @description How to recover. */
