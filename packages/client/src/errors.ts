@@ -1,4 +1,4 @@
-import type { ErrorCode } from './types.js';
+import type { ApiErrorBody, ErrorCode } from './types.js';
 
 /**
  * The code of an error answer that is not the API's error body (a proxy's HTML page, an
@@ -15,8 +15,8 @@ export class WsxError extends Error {
   /** Machine-readable code: branch on this, not on the message. */
   readonly code: WsxErrorCode;
   readonly status: number;
-  /** Context: the offending field, id or key. */
-  readonly details: Record<string, unknown>;
+  /** Context: the offending field, id or key; `unknownFields`, `max`, `allowed` where they apply. */
+  readonly details: ApiErrorBody['details'];
   /** How to recover. */
   readonly suggestion: string;
   readonly method: string;
@@ -36,16 +36,9 @@ export class WsxError extends Error {
   }
 }
 
-interface ErrorBody {
-  error: string;
-  code: ErrorCode;
-  details: Record<string, unknown>;
-  suggestion: string;
-}
-
-const isErrorBody = (body: unknown): body is ErrorBody =>
+const isErrorBody = (body: unknown): body is ApiErrorBody =>
   typeof body === 'object' &&
   body !== null &&
-  typeof (body as ErrorBody).code === 'string' &&
-  typeof (body as ErrorBody).error === 'string' &&
-  typeof (body as ErrorBody).details === 'object';
+  typeof (body as ApiErrorBody).code === 'string' &&
+  typeof (body as ApiErrorBody).error === 'string' &&
+  typeof (body as ApiErrorBody).details === 'object';

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 export type Fetch = (request: Request) => Promise<Response>;
 
-/** First backoff step when a 503 names no Retry-After; doubles on each retry. */
+/** First wait before a retry the server gave no Retry-After for; doubles on each retry. */
 const BACKOFF_BASE_MS = 250;
 
 /**
