@@ -24,6 +24,7 @@ export const milestoneCommentOperations: Operation[] = [
   defineOperation({
     id: 'add_milestone_comment',
     requiredFields: ['body'],
+    errors: ['COMMENT_PARENT_NOT_FOUND'],
     method: 'POST',
     path: '/api/external/issue-container-milestones/{milestoneId}/comments',
     tag,
