@@ -6911,7 +6911,11 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
-      /** @description `ISSUE_CONTAINER_MILESTONE_NOT_FOUND`: Milestone not found. */
+      /**
+       * @description `COMMENT_PARENT_NOT_FOUND`: The parent comment is not on this issue or milestone.
+       *
+       *     `ISSUE_CONTAINER_MILESTONE_NOT_FOUND`: Milestone not found.
+       */
       404: {
         headers: {
           [name: string]: unknown;
