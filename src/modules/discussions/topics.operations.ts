@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../core/errors.js';
 import { created, defineOperation, ok, type Operation } from '../../operations/define.js';
 import {
   CreateTopicBody,
@@ -9,6 +10,15 @@ import {
   topicFieldCodes,
 } from './topics.schemas.js';
 import { createTopic, getTopic, searchTopics, updateTopicById } from './topics.service.js';
+
+/** Codes of the fields a create and an update of a topic both take. */
+const topicWriteErrors: ErrorCode[] = [
+  'AGENDA_ITEM_NOT_FOUND',
+  'DISCUSSION_GROUP_NOT_FOUND',
+  'ISSUE_NOT_FOUND',
+  'PROJECT_NOT_FOUND',
+  'TAG_FIELD_CONFLICT',
+];
 
 const tag = 'Discussions';
 
@@ -26,13 +36,7 @@ export const topicOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_discussion_topic',
-    errors: [
-      'AGENDA_ITEM_NOT_FOUND',
-      'DISCUSSION_GROUP_NOT_FOUND',
-      'ISSUE_NOT_FOUND',
-      'PROJECT_NOT_FOUND',
-      'TAG_FIELD_CONFLICT',
-    ],
+    errors: [...topicWriteErrors],
     requiredFields: ['title'],
     method: 'POST',
     path: '/api/external/discussion/topics',
@@ -56,14 +60,7 @@ export const topicOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_discussion_topic',
-    errors: [
-      'AGENDA_ITEM_NOT_FOUND',
-      'DISCUSSION_GROUP_NOT_FOUND',
-      'ISSUE_NOT_FOUND',
-      'PROJECT_NOT_FOUND',
-      'TAG_FIELD_CONFLICT',
-      'UNSUPPORTED_ACTION',
-    ],
+    errors: [...topicWriteErrors, 'UNSUPPORTED_ACTION'],
     method: 'PATCH',
     path: '/api/external/discussion/topics/{topicId}',
     tag,

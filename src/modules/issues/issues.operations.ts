@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../core/errors.js';
 import { created, defineOperation, ok, type Operation } from '../../operations/define.js';
 import { attachmentOperations } from './attachments.operations.js';
 import { commentOperations } from './comments.operations.js';
@@ -15,6 +16,27 @@ import {
 } from './issues.schemas.js';
 import { createIssue, getIssueView, getIssueViewByKey, listIssues } from './issues.service.js';
 import { linkOperations } from './links.operations.js';
+
+/** Codes of the fields a create and an update of an issue both take. */
+const issueWriteErrors: ErrorCode[] = [
+  'ASSIGNEE_NOT_IN_PROJECT',
+  'ASSIGNEE_NOT_IN_PROJECT_TEAM',
+  'ASSIGNEE_NOT_IN_WORKSPACE',
+  'ISSUE_CONTAINER_DISABLED',
+  'ISSUE_CONTAINER_FIELD_CONFLICT',
+  'ISSUE_CONTAINER_MILESTONE_NOT_FOUND',
+  'ISSUE_CONTAINER_NOT_FOUND',
+  'ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE',
+  'PROJECT_KEY_AMBIGUOUS',
+  'PROJECT_NOT_FOUND',
+  'PROJECT_TEAM_MISMATCH',
+  'REPORTER_NOT_IN_WORKSPACE',
+  'STATUS_INVALID_FOR_PROJECT',
+  'STATUS_INVALID_FOR_PROJECT_WORKFLOW',
+  'STATUS_NOT_FOUND',
+  'TAG_FIELD_CONFLICT',
+  'TEAM_NOT_FOUND',
+];
 
 const tag = 'Issues';
 const mcpAliases = { issueKey: 'issueId' };
@@ -61,26 +83,7 @@ const issueOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_issue',
-    errors: [
-      'ASSIGNEE_NOT_IN_PROJECT',
-      'ASSIGNEE_NOT_IN_PROJECT_TEAM',
-      'ASSIGNEE_NOT_IN_WORKSPACE',
-      'ISSUE_CONTAINER_DISABLED',
-      'ISSUE_CONTAINER_FIELD_CONFLICT',
-      'ISSUE_CONTAINER_MILESTONE_NOT_FOUND',
-      'ISSUE_CONTAINER_NOT_FOUND',
-      'ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE',
-      'PROJECT_KEY_AMBIGUOUS',
-      'PROJECT_NOT_FOUND',
-      'PROJECT_REQUIRED',
-      'PROJECT_TEAM_MISMATCH',
-      'REPORTER_NOT_IN_WORKSPACE',
-      'STATUS_INVALID_FOR_PROJECT',
-      'STATUS_INVALID_FOR_PROJECT_WORKFLOW',
-      'STATUS_NOT_FOUND',
-      'TAG_FIELD_CONFLICT',
-      'TEAM_NOT_FOUND',
-    ],
+    errors: [...issueWriteErrors, 'PROJECT_REQUIRED'],
     requiredFields: ['title'],
     method: 'POST',
     path: '/api/external/issues',
@@ -94,27 +97,7 @@ const issueOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_issue',
-    errors: [
-      'ASSIGNEE_NOT_IN_PROJECT',
-      'ASSIGNEE_NOT_IN_PROJECT_TEAM',
-      'ASSIGNEE_NOT_IN_WORKSPACE',
-      'ISSUE_CONTAINER_DISABLED',
-      'ISSUE_CONTAINER_FIELD_CONFLICT',
-      'ISSUE_CONTAINER_MILESTONE_NOT_FOUND',
-      'ISSUE_CONTAINER_NOT_FOUND',
-      'ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE',
-      'PROJECT_KEY_AMBIGUOUS',
-      'PROJECT_NOT_FOUND',
-      'PROJECT_TEAM_MISMATCH',
-      'REPORTER_NOT_IN_WORKSPACE',
-      'STATUS_INVALID_FOR_PROJECT',
-      'STATUS_INVALID_FOR_PROJECT_WORKFLOW',
-      'STATUS_NOT_FOUND',
-      'TAG_FIELD_CONFLICT',
-      'TEAM_NOT_FOUND',
-      'UNSUPPORTED_ACTION',
-      'WORKFLOW_TRANSITION_BLOCKED',
-    ],
+    errors: [...issueWriteErrors, 'UNSUPPORTED_ACTION', 'WORKFLOW_TRANSITION_BLOCKED'],
     method: 'PATCH',
     path: '/api/external/issues/{issueId}',
     tag,
