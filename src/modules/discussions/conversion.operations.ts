@@ -6,8 +6,6 @@ import { TopicIdParams } from './topics.schemas.js';
 export const conversionOperations: Operation[] = [
   defineOperation({
     id: 'convert_discussion_topic',
-    errors: ['PROJECT_NOT_FOUND', 'PROJECT_REQUIRED', 'STATUS_NOT_FOUND', 'TEAM_NOT_FOUND'],
-    answersExisting: true,
     method: 'POST',
     path: '/api/external/discussion/topics/{topicId}/convert',
     tag: 'Discussions',
@@ -15,6 +13,8 @@ export const conversionOperations: Operation[] = [
       'Convert a topic to an issue (201); a repeat answers the existing issue with created: false (200). Accepts Idempotency-Key.',
     params: TopicIdParams,
     body: ConvertTopicBody,
+    errors: ['PROJECT_NOT_FOUND', 'PROJECT_REQUIRED', 'STATUS_NOT_FOUND', 'TEAM_NOT_FOUND'],
+    answersExisting: true,
     fieldCodes: conversionFieldCodes,
     response: ConversionResponse,
     successStatus: 201,

@@ -20,7 +20,6 @@ export const attachmentOperations: Operation[] = [
   }),
   defineOperation({
     id: 'add_attachments',
-    errors: ['ATTACHMENT_LIMIT_EXCEEDED'],
     method: 'POST',
     path: '/api/external/issues/{issueId}/attachments',
     tag,
@@ -28,6 +27,7 @@ export const attachmentOperations: Operation[] = [
     summary: 'Attach 1–20 http(s) links to an issue; all or none are attached.',
     params: IssueIdParams,
     body: AddAttachmentsBody,
+    errors: ['ATTACHMENT_LIMIT_EXCEEDED'],
     fieldCodes: attachmentFieldCodes,
     response: AttachmentListResponse,
     successStatus: 201,

@@ -22,8 +22,6 @@ export const commentOperations: Operation[] = [
   }),
   defineOperation({
     id: 'add_comment',
-    errors: ['COMMENT_PARENT_NOT_FOUND'],
-    requiredFields: ['body'],
     method: 'POST',
     path: '/api/external/issues/{issueId}/comments',
     tag,
@@ -31,6 +29,8 @@ export const commentOperations: Operation[] = [
     summary: 'Comment on an issue, or reply to one of its comments with parentCommentId.',
     params: IssueIdParams,
     body: CreateCommentBody,
+    errors: ['COMMENT_PARENT_NOT_FOUND'],
+    requiredFields: ['body'],
     fieldCodes: commentFieldCodes,
     response: CommentResponse,
     successStatus: 201,
@@ -38,13 +38,13 @@ export const commentOperations: Operation[] = [
   }),
   defineOperation({
     id: 'delete_comment',
-    errors: ['COMMENT_DELETE_FORBIDDEN'],
     method: 'DELETE',
     path: '/api/external/issues/{issueId}/comments/{commentId}',
     tag,
     mcpAliases,
     summary: 'Delete a comment; only its author may. A comment with replies stays as a tombstone.',
     params: Type.Object({ issueId: PathParam('issueId or issueKey.'), commentId: PathParam() }),
+    errors: ['COMMENT_DELETE_FORBIDDEN'],
     successStatus: 204,
     run: async (ctx, { params }) => {
       await deleteIssueComment(ctx, params.issueId, params.commentId);

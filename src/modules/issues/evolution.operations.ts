@@ -20,7 +20,6 @@ export const evolutionOperations: Operation[] = [
   }),
   defineOperation({
     id: 'evolve_issue_title',
-    requiredFields: ['title'],
     method: 'POST',
     path: '/api/external/issues/{issueId}/evolve',
     tag,
@@ -28,6 +27,7 @@ export const evolutionOperations: Operation[] = [
     summary: 'Retitle an issue and keep the change (prior title, new title, reason) as an immutable evolution event.',
     params: IssueIdParams,
     body: EvolveBody,
+    requiredFields: ['title'],
     fieldCodes: evolveFieldCodes,
     response: EvolveResponse,
     successStatus: 201,

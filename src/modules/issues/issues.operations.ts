@@ -44,6 +44,12 @@ const mcpAliases = { issueKey: 'issueId' };
 const issueOperations: Operation[] = [
   defineOperation({
     id: 'list_issues',
+    method: 'GET',
+    path: '/api/external/issues',
+    tag,
+    summary:
+      'List issues newest first; filter by project, team, assignee (or assignedToMe), status, text; archived=true lists archived ones.',
+    query: ListIssuesQuery,
     errors: [
       'ASSIGNEE_FILTER_CONFLICT',
       'PROJECT_KEY_AMBIGUOUS',
@@ -51,12 +57,6 @@ const issueOperations: Operation[] = [
       'STATUS_NOT_FOUND',
       'TEAM_NOT_FOUND',
     ],
-    method: 'GET',
-    path: '/api/external/issues',
-    tag,
-    summary:
-      'List issues newest first; filter by project, team, assignee (or assignedToMe), status, text; archived=true lists archived ones.',
-    query: ListIssuesQuery,
     response: IssueListResponse,
     run: async (ctx, { query }) => ok(await listIssues(ctx, query)),
   }),
@@ -83,13 +83,13 @@ const issueOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_issue',
-    errors: [...issueWriteErrors, 'PROJECT_REQUIRED'],
-    requiredFields: ['title'],
     method: 'POST',
     path: '/api/external/issues',
     tag,
     summary: "Create an issue in a project; its key comes from the team's counter.",
     body: CreateIssueBody,
+    errors: [...issueWriteErrors, 'PROJECT_REQUIRED'],
+    requiredFields: ['title'],
     fieldCodes: issueFieldCodes,
     response: IssueResponse,
     successStatus: 201,
@@ -97,7 +97,6 @@ const issueOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_issue',
-    errors: [...issueWriteErrors, 'UNSUPPORTED_ACTION', 'WORKFLOW_TRANSITION_BLOCKED'],
     method: 'PATCH',
     path: '/api/external/issues/{issueId}',
     tag,
@@ -105,6 +104,7 @@ const issueOperations: Operation[] = [
     summary: 'Update status, assignment, project, schedule, priority, tags, container, archived and other fields.',
     params: IssueIdParams,
     body: UpdateIssueBody,
+    errors: [...issueWriteErrors, 'UNSUPPORTED_ACTION', 'WORKFLOW_TRANSITION_BLOCKED'],
     fieldCodes: issueFieldCodes,
     response: IssueResponse,
     run: async (ctx, { params, body }) => ok({ issue: await updateIssue(ctx, params.issueId, body) }),

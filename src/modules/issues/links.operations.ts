@@ -25,9 +25,6 @@ const DeleteLinkBody = Type.Partial(Type.Object({ linkId: Ref('Required (ISSUE_L
 export const linkOperations: Operation[] = [
   defineOperation({
     id: 'link_issues',
-    errors: ['ISSUE_LINK_SELF_REFERENCE', 'TARGET_ISSUE_NOT_FOUND'],
-    answersExisting: true,
-    requiredFields: ['type'],
     method: 'POST',
     path: '/api/external/issues/{issueId}/links',
     tag,
@@ -35,6 +32,9 @@ export const linkOperations: Operation[] = [
     summary: 'Link the issue to another one; the inverse link appears on the target. An existing link answers 200.',
     params: IssueIdParams,
     body: CreateLinkBody,
+    errors: ['ISSUE_LINK_SELF_REFERENCE', 'TARGET_ISSUE_NOT_FOUND'],
+    answersExisting: true,
+    requiredFields: ['type'],
     fieldCodes: linkFieldCodes,
     response: Type.Object({ link: LinkSchema }),
     successStatus: 201,
@@ -45,8 +45,6 @@ export const linkOperations: Operation[] = [
   }),
   defineOperation({
     id: 'unlink_issues',
-    errors: ['ISSUE_LINK_NOT_FOUND'],
-    requiredFields: ['linkId'],
     method: 'DELETE',
     path: '/api/external/issues/{issueId}/links',
     tag,
@@ -54,6 +52,8 @@ export const linkOperations: Operation[] = [
     summary: 'Remove a link (body { linkId }) and its inverse on the other issue.',
     params: IssueIdParams,
     body: DeleteLinkBody,
+    errors: ['ISSUE_LINK_NOT_FOUND'],
+    requiredFields: ['linkId'],
     fieldCodes: { linkId: 'ISSUE_LINK_ID_REQUIRED' },
     successStatus: 204,
     run: async (ctx, { params, body }) => {

@@ -19,8 +19,6 @@ export const ownerOperations: Operation[] = [
   }),
   defineOperation({
     id: 'add_agenda_item_owner',
-    errors: ['OWNER_REQUIRED'],
-    answersExisting: true,
     method: 'POST',
     path: '/api/external/meetings/{meetingId}/agenda-items/{agendaItemId}/owners',
     tag,
@@ -28,6 +26,8 @@ export const ownerOperations: Operation[] = [
       'Add an owner: userId, presetId, or externalName/externalEmail; the same owner again answers the existing one (200).',
     params: AgendaItemParams,
     body: OwnerBody,
+    errors: ['OWNER_REQUIRED'],
+    answersExisting: true,
     fieldCodes: ownerFieldCodes,
     response: OwnerResponse,
     successStatus: 201,

@@ -19,9 +19,6 @@ const linkResult = ({ link, created: isNew }: { link: WorkLinkView; created: boo
 export const workLinkOperations: Operation[] = [
   defineOperation({
     id: 'link_meeting',
-    errors: ['AGENDA_ITEM_NOT_FOUND', 'DISCUSSION_TOPIC_NOT_FOUND', 'ISSUE_NOT_FOUND', 'PROJECT_NOT_FOUND'],
-    answersExisting: true,
-    requiredFields: ['targetType'],
     method: 'POST',
     path: '/api/external/meetings/{meetingId}/links',
     tag,
@@ -29,6 +26,9 @@ export const workLinkOperations: Operation[] = [
       'Link an issue, project, discussion topic or agenda item to the meeting; a duplicate answers the existing link.',
     params: MeetingParams,
     body: WorkLinkBody,
+    errors: ['AGENDA_ITEM_NOT_FOUND', 'DISCUSSION_TOPIC_NOT_FOUND', 'ISSUE_NOT_FOUND', 'PROJECT_NOT_FOUND'],
+    answersExisting: true,
+    requiredFields: ['targetType'],
     fieldCodes: workLinkFieldCodes,
     response: WorkLinkResponse,
     successStatus: 201,
@@ -49,8 +49,6 @@ export const workLinkOperations: Operation[] = [
   }),
   defineOperation({
     id: 'link_agenda_item',
-    answersExisting: true,
-    requiredFields: ['targetType'],
     method: 'POST',
     path: '/api/external/meetings/{meetingId}/agenda-items/{agendaItemId}/links',
     tag,
@@ -58,6 +56,8 @@ export const workLinkOperations: Operation[] = [
       'Link an issue, project, discussion topic or agenda item to the agenda item; a duplicate answers the existing link.',
     params: ItemParams,
     body: WorkLinkBody,
+    answersExisting: true,
+    requiredFields: ['targetType'],
     fieldCodes: workLinkFieldCodes,
     response: WorkLinkResponse,
     successStatus: 201,

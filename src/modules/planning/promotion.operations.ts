@@ -13,13 +13,13 @@ import { promoteSubtask } from './promotion.service.js';
 export const promotionOperations: Operation[] = [
   defineOperation({
     id: 'promote_subtask',
-    errors: ['SUBTASK_DISABLED', 'UNSUPPORTED_ACTION'],
     method: 'POST',
     path: '/api/external/issues/{issueId}/subtasks/{subtaskId}/promote',
     tag: 'Sub-tasks',
     summary: 'Promote a sub-task to a mainline issue with a status mapping; the issue is linked related to the parent.',
     params: SubtaskParams,
     body: PromoteSubtaskBody,
+    errors: ['SUBTASK_DISABLED', 'UNSUPPORTED_ACTION'],
     fieldCodes: promoteFieldCodes,
     successStatus: 201,
     response: Type.Object({ issue: IssueSchema, subtask: SubtaskSchema }),

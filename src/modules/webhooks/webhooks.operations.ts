@@ -37,8 +37,6 @@ export const webhooksOperations: Operation[] = [
   }),
   defineOperation({
     id: 'create_webhook',
-    errors: ['WEBHOOK_LIMIT_REACHED'],
-    requiredFields: ['url', 'events'],
     method: 'POST',
     path: '/api/external/webhooks',
     tag,
@@ -47,6 +45,8 @@ export const webhooksOperations: Operation[] = [
     description:
       'The subscription receives events of the projects its creator can see when each event happens, each built for that visibility. At most 25 per workspace.',
     body: CreateWebhookBody,
+    errors: ['WEBHOOK_LIMIT_REACHED'],
+    requiredFields: ['url', 'events'],
     fieldCodes: webhookFieldCodes,
     response: CreatedWebhookResponse,
     successStatus: 201,
@@ -65,13 +65,13 @@ export const webhooksOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_webhook',
-    errors: ['UNSUPPORTED_ACTION'],
     method: 'PATCH',
     path: '/api/external/webhooks/{webhookId}',
     tag,
     summary: "Change a subscription's url, events or active flag.",
     params: WebhookIdParams,
     body: UpdateWebhookBody,
+    errors: ['UNSUPPORTED_ACTION'],
     fieldCodes: webhookFieldCodes,
     response: WebhookResponse,
     prepare: (_ctx, { body }) => prepareReceiver(body),
