@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { emptyStore, type EmptyStore } from './support/database.js';
 import { spawnServer, type ServerProcess } from './support/server-process.js';
 
 /**
@@ -13,41 +12,22 @@ import { spawnServer, type ServerProcess } from './support/server-process.js';
  */
 
 let dir: string;
-let databaseUrl: string;
-let dropDatabase: (() => Promise<void>) | undefined;
+let store: EmptyStore;
 const servers: ServerProcess[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wsx-first-start-'));
-  const serverUrl = process.env.TEST_DATABASE_URL;
-  if (!serverUrl) {
-    databaseUrl = `sqlite:${join(dir, 'wsx.sqlite')}`;
-    return;
-  }
-  const name = `wsx_first_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  databaseUrl = url.toString();
-  dropDatabase = async () => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    await client.query(`drop database if exists ${name} with (force)`);
-    await client.end();
-  };
+  store = await emptyStore(dir, 'wsx_first');
 });
 
 afterAll(async () => {
   for (const server of servers) await server.stop();
-  await dropDatabase?.();
+  await store.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 
 const start = () => {
-  const server = spawnServer({ DATABASE_URL: databaseUrl, WSX_BOOTSTRAP: 'on' });
+  const server = spawnServer({ DATABASE_URL: store.url, WSX_BOOTSTRAP: 'on' });
   servers.push(server);
   return server;
 };

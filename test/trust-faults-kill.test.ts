@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processContext } from '../src/cli/context.js';
 import { runCli } from '../src/cli/program.js';
 import { openDatabase } from '../src/db/connect.js';
+import { emptyStore, type EmptyStore } from './support/database.js';
 import { ACME, TOKENS } from './support/fixtures.js';
 import { spawnServer, type ServerProcess } from './support/server-process.js';
 import { createIssue, startWriteLoad, type LoadReply } from './support/write-load.js';
@@ -20,30 +19,13 @@ import { createIssue, startWriteLoad, type LoadReply } from './support/write-loa
 
 let dir: string;
 let databaseUrl: string;
-let dropDatabase: (() => Promise<void>) | undefined;
+let store: EmptyStore;
 const servers: ServerProcess[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wsx-kill-'));
-  const serverUrl = process.env.TEST_DATABASE_URL;
-  if (serverUrl) {
-    const name = `wsx_kill_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    dropDatabase = async () => {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    };
-  } else {
-    databaseUrl = `sqlite:${join(dir, 'wsx.sqlite')}`;
-  }
+  store = await emptyStore(dir, 'wsx_kill');
+  databaseUrl = store.url;
   // The workspace comes in through the admin CLI, as an operator would apply it.
   const file = join(dir, 'acme.json');
   writeFileSync(file, JSON.stringify(ACME));
@@ -61,7 +43,7 @@ afterAll(async () => {
     if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
     await server.exited;
   }
-  await dropDatabase?.();
+  await store.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 

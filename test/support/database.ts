@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/connect.js';
 import type { Database } from '../../src/db/database.js';
@@ -8,7 +9,44 @@ import { migrateToLatest } from '../../src/db/migrate.js';
  * A fresh, migrated database for one test file: in-memory SQLite by default, or a new
  * PostgreSQL database on the server named by TEST_DATABASE_URL (dropped on close).
  */
-const created = new WeakMap<Database, { adminUrl: string; name: string }>();
+const created = new WeakMap<Database, () => Promise<void>>();
+
+/** A new, empty PostgreSQL database on the server of `serverUrl`: its URL and how to drop it. */
+async function createPostgresDatabase(serverUrl: string, prefix: string): Promise<EmptyStore> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+export interface EmptyStore {
+  /** DATABASE_URL of the store. */
+  url: string;
+  /** Removes a PostgreSQL database; nothing for SQLite (the caller removes its directory). */
+  drop: () => Promise<void>;
+}
+
+/**
+ * An empty store for a real server process: a SQLite file in `dir`, or with
+ * TEST_DATABASE_URL a new PostgreSQL database named after `prefix`.
+ */
+export async function emptyStore(dir: string, prefix: string): Promise<EmptyStore> {
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (serverUrl) return createPostgresDatabase(serverUrl, prefix);
+  return { url: `sqlite:${join(dir, 'wsx.sqlite')}`, drop: async () => {} };
+}
 
 export async function openTestDatabase(): Promise<Database> {
   const serverUrl = process.env.TEST_DATABASE_URL;
@@ -17,25 +55,14 @@ export async function openTestDatabase(): Promise<Database> {
     await migrateToLatest(database);
     return database;
   }
-  const name = `wsx_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const database = await openDatabase(url.toString());
+  const store = await createPostgresDatabase(serverUrl, 'wsx_test');
+  const database = await openDatabase(store.url);
   await migrateToLatest(database);
-  created.set(database, { adminUrl: serverUrl, name });
+  created.set(database, store.drop);
   return database;
 }
 
 export async function closeTestDatabase(database: Database): Promise<void> {
   await database.close();
-  const pgDatabase = created.get(database);
-  if (!pgDatabase) return;
-  const admin = new pg.Client({ connectionString: pgDatabase.adminUrl });
-  await admin.connect();
-  await admin.query(`drop database if exists ${pgDatabase.name} with (force)`);
-  await admin.end();
+  await created.get(database)?.();
 }
