@@ -126,6 +126,7 @@ export async function seedIssues(db: Kysely<DB>, seed: IssueSeed): Promise<void>
       source_id: null,
       created_at: new Date(at).toISOString(),
       updated_at: new Date(at).toISOString(),
+      version: 1,
     };
   };
   await db.transaction().execute(async (trx) => {

@@ -63,6 +63,7 @@ describe('POST /api/external/discussion/topics', () => {
       convertedIssueId: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      version: 1,
     });
     const read = await h.call('GET', `/api/external/discussion/topics/${res.body.topic.topicId}`, {
       token: TOKENS.idle,

@@ -55,6 +55,8 @@ describe('GET /api/external/openapi.json', () => {
     ).toEqual([
       ['teamKey', 'path', true],
       ['projectKey', 'path', true],
+      ['fields', 'query', false],
+      ['If-None-Match', 'header', false],
     ]);
     const list = paths['/api/external/projects'].get;
     expect(list.parameters).toEqual(

@@ -80,6 +80,7 @@ describe('POST /issue-container-milestones', () => {
       labels: [],
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      version: 1,
     });
     const [event] = (await events('milestone.created')).filter(
       (e) => e.data.milestone.milestoneId === res.body.milestone.milestoneId,

@@ -33,6 +33,7 @@ const PROJECT_FIELDS = [
   'teamId',
   'teamKey',
   'updatedAt',
+  'version',
 ];
 
 const create = (body: unknown, token = TOKENS.admin) => h.call('POST', '/api/external/projects', { token, body });

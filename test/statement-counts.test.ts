@@ -59,7 +59,9 @@ describe('statements per hot request', () => {
     }
   });
 
-  it('creates an issue in at most 7 statements, BEGIN and COMMIT included', async () => {
+  // PostgreSQL adds one: the workspace's write clock, which puts its writes in commit order
+  // (src/db/write-clock.ts); SQLite serialises writes itself.
+  it('creates an issue in at most 7 statements on SQLite (8 on PostgreSQL), BEGIN and COMMIT included', async () => {
     const projectId = acme.projects['ENG/API'];
     await measure('POST', '/issues', { title: 'Warm', projectId, assigneeId: aliceId });
     const { reply, statements } = await measure('POST', '/issues', {
@@ -69,7 +71,7 @@ describe('statements per hot request', () => {
     });
     expect(reply.status).toBe(201);
     expect(reply.body.issue).toMatchObject({ title: 'Counted', assigneeId: aliceId });
-    expect(statements.length, texts(statements)).toBeLessThanOrEqual(7);
+    expect(statements.length, texts(statements)).toBeLessThanOrEqual(h.database.dialect === 'postgres' ? 8 : 7);
   });
 
   it('reads an agenda in the same few statements for 2 items as for 12, each with an owner and a link', async () => {

@@ -83,6 +83,7 @@ describe('POST /issues/{issueId}/subtasks/{subtaskId}/promote', () => {
       migrated: true,
       migratedIssueId: promoted.issueId,
       updatedAt: expect.any(String),
+      version: 2,
     });
 
     const parentNow = await h.call('GET', `/api/external/issues/${parent.issueId}`, { token: TOKENS.admin });

@@ -80,6 +80,7 @@ describe('POST /issues/{issueId}/subtasks', () => {
       position: 0,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      version: 1,
     });
     const [event] = await eventsFor('subtask.created', res.body.subtask.subtaskId);
     expect(event).toMatchObject({

@@ -62,6 +62,16 @@ export const ERROR_CATALOG = {
     'A request with this Idempotency-Key is still running.',
     'Retry after the number of seconds in Retry-After.',
   ),
+  PRECONDITION_FAILED: spec(
+    412,
+    'The resource changed since the version named in If-Match (or expectedVersion).',
+    'Read details.current (or GET the resource again), apply your change to it, and retry with its ETag or version.',
+  ),
+  EVENT_CURSOR_EXPIRED: spec(
+    410,
+    'The event cursor is older than the change feed keeps events.',
+    'Resynchronise from the lists (updatedSince / sort=updatedAt), then follow the feed again without a cursor.',
+  ),
   INTERNAL_ERROR: spec(
     500,
     'An unexpected error occurred.',

@@ -4,6 +4,7 @@
  * merge them into `DB` here.
  */
 
+import type { Generated } from 'kysely';
 import type { Timestamps } from './tables/timestamps.js';
 
 type Bool = number;
@@ -50,6 +51,8 @@ export interface StatusTransitionRow {
   to_status_id: string;
 }
 export interface ProjectRow extends Timestamps {
+  /** Concurrency version: bumped by every update (see tables/versioned.ts). */
+  version: number;
   id: string;
   workspace_id: string;
   team_id: string;
@@ -136,6 +139,8 @@ export interface IssueContainerRow extends Timestamps {
   archived: Bool;
 }
 export interface MilestoneRow extends Timestamps {
+  /** Concurrency version: bumped by every update (see tables/versioned.ts). */
+  version: number;
   id: string;
   workspace_id: string;
   project_id: string;
@@ -150,6 +155,8 @@ export interface MilestoneRow extends Timestamps {
   created_by: string | null;
 }
 export interface IssueRow extends Timestamps {
+  /** Concurrency version: bumped by every update (see tables/versioned.ts). */
+  version: number;
   id: string;
   workspace_id: string;
   key_team_id: string;
@@ -179,20 +186,29 @@ export interface IssueRow extends Timestamps {
 export interface OutboxEventRow {
   id: string;
   workspace_id: string;
+  /** Position in the workspace's log, in commit order (events/event-log.ts); bigint, so text on PostgreSQL. */
+  seq: Generated<number | string>;
   type: string;
   project_id: string | null;
   payload: string;
   created_at: string;
 }
 
+/** The highest log position pruned per workspace and project ('' for workspace-level events; migration 0013). */
+export interface OutboxPrunedRow {
+  workspace_id: string;
+  project_key: string;
+  seq: number | string;
+}
+
 export interface CoreTables {
-  workspaces: WorkspaceRow;
+  workspaces: WorkspaceRow & WriteClock;
   users: UserRow;
   teams: TeamRow;
   team_members: TeamMemberRow;
   statuses: StatusRow;
   status_transitions: StatusTransitionRow;
-  projects: ProjectRow;
+  projects: Versioned<ProjectRow>;
   project_statuses: ProjectStatusRow;
   api_tokens: ApiTokenRow;
   token_project_grants: TokenProjectGrantRow;
@@ -201,11 +217,13 @@ export interface CoreTables {
   tag_usages: TagUsageRow;
   idempotency_keys: IdempotencyKeyRow;
   issue_containers: IssueContainerRow;
-  milestones: MilestoneRow;
-  issues: IssueRow;
+  milestones: Versioned<MilestoneRow>;
+  issues: Versioned<IssueRow>;
   outbox_events: OutboxEventRow;
+  outbox_pruned: OutboxPrunedRow;
 }
 
+import type { Versioned, WriteClock } from './tables/versioned.js';
 import type { DiscussionsTables } from './tables/discussions.js';
 import type { InstallationTables } from './tables/installation.js';
 import type { IssuesTables } from './tables/issues.js';

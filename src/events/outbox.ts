@@ -1,6 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { newId } from '../core/ids.js';
 import { serialiseAudience, type EventAudience } from './audience.js';
+import { nextPosition } from './event-log.js';
 
 /** Webhook event types (CONTRACT.md §4). */
 export const EVENT_TYPES = [
@@ -28,7 +29,8 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
  * Records an event in the outbox through the caller's transaction (`ctx.db`), so it
- * commits or rolls back with the change it describes. Delivery happens after commit.
+ * commits or rolls back with the change it describes, at the next position of the
+ * workspace's log (event-log.ts). Delivery happens after commit.
  * `projectId` lets delivery honour the subscriber's project visibility; `audience` names
  * the parts of `data` that concern other projects (see audience.ts), so `data` can be
  * built as a reader of every project sees it and narrowed for each subscriber.
@@ -54,6 +56,7 @@ export async function recordEvent(
     .values({
       id,
       workspace_id: ctx.workspace.id,
+      seq: nextPosition(ctx.workspace.id),
       type,
       project_id: projectId,
       payload: JSON.stringify(payload),

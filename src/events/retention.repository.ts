@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
+import { recordPruned } from './event-log.js';
 
 /**
  * The pruning SQL: each statement deletes at most `limit` rows chosen through an index, so
@@ -32,7 +33,11 @@ export async function deleteOldJobs(db: Db, cutoff: string, limit: number): Prom
   return deleted(await db.deleteFrom('webhook_jobs').where('id', 'in', batch).executeTakeFirst());
 }
 
-/** Events fanned out before `cutoff` that no unfinished job still needs (a paused subscription's queue keeps its events). */
+/**
+ * Events fanned out before `cutoff` that no unfinished job still needs (a paused
+ * subscription's queue keeps its events). The positions deleted are recorded in the same
+ * transaction (events/event-log.ts), so no reader sees an event gone without its mark.
+ */
 export async function deleteOldEvents(db: Db, cutoff: string, limit: number): Promise<number> {
   const batch = db
     .selectFrom('outbox_events as e')
@@ -51,7 +56,15 @@ export async function deleteOldEvents(db: Db, cutoff: string, limit: number): Pr
       ),
     )
     .limit(limit);
-  return deleted(await db.deleteFrom('outbox_events').where('id', 'in', batch).executeTakeFirst());
+  return db.transaction().execute(async (trx) => {
+    const gone = await trx
+      .deleteFrom('outbox_events')
+      .where('id', 'in', batch)
+      .returning(['workspace_id', 'project_id', 'seq'])
+      .execute();
+    await recordPruned(trx, gone);
+    return gone.length;
+  });
 }
 
 /** Subscription ids after `afterId`, in id order (every workspace's). */

@@ -13,8 +13,9 @@ import {
  * Bounded growth of the webhook history. Outbox events, delivery jobs and delivery records
  * would otherwise grow forever. The background workers prune what is older than the
  * retention (WSX_RETENTION_DAYS, default 30): finished delivery records and jobs, and
- * events that were fanned out and that no unfinished job still needs. And whatever the
- * age, a subscription keeps only its newest KEEP_PER_SUBSCRIPTION delivery records.
+ * events that were fanned out and that no unfinished job still needs (which makes it the
+ * change feed's retention too: docs/change-feed.md). And whatever the age, a
+ * subscription keeps only its newest KEEP_PER_SUBSCRIPTION delivery records.
  * Deletes run in small batches with a pause between them, so no write waits long.
  */
 

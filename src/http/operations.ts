@@ -4,7 +4,8 @@ import { nowIso } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/database.js';
-import type { Operation, Result } from '../operations/define.js';
+import { extraRequestCost, takesVersionCondition, type Operation, type Result } from '../operations/define.js';
+import { entityTag, stillCurrent, versionCondition, type VersionCondition } from '../operations/entity-tags.js';
 import { executeOperation } from '../operations/execute.js';
 import { locationResolver } from '../operations/location.js';
 import { parseInput } from '../operations/validate.js';
@@ -28,12 +29,54 @@ const toFastifyPath = (template: string): string => template.replace(/\{(\w+)\}/
 const canonicalPath = (template: string, params: Record<string, unknown>): string =>
   template.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(String(params[name])));
 
-/** Sends a result; `location` is the created resource's path, set on a 201 (replays too). */
-function send(reply: FastifyReply, result: Result, location: string | undefined): FastifyReply {
+/** The record's version an answer is about, for its ETag (versioned resources only). */
+function versionOf(op: Operation, result: Result): number | undefined {
+  if (result.version !== undefined || !op.resource) return result.version;
+  const record = (result.body as Record<string, { version?: unknown }> | undefined)?.[op.resource.name];
+  return typeof record?.version === 'number' ? record.version : undefined;
+}
+
+/**
+ * Sends a result; `location` is the created resource's path, set on a 201 (replays too).
+ * Every read, and every write that answers a versioned record, carries an ETag; a read
+ * whose answer the client already holds (If-None-Match) is a 304 without a body.
+ */
+function send(
+  reply: FastifyReply,
+  op: Operation,
+  result: Result,
+  location: string | undefined,
+  ifNoneMatch: string | undefined,
+): FastifyReply {
   reply.code(result.status);
   if (location !== undefined) reply.header('Location', location);
   if (result.status === 204 || result.body === undefined) return reply.send();
-  return reply.type('application/json; charset=utf-8').send(JSON.stringify(result.body));
+  const body = JSON.stringify(result.body);
+  const version = versionOf(op, result);
+  if (op.method === 'GET' || version !== undefined) {
+    const tag = entityTag(body, version);
+    reply.header('ETag', tag);
+    if (op.method === 'GET') {
+      reply.header('Cache-Control', 'private, no-cache');
+      if (result.status === 200 && stillCurrent(ifNoneMatch, tag)) return reply.code(304).send();
+    }
+  }
+  return reply.type('application/json; charset=utf-8').send(body);
+}
+
+/** If-Match on a PATCH or DELETE: the versions the record must still have; only versioned records take it. */
+function conditionOf(op: Operation, header: string | string[] | undefined): VersionCondition | undefined {
+  if (header === undefined || (op.method !== 'PATCH' && op.method !== 'DELETE')) return undefined;
+  if (!takesVersionCondition(op))
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: 'If-Match' },
+      {
+        message: 'This route changes no versioned record, so it does not take If-Match.',
+        suggestion: 'Send the request without If-Match; the API reference at /docs lists the routes that take it.',
+      },
+    );
+  return versionCondition(Array.isArray(header) ? header.join(',') : header);
 }
 
 export function buildCtx(request: FastifyRequest, database: Database, config: AppConfig): Ctx {
@@ -78,10 +121,16 @@ export function registerOperations(
           throw new ApiError('ROUTE_NOT_FOUND', { method: request.method, path });
         const ctx = buildCtx(request, database, config);
         const input = parseInput(op, { params: request.params, query: request.query, body: request.body });
+        // Charged before the idempotency claim, so a 429 never leaves a key claimed.
+        const extra = extraRequestCost(op, input.body);
+        if (extra > 0) await app.spendRequestBudget?.(request, reply, extra);
         const params = input.params as Record<string, unknown>;
-        const answer = (result: Result) => send(reply, result, locationOf(op, result, params));
+        const ifNoneMatch = request.headers['if-none-match'];
+        const answer = (result: Result) => send(reply, op, result, locationOf(op, result, params), ifNoneMatch);
+        const condition = conditionOf(op, request.headers['if-match']);
         const rawKey = request.headers['idempotency-key'];
-        if (op.method !== 'POST' || rawKey === undefined) return answer(await executeOperation(op, ctx, input));
+        const takesKey = op.method === 'POST' || op.takesIdempotencyKey === true;
+        if (!takesKey || rawKey === undefined) return answer(await executeOperation(op, ctx, input, { condition }));
 
         const key = Array.isArray(rawKey) ? '' : rawKey;
         assertValidKey(key);
@@ -100,8 +149,11 @@ export function registerOperations(
         }
         const { claim } = outcome;
         try {
-          const result = await executeOperation(op, ctx, input, async (trx, r) => {
-            if (r.status >= 200 && r.status < 300) await completeKey(trx, claim, r.status, r.body);
+          const result = await executeOperation(op, ctx, input, {
+            condition,
+            inTransaction: async (trx, r) => {
+              if (r.status >= 200 && r.status < 300) await completeKey(trx, claim, r.status, r.body);
+            },
           });
           if (result.status >= 300) await releaseKey(database.db, claim);
           else keyFinished(claim);

@@ -10,7 +10,8 @@ declare module 'fastify' {
     /**
      * Set while the per-credential limit is on: charges `extra` more requests to the
      * caller's budget (the request itself is already counted) and throws RATE_LIMITED when
-     * that passes it. A JSON-RPC batch is charged one request per message.
+     * that passes it. A JSON-RPC batch is charged one request per message, a bulk write one
+     * per item (Operation.requestCost).
      */
     spendRequestBudget?: (request: FastifyRequest, reply: FastifyReply, extra: number) => Promise<void>;
   }

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Ctx } from '../core/context.js';
 import { ApiError, isApiError } from '../core/errors.js';
 import { databaseApiError } from '../db/errors.js';
+import { extraRequestCost } from '../operations/define.js';
 import { executeOperation } from '../operations/execute.js';
 import { parseInput } from '../operations/validate.js';
 import type { McpTool } from './tools.js';
@@ -20,7 +21,8 @@ function toolResult(body: Record<string, unknown>, isError: boolean): CallToolRe
  * Runs a tool through the same validation and execution as the HTTP route. A domain error
  * is a result with isError (the caller branches on its code), not a protocol error.
  * A 204 route answers an empty object. `dropped`: argument names the client sent that the
- * protocol layer removed; they are refused like any other unknown argument.
+ * protocol layer removed; they are refused like any other unknown argument. `charge` spends
+ * what a call weighs beyond one request (a bulk write: one per item) from the rate limit.
  */
 export async function callTool(
   tool: McpTool,
@@ -28,10 +30,15 @@ export async function callTool(
   makeCtx: () => Ctx,
   log: FastifyBaseLogger,
   dropped: readonly string[] = [],
+  charge: (extra: number) => Promise<void> = async () => {},
 ): Promise<CallToolResult> {
   try {
     const { op, input } = tool.resolve(args, dropped);
-    const result = await executeOperation(op, makeCtx(), parseInput(op, input));
+    const parsed = parseInput(op, input);
+    const extra = extraRequestCost(op, parsed.body);
+    if (extra > 0) await charge(extra);
+    const condition = input.expectedVersion !== undefined ? { versions: [input.expectedVersion] } : undefined;
+    const result = await executeOperation(op, makeCtx(), parsed, { condition });
     return toolResult((result.body ?? {}) as Record<string, unknown>, false);
   } catch (error) {
     if (isApiError(error)) return toolResult({ ...error.toBody() }, true);

@@ -94,6 +94,7 @@ export function registerMcp(
       () => buildCtx(request, database, config),
       request.log,
       droppedArgumentNames(request.body),
+      async (extra) => app.spendRequestBudget?.(request, reply, extra),
     );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // Headers set by earlier hooks (rate limit) must survive the hand-over to the transport.

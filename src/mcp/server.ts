@@ -22,6 +22,7 @@ export function buildMcpServer(
   makeCtx: () => Ctx,
   log: FastifyBaseLogger,
   dropped: (id: string | number) => string[] = () => [],
+  charge?: (extra: number) => Promise<void>,
 ): Server {
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
@@ -29,7 +30,7 @@ export function buildMcpServer(
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    return callTool(tool, request.params.arguments ?? {}, makeCtx, log, dropped(extra.requestId));
+    return callTool(tool, request.params.arguments ?? {}, makeCtx, log, dropped(extra.requestId), charge);
   });
   return server;
 }

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ApiError } from '../core/errors.js';
-import type { Operation } from '../operations/define.js';
+import { takesVersionCondition, type Operation } from '../operations/define.js';
 
 /**
  * MCP tools generated from the operation catalog: one tool per operation, named by its id.
@@ -24,7 +24,17 @@ export interface RawInput {
   params: Record<string, unknown>;
   query: Record<string, unknown>;
   body: Record<string, unknown> | undefined;
+  /** `expectedVersion` of a tool that changes a versioned record: If-Match's twin. */
+  expectedVersion?: number;
 }
+
+const EXPECTED_VERSION = 'expectedVersion';
+const expectedVersionSchema = {
+  type: 'integer',
+  minimum: 1,
+  description:
+    "The record's version your change is based on; if it changed since, nothing is written and the answer is PRECONDITION_FAILED with the current record.",
+};
 
 export interface McpTool {
   definition: ToolDefinition;
@@ -94,7 +104,14 @@ function definitionOf(op: Operation, twin: Operation | undefined): ToolDefinitio
     description: alternatives ? `${op.summary} (${alternatives})` : op.summary,
     inputSchema: {
       type: 'object',
-      properties: { ...body.properties, ...query.properties, ...twinParams, ...aliasProperties, ...params.properties },
+      properties: {
+        ...body.properties,
+        ...query.properties,
+        ...twinParams,
+        ...aliasProperties,
+        ...params.properties,
+        ...(takesVersionCondition(op) ? { [EXPECTED_VERSION]: expectedVersionSchema } : {}),
+      },
       ...(required.length ? { required } : {}),
     },
     annotations: { readOnlyHint: op.method === 'GET', destructiveHint: op.method === 'DELETE' },
@@ -138,10 +155,12 @@ function splitArguments(shape: RouteShape, args: Record<string, unknown>, droppe
   const query: Array<[string, unknown]> = [];
   const body: Array<[string, unknown]> = [];
   const unknownFields = [...dropped];
+  let expectedVersion: number | undefined;
   for (const name of Object.keys(args)) {
     const value = args[name];
     const target = shape.aliases.get(name);
-    if (shape.paramNames.has(name)) params.push([name, value]);
+    if (name === EXPECTED_VERSION && takesVersionCondition(shape.op)) expectedVersion = parseExpectedVersion(value);
+    else if (shape.paramNames.has(name)) params.push([name, value]);
     else if (target !== undefined && shape.paramNames.has(target)) {
       // The parameter itself wins over its alias.
       if (!has(args, target)) params.push([target, value]);
@@ -156,7 +175,12 @@ function splitArguments(shape: RouteShape, args: Record<string, unknown>, droppe
       { message: `Unknown argument(s): ${unknownFields.join(', ')}.` },
     );
   }
-  const input: RawInput = { params: Object.fromEntries(params), query: Object.fromEntries(query), body: undefined };
+  const input: RawInput = {
+    params: Object.fromEntries(params),
+    query: Object.fromEntries(query),
+    body: undefined,
+    ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+  };
   for (const name of shape.paramNames) {
     const value = Object.hasOwn(input.params, name) ? input.params[name] : undefined;
     if (typeof value !== 'string' || value.length === 0) {
@@ -169,6 +193,16 @@ function splitArguments(shape: RouteShape, args: Record<string, unknown>, droppe
   }
   if (body.length > 0 || shape.op.body) input.body = Object.fromEntries(body);
   return input;
+}
+
+/** A JSON integer of at least 1, as the schema says: no string is read as a number. */
+function parseExpectedVersion(value: unknown): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) return value;
+  throw new ApiError(
+    'VALIDATION_FAILED',
+    { field: EXPECTED_VERSION },
+    { message: 'expectedVersion must be an integer of at least 1: the version field of the record you read.' },
+  );
 }
 
 export function buildTools(operations: Operation[]): McpTool[] {

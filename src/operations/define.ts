@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Ctx } from '../core/context.js';
 import type { ErrorCode } from '../core/errors.js';
+import type { VersionedResource } from './versioned.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -8,6 +9,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export interface Result {
   status: number;
   body?: unknown;
+  /** The record's version when `body` no longer shows it (a `fields=` selection left it out). */
+  version?: number;
 }
 
 export const ok = (body: unknown): Result => ({ status: 200, body });
@@ -67,6 +70,18 @@ export interface Operation<
    * optional on purpose: a missing one answers the service's own code (TITLE_REQUIRED…).
    */
   requiredFields?: Array<keyof Static<B> & string>;
+  /**
+   * The versioned record this operation reads or changes: its GET answers an ETag made from
+   * the record's version; its PATCH and DELETE honour If-Match (MCP: `expectedVersion`).
+   */
+  resource?: VersionedResource;
+  /** A non-POST write that honours Idempotency-Key as a POST does (a bulk PATCH). */
+  takesIdempotencyKey?: boolean;
+  /**
+   * How many requests this one counts as against the caller's rate limit, from its checked
+   * body (a bulk write: one per item); one when absent. Charged before the operation runs.
+   */
+  requestCost?: (body: Static<B>) => number;
   /** Extra MCP tool argument that may stand for a path parameter (e.g. issueKey for issueId). */
   mcpAliases?: Record<string, string>;
   /**
@@ -77,6 +92,14 @@ export interface Operation<
   prepare?: (ctx: Ctx, input: OperationInput<Static<P>, Static<Q>, Static<B>>) => Promise<R>;
   run: (ctx: Ctx, input: OperationInput<Static<P>, Static<Q>, Static<B>> & { prepared?: R }) => Promise<Result>;
 }
+
+/** How many requests beyond itself a call weighs on the rate limit (a bulk write: one per item, less this one). */
+export const extraRequestCost = (op: Operation, body: unknown): number =>
+  Math.max(0, (op.requestCost?.(body) ?? 1) - 1);
+
+/** Whether an operation changes a versioned record, and so takes If-Match (MCP: expectedVersion). */
+export const takesVersionCondition = (op: Operation): boolean =>
+  op.resource !== undefined && (op.method === 'PATCH' || op.method === 'DELETE');
 
 export function defineOperation<P extends TSchema, Q extends TSchema, B extends TSchema, R = unknown>(
   op: Operation<P, Q, B, R>,

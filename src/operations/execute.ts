@@ -1,25 +1,41 @@
 import type { Kysely } from 'kysely';
+import { nowIso } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import type { DB } from '../db/schema.js';
+import { takeWriteInstant } from '../db/write-clock.js';
 import type { Operation, OperationInput, Result } from './define.js';
+import type { VersionCondition } from './entity-tags.js';
+import { requireVersion } from './versioned.js';
+
+export interface ExecuteOptions {
+  /** Runs in the write's transaction after the operation (the idempotency record). */
+  inTransaction?: (trx: Kysely<DB>, result: Result) => Promise<void>;
+  /** If-Match or expectedVersion: the versions the record must still have (op.resource). */
+  condition?: VersionCondition;
+}
 
 /**
  * Runs an operation the same way for every door. A read runs as is; a write runs in one
  * transaction with everything it records (activity, outbox events and, through
  * `inTransaction`, the idempotency record), so a failure leaves no partial write. An
  * operation's `prepare` step runs first, outside the transaction, so slow work such as a
- * DNS lookup never holds the write lock.
+ * DNS lookup never holds the write lock. A write's instant is taken inside its transaction
+ * (db/write-clock.ts), so the workspace's writes carry instants in commit order; a
+ * conditional write checks the record's version there too, before it changes anything.
  */
 export async function executeOperation(
   op: Operation,
   ctx: Ctx,
   input: OperationInput<any, any, any>,
-  inTransaction?: (trx: Kysely<DB>, result: Result) => Promise<void>,
+  { inTransaction, condition }: ExecuteOptions = {},
 ): Promise<Result> {
   const prepared = op.prepare ? { prepared: await op.prepare(ctx, input) } : {};
   if (op.method === 'GET') return op.run(ctx, { ...input, ...prepared });
   return ctx.db.transaction().execute(async (trx) => {
-    const result = await op.run({ ...ctx, db: trx }, { ...input, ...prepared });
+    const nowMs = await takeWriteInstant(trx, ctx.dialect, ctx.workspace.id);
+    const writeCtx = { ...ctx, db: trx, nowMs, now: nowIso(nowMs) };
+    if (condition && op.resource) await requireVersion(writeCtx, op.resource, input.params, condition);
+    const result = await op.run(writeCtx, { ...input, ...prepared });
     if (inTransaction) await inTransaction(trx, result);
     return result;
   });

@@ -39,6 +39,8 @@ const OVERRIDES: Record<string, { get: string; from?: string }> = {
   convert_discussion_topic: { get: 'get_issue', from: 'issue' },
   // Published notes are a comment on the issue answered beside it.
   publish_agenda_item_notes: { get: 'list_comments', from: 'issue' },
+  // Many issues at once: the list they are in.
+  bulk_create_issues: { get: 'list_issues' },
   // Presets and agenda statuses are listed in the meeting settings.
   create_external_owner_preset: { get: 'get_meeting_settings' },
   create_agenda_status: { get: 'get_meeting_settings' },

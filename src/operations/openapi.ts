@@ -1,5 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
-import type { Operation } from './define.js';
+import { takesVersionCondition, type Operation } from './define.js';
+import { MAX_CONDITION_LENGTH } from './entity-tags.js';
 import { componentNames } from './openapi/component-names.js';
 import { ERROR_COMPONENTS, errorResponses } from './openapi/errors.js';
 import { ExampleMaker } from './openapi/examples.js';
@@ -41,6 +42,33 @@ const IDEMPOTENCY_KEY = {
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'The ETag of the answer you hold: when it is still current, the answer is 304 with no body.',
+  schema: { type: 'string', maxLength: MAX_CONDITION_LENGTH },
+};
+
+const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description:
+    'The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record.',
+  schema: { type: 'string', maxLength: MAX_CONDITION_LENGTH },
+};
+
+const ETAG = {
+  ETag: {
+    description:
+      'Strong entity tag of this answer; a single record\'s starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes).',
+    schema: { type: 'string' },
+  },
+};
+
+const NOT_MODIFIED = { description: 'Not Modified: the answer is the one whose ETag you sent.', headers: ETAG };
+
 const CREATED_HEADERS = {
   Location: { description: 'Path of the created resource.', schema: { type: 'string' } },
   'Idempotent-Replayed': {
@@ -59,6 +87,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Meetings: 'Meetings, their agenda items and groups, owners and settings.',
   Discussions: 'Stakeholder discussion groups and topics, convertible to issues.',
   Webhooks: 'Subscriptions that receive signed events, and their delivery history.',
+  Events: 'The change feed: the events webhooks deliver, read by polling from a cursor.',
   'Webhook events': 'What wsx POSTs to a subscription: Standard Webhooks signed JSON events.',
 };
 
@@ -78,7 +107,9 @@ function operationObject(
     ...parametersOf(converter, op.params, 'path'),
     ...parametersOf(converter, op.query, 'query'),
   ];
-  if (op.method === 'POST') parameters.push(IDEMPOTENCY_KEY);
+  if (op.method === 'POST' || op.takesIdempotencyKey) parameters.push(IDEMPOTENCY_KEY);
+  if (op.method === 'GET') parameters.push(IF_NONE_MATCH);
+  if (takesVersionCondition(op)) parameters.push(IF_MATCH);
 
   let requestBody: Record<string, unknown> | undefined;
   if (op.body) {
@@ -96,9 +127,11 @@ function operationObject(
   if (status !== '204') {
     if (!op.response) throw new Error(`Operation ${op.id} documents no response schema.`);
     const schema = converter.convert(op.response);
+    const tagged = op.method === 'GET' || op.resource !== undefined;
+    const headers = { ...(status === '201' ? CREATED_HEADERS : {}), ...(tagged ? ETAG : {}) };
     success = {
       description: 'Success',
-      ...(status === '201' ? { headers: CREATED_HEADERS } : {}),
+      ...(Object.keys(headers).length ? { headers } : {}),
       content: { 'application/json': { schema, example: examples.of(schema) } },
     };
   }
@@ -115,7 +148,12 @@ function operationObject(
     tags: [op.tag],
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
-    responses: { ...existing, [status]: success, ...errorResponses(op, sharedResponses) },
+    responses: {
+      ...existing,
+      [status]: success,
+      ...(op.method === 'GET' ? { '304': NOT_MODIFIED } : {}),
+      ...errorResponses(op, sharedResponses),
+    },
   };
 }
 

@@ -30,6 +30,13 @@ export const Text = (description?: string, maxLength: number = LIMITS.text) =>
 /** A description: 10,000 characters, as the contract sets for projects. */
 export const Description = (description?: string) => Text(description, LIMITS.description);
 
+/** A versioned record's `version` (src/operations/versioned.ts). */
+export const Version = () =>
+  Type.Integer({
+    minimum: 1,
+    description: 'Bumped by every change; the ETag starts with it and If-Match compares it.',
+  });
+
 /** Search text of a list's `q`. */
 export const SearchText = (description: string) =>
   Type.Optional(Type.String({ maxLength: LIMITS.search, description }));

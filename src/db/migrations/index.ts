@@ -10,6 +10,9 @@ import * as credentialExpiry from './0008_credential_expiry.js';
 import * as installationSecret from './0009_installation_secret.js';
 import * as idempotencyHolder from './0010_idempotency_holder.js';
 import * as textSearch from './0011_text_search.js';
+import * as versions from './0012_versions.js';
+import * as changeFeed from './0013_change_feed.js';
+import * as syncIndexes from './0014_sync_indexes.js';
 
 /** Every migration, by name; names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +27,7 @@ export const migrations: Record<string, Migration> = {
   '0009_installation_secret': installationSecret,
   '0010_idempotency_holder': idempotencyHolder,
   '0011_text_search': textSearch,
+  '0012_versions': versions,
+  '0013_change_feed': changeFeed,
+  '0014_sync_indexes': syncIndexes,
 };

@@ -1,3 +1,5 @@
+import type { Versioned } from './versioned.js';
+
 /** Row types of the discussions area's own tables (see its migration). */
 
 type Bool = number;
@@ -27,6 +29,8 @@ export interface DiscussionGroupMemberRow {
 }
 
 export interface DiscussionTopicRow {
+  /** Concurrency version: bumped by every update (see tables/versioned.ts). */
+  version: number;
   id: string;
   workspace_id: string;
   group_id: string;
@@ -46,5 +50,5 @@ export interface DiscussionTopicRow {
 export interface DiscussionsTables {
   discussion_groups: DiscussionGroupRow;
   discussion_group_members: DiscussionGroupMemberRow;
-  discussion_topics: DiscussionTopicRow;
+  discussion_topics: Versioned<DiscussionTopicRow>;
 }

@@ -1,3 +1,4 @@
+import type { Versioned } from './versioned.js';
 import type { Timestamps } from './timestamps.js';
 
 /** Row types of the meetings area's own tables (see its migration). */
@@ -5,6 +6,8 @@ import type { Timestamps } from './timestamps.js';
 type Bool = number;
 
 export interface MeetingRow extends Timestamps {
+  /** Concurrency version: bumped by every update (see tables/versioned.ts). */
+  version: number;
   id: string;
   workspace_id: string;
   title: string;
@@ -42,6 +45,8 @@ export interface AgendaGroupRow extends Timestamps {
   position: number;
 }
 export interface AgendaItemRow extends Timestamps {
+  /** Concurrency version: bumped by every update (see tables/versioned.ts). */
+  version: number;
   id: string;
   workspace_id: string;
   meeting_id: string;
@@ -82,11 +87,11 @@ export interface WorkLinkRow {
 }
 
 export interface MeetingsTables {
-  meetings: MeetingRow;
+  meetings: Versioned<MeetingRow>;
   agenda_statuses: AgendaStatusRow;
   external_owner_presets: ExternalOwnerPresetRow;
   agenda_groups: AgendaGroupRow;
-  agenda_items: AgendaItemRow;
+  agenda_items: Versioned<AgendaItemRow>;
   agenda_owners: AgendaOwnerRow;
   work_links: WorkLinkRow;
 }

@@ -1,6 +1,10 @@
+import type { Versioned } from './versioned.js';
+
 /** Row types of the planning area's own tables (see migration 0003_planning). */
 
 export interface SubtaskRow {
+  /** Concurrency version: bumped by every update (see tables/versioned.ts). */
+  version: number;
   id: string;
   workspace_id: string;
   parent_issue_id: string;
@@ -41,7 +45,7 @@ export interface MilestoneActivityRow {
 }
 
 export interface PlanningTables {
-  subtasks: SubtaskRow;
+  subtasks: Versioned<SubtaskRow>;
   subtask_links: SubtaskLinkRow;
   milestone_activity: MilestoneActivityRow;
 }

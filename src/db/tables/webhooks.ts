@@ -1,9 +1,13 @@
+import type { Versioned } from './versioned.js';
+
 /** Row types of the webhooks area's own tables (see migration 0006_webhooks). */
 
 /** Who made a subscription: its project visibility is the creator's (file-made ones see all). */
 export type WebhookCreatorKind = 'api_token' | 'user' | 'workspace_file';
 
 export interface WebhookRow {
+  /** Concurrency version: bumped by every update (see tables/versioned.ts). */
+  version: number;
   id: string;
   workspace_id: string;
   url: string;
@@ -78,7 +82,7 @@ export interface OutboxDispatchColumns {
 }
 
 export interface WebhooksTables {
-  webhooks: WebhookRow;
+  webhooks: Versioned<WebhookRow>;
   webhook_jobs: WebhookJobRow;
   webhook_deliveries: WebhookDeliveryRow;
   outbox_events: OutboxDispatchColumns;

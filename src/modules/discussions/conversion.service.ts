@@ -83,6 +83,6 @@ export async function convertTopic(ctx: Ctx, topicId: string, input: ConvertTopi
     { source: { type: 'discussion_topic', id: topic.id } },
   );
   const changes = { converted: 1, converted_issue_id: issue.issueId, updated_at: ctx.now };
-  await updateTopic(ctx, topic.id, changes);
-  return { issue, topic: await presentTopicRow(ctx, { ...topic, ...changes }), created: true };
+  const version = await updateTopic(ctx, topic.id, changes);
+  return { issue, topic: await presentTopicRow(ctx, { ...topic, ...changes, version }), created: true };
 }

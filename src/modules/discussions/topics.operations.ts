@@ -10,8 +10,17 @@ import {
   topicFieldCodes,
 } from './topics.schemas.js';
 import { createTopic, getTopic, searchTopics, updateTopicById } from './topics.service.js';
+import { defineResource } from '../../operations/versioned.js';
 
 /** Codes of the fields a create and an update of a topic both take. */
+/** The versioned record its GET, PATCH and DELETE share (ETag, If-Match). */
+const topicResource = defineResource({
+  name: 'topic',
+  table: 'discussion_topics',
+  idField: 'topicId',
+  read: (ctx, params: { topicId: string }) => getTopic(ctx, params.topicId),
+});
+
 const topicWriteErrors: ErrorCode[] = [
   'AGENDA_ITEM_NOT_FOUND',
   'DISCUSSION_GROUP_NOT_FOUND',
@@ -28,7 +37,8 @@ export const topicOperations: Operation[] = [
     method: 'GET',
     path: '/api/external/discussion/topics',
     tag,
-    summary: 'Search the topics of the groups the caller can see, newest first; q matches title, description and tags.',
+    summary:
+      'Search the topics of the groups the caller can see, newest first, or oldest change first with sort=updatedAt; q matches title, description and tags.',
     query: SearchTopicsQuery,
     errors: ['DISCUSSION_GROUP_NOT_FOUND'],
     response: TopicListResponse,
@@ -50,6 +60,7 @@ export const topicOperations: Operation[] = [
   }),
   defineOperation({
     id: 'get_discussion_topic',
+    resource: topicResource,
     method: 'GET',
     path: '/api/external/discussion/topics/{topicId}',
     tag,
@@ -60,6 +71,7 @@ export const topicOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_discussion_topic',
+    resource: topicResource,
     method: 'PATCH',
     path: '/api/external/discussion/topics/{topicId}',
     tag,

@@ -27,6 +27,7 @@ export function presentTopic(t: DiscussionTopicRow, links: WorkLinkView[], refs:
     convertedIssueId: refs.convertedIssueId,
     createdAt: t.created_at,
     updatedAt: t.updated_at,
+    version: t.version,
   };
 }
 

@@ -1,7 +1,8 @@
 import { containsText, titleOrDescriptionContains } from '../../db/text-search.js';
 import { sql } from 'kysely';
 import type { Ctx } from '../../core/context.js';
-import { paginate } from '../../db/paginate.js';
+import { paginateInOrder } from '../../db/list-page.js';
+import type { ListOrder } from '../../core/list-order.js';
 import type { DiscussionTopicRow, TopicStatus } from '../../db/tables/discussions.js';
 import { whereGroupVisible } from './visibility.repository.js';
 
@@ -21,7 +22,12 @@ export interface TopicFilter {
   status?: TopicStatus;
 }
 
-export async function searchVisibleTopics(ctx: Ctx, filter: TopicFilter, page: { limit?: number; cursor?: string }) {
+export async function searchVisibleTopics(
+  ctx: Ctx,
+  filter: TopicFilter,
+  order: ListOrder,
+  page: { limit?: number; cursor?: string },
+) {
   let query = selectVisibleTopics(ctx);
   if (filter.groupId) query = query.where('t.group_id', '=', filter.groupId);
   if (filter.status) query = query.where('t.status', '=', filter.status);
@@ -43,15 +49,11 @@ export async function searchVisibleTopics(ctx: Ctx, filter: TopicFilter, page: {
       ]),
     );
   }
-  return paginate(ctx, query, {
+  return paginateInOrder(ctx, query, 't', order, {
     scope: 'discussion_topics',
     filters: { ...filter },
-    ...page,
-    orderBy: [
-      ['t.created_at', 'text'],
-      ['t.id', 'text'],
-    ],
-    keyOf: (r: DiscussionTopicRow) => [r.created_at, r.id],
+    limit: page.limit,
+    cursor: page.cursor,
   });
 }
 
@@ -59,13 +61,16 @@ export async function insertTopic(ctx: Ctx, row: DiscussionTopicRow): Promise<vo
   await ctx.db.insertInto('discussion_topics').values(row).execute();
 }
 
-export async function updateTopic(ctx: Ctx, topicId: string, changes: Partial<DiscussionTopicRow>): Promise<void> {
-  await ctx.db
+/** Applies the changes and answers the topic's new version. */
+export async function updateTopic(ctx: Ctx, topicId: string, changes: Partial<DiscussionTopicRow>): Promise<number> {
+  const row = await ctx.db
     .updateTable('discussion_topics')
-    .set(changes)
+    .set({ ...changes, version: sql`version + 1` })
     .where('workspace_id', '=', ctx.workspace.id)
     .where('id', '=', topicId)
-    .execute();
+    .returning('version')
+    .executeTakeFirstOrThrow();
+  return row.version;
 }
 
 /**
@@ -76,7 +81,7 @@ export async function updateTopic(ctx: Ctx, topicId: string, changes: Partial<Di
 export async function claimConversion(ctx: Ctx, topicId: string): Promise<boolean> {
   const result = await ctx.db
     .updateTable('discussion_topics')
-    .set({ converted: 1, updated_at: ctx.now })
+    .set({ converted: 1, updated_at: ctx.now, version: sql`version + 1` })
     .where('workspace_id', '=', ctx.workspace.id)
     .where('id', '=', topicId)
     .where('converted', '=', 0)

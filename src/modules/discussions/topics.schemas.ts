@@ -11,7 +11,9 @@ import {
   SearchText,
   TagList,
   Title,
+  Version,
 } from '../../operations/schema-helpers.js';
+import { ListOrderQueryFields } from '../../operations/list-order-query.js';
 import { WorkLinkSchema } from '../work-links/work-links.schemas.js';
 
 export const TopicStatusSchema = Type.Union(
@@ -33,6 +35,7 @@ export const TopicSchema = Type.Object({
   convertedIssueId: Nullable(Type.String()),
   createdAt: Type.String(),
   updatedAt: Type.String(),
+  version: Version(),
 });
 
 // The service checks each link's target (INVALID_TARGET_TYPE, TARGET_REQUIRED, not-found
@@ -77,6 +80,7 @@ export const SearchTopicsQuery = Type.Object({
   q: SearchText('Case-insensitive text in the title, description or a tag.'),
   groupId: Type.Optional(Ref()),
   status: Type.Optional(TopicStatusSchema),
+  ...ListOrderQueryFields('topics'),
   ...PaginationQuery,
 });
 export const TopicIdParams = Type.Object({ topicId: PathParam() });

@@ -1,5 +1,6 @@
 import { canSeeProject, type Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
+import { parseListOrder, type ListOrderQuery } from '../../core/list-order.js';
 import { newId } from '../../core/ids.js';
 import { hasOwn, nonBlank } from '../../core/values.js';
 import type { DiscussionTopicRow, TopicStatus } from '../../db/tables/discussions.js';
@@ -99,11 +100,12 @@ export async function getTopic(ctx: Ctx, topicId: string): Promise<TopicView> {
 
 export async function searchTopics(
   ctx: Ctx,
-  query: { q?: string; groupId?: string; status?: TopicStatus; limit?: number; cursor?: string },
+  query: ListOrderQuery & { q?: string; groupId?: string; status?: TopicStatus; limit?: number; cursor?: string },
 ) {
+  const order = parseListOrder(query);
   if (query.groupId !== undefined) await requireVisibleGroup(ctx, query.groupId);
   const filter = { q: nonBlank(query.q), groupId: query.groupId, status: query.status };
-  const { rows, pageInfo } = await searchVisibleTopics(ctx, filter, query);
+  const { rows, pageInfo } = await searchVisibleTopics(ctx, filter, order, query);
   return { topics: await presentTopics(ctx, rows), pageInfo };
 }
 
@@ -127,6 +129,7 @@ export async function createTopic(ctx: Ctx, input: TopicInput & { groupId: strin
     created_by: ctx.principal.id,
     created_at: ctx.now,
     updated_at: ctx.now,
+    version: 1,
   };
   await insertTopic(ctx, topic);
   await replaceTopicLinks(ctx, topic.id, links);
@@ -161,6 +164,6 @@ export async function updateTopicById(ctx: Ctx, topicId: string, input: TopicInp
     changes.source_project_id = sourceProjectId;
     await replaceTagUsages(ctx, 'discussion_topic', topic.id, tags, sourceProjectId);
   }
-  await updateTopic(ctx, topic.id, changes);
-  return presentTopicRow(ctx, { ...topic, ...changes });
+  const version = await updateTopic(ctx, topic.id, changes);
+  return presentTopicRow(ctx, { ...topic, ...changes, version });
 }

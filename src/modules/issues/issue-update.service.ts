@@ -21,6 +21,7 @@ import {
 } from './issue-rules.js';
 import { isTransitionListed, updateIssueRow, type IssueRecord } from './issues.repository.js';
 import { recordIssueEvent } from './issue-events.js';
+import { touchIssuesBlockedBy } from './issue-touch.js';
 import { requireVisibleIssue, type CreateIssueInput, type IssueView } from './issues.service.js';
 import { applyScheduleChange, sendsSchedule } from './schedule.js';
 
@@ -165,5 +166,6 @@ export async function updateIssue(ctx: Ctx, idOrKey: string, input: UpdateIssueI
   if (changes.title !== undefined) await recordTitleChange(ctx, issue, title, null);
 
   await updateIssueRow(ctx, issue.id, { ...changes, updated_at: ctx.now });
+  await touchIssuesBlockedBy(ctx, issue, changes);
   return recordIssueEvent(ctx, (view) => eventFor(issue.archived === 1, view.archived), issue.id);
 }

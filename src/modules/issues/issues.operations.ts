@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../../core/errors.js';
 import { created, defineOperation, ok, type Operation } from '../../operations/define.js';
 import { attachmentOperations } from './attachments.operations.js';
+import { bulkIssueOperations } from './bulk.operations.js';
 import { commentOperations } from './comments.operations.js';
 import { evolutionOperations } from './evolution.operations.js';
 import { updateIssue } from './issue-update.service.js';
@@ -16,8 +17,17 @@ import {
 } from './issues.schemas.js';
 import { createIssue, getIssueView, getIssueViewByKey, listIssues } from './issues.service.js';
 import { linkOperations } from './links.operations.js';
+import { defineResource } from '../../operations/versioned.js';
 
 /** Codes of the fields a create and an update of an issue both take. */
+/** The versioned record its GET, PATCH and DELETE share (ETag, If-Match). */
+const issueResource = defineResource({
+  name: 'issue',
+  table: 'issues',
+  idField: 'issueId',
+  read: (ctx, params: { issueId: string }) => getIssueView(ctx, params.issueId),
+});
+
 const issueWriteErrors: ErrorCode[] = [
   'ASSIGNEE_NOT_IN_PROJECT',
   'ASSIGNEE_NOT_IN_PROJECT_TEAM',
@@ -48,7 +58,7 @@ const issueOperations: Operation[] = [
     path: '/api/external/issues',
     tag,
     summary:
-      'List issues newest first; filter by project, team, assignee (or assignedToMe), status, text; archived=true lists archived ones.',
+      'List issues newest first, or oldest change first with sort=updatedAt (sync from updatedSince); filter by project, team, assignee (or assignedToMe), status, text, archived.',
     query: ListIssuesQuery,
     errors: [
       'ASSIGNEE_FILTER_CONFLICT',
@@ -62,6 +72,7 @@ const issueOperations: Operation[] = [
   }),
   defineOperation({
     id: 'get_issue_by_key',
+    resource: issueResource,
     method: 'GET',
     path: '/api/external/issues/by-key/{issueKey}',
     tag,
@@ -72,6 +83,7 @@ const issueOperations: Operation[] = [
   }),
   defineOperation({
     id: 'get_issue',
+    resource: issueResource,
     method: 'GET',
     path: '/api/external/issues/{issueId}',
     tag,
@@ -97,6 +109,7 @@ const issueOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_issue',
+    resource: issueResource,
     method: 'PATCH',
     path: '/api/external/issues/{issueId}',
     tag,
@@ -113,6 +126,7 @@ const issueOperations: Operation[] = [
 
 export const issuesOperations: Operation[] = [
   ...issueOperations,
+  ...bulkIssueOperations(issueOperations),
   ...evolutionOperations,
   ...commentOperations,
   ...linkOperations,

@@ -58,6 +58,7 @@ export function presentIssue(
     earliestStartDate: earliestStartDate(visibleLinks),
     createdAt: issue.created_at,
     updatedAt: issue.updated_at,
+    version: issue.version,
   };
 }
 

@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import type { IssueRow } from '../../db/schema.js';
 import { whereProjectVisible } from '../../db/access.js';
-import { paginate } from '../../db/paginate.js';
+import { paginateInOrder } from '../../db/list-page.js';
+import type { ListOrder } from '../../core/list-order.js';
 
 /** An issue row plus the keys and status category its presentation needs, in one read. */
 export type IssueRecord = IssueRow & {
@@ -53,12 +54,19 @@ export interface IssueListFilter {
   assigneeId?: string;
   statusIds?: string[];
   q?: string;
-  archived: boolean;
+  /** Undefined lists archived and active issues (a sync). */
+  archived?: boolean;
 }
 
-/** Newest first; each filter leads one of the issues indexes, so a page is an index range scan. */
-export async function listVisibleIssues(ctx: Ctx, filter: IssueListFilter, page: { limit?: number; cursor?: string }) {
-  let query = selectIssues(ctx).where('i.archived', '=', filter.archived ? 1 : 0);
+/** In `order`; each filter leads one of the issues indexes, so a page is an index range scan. */
+export async function listVisibleIssues(
+  ctx: Ctx,
+  filter: IssueListFilter,
+  order: ListOrder,
+  page: { limit?: number; cursor?: string },
+) {
+  let query = selectIssues(ctx);
+  if (filter.archived !== undefined) query = query.where('i.archived', '=', filter.archived ? 1 : 0);
   if (filter.projectId) query = query.where('i.project_id', '=', filter.projectId);
   if (filter.teamId) query = query.where('i.team_id', '=', filter.teamId);
   if (filter.assigneeId) query = query.where('i.assignee_id', '=', filter.assigneeId);
@@ -68,16 +76,7 @@ export async function listVisibleIssues(ctx: Ctx, filter: IssueListFilter, page:
     const contains = await titleOrDescriptionContains(ctx, 'issues', 'i', filter.q);
     query = query.where((eb) => eb.or([contains, eb('i.issue_key', '=', key)]));
   }
-  return paginate(ctx, query, {
-    scope: 'issues',
-    filters: { ...filter },
-    ...page,
-    orderBy: [
-      ['i.created_at', 'text'],
-      ['i.id', 'text'],
-    ],
-    keyOf: (r: IssueRecord) => [r.created_at, r.id],
-  });
+  return paginateInOrder(ctx, query, 'i', order, { scope: 'issues', filters: { ...filter }, ...page });
 }
 
 /** Inserts the issue and answers the row as the store keeps it (types as a read returns them). */
@@ -88,7 +87,7 @@ export function insertIssue(ctx: Ctx, row: IssueRow): Promise<IssueRow> {
 export async function updateIssueRow(ctx: Ctx, issueId: string, changes: Partial<IssueRow>): Promise<void> {
   await ctx.db
     .updateTable('issues')
-    .set(changes)
+    .set({ ...changes, version: sql`version + 1` })
     .where('workspace_id', '=', ctx.workspace.id)
     .where('id', '=', issueId)
     .execute();

@@ -12,7 +12,9 @@ import {
   TagList,
   Text,
   Title,
+  Version,
 } from '../../operations/schema-helpers.js';
+import { ListOrderQueryFields, archivedDescription } from '../../operations/list-order-query.js';
 import { ProjectScopeQueryFields } from '../projects/projects.schemas.js';
 import { LINK_TYPES } from './links.presenter.js';
 import { PRIORITIES, SOURCE_TYPES } from './issues.presenter.js';
@@ -56,6 +58,7 @@ export const IssueSchema = Type.Object({
   earliestStartDate: Nullable(Type.String()),
   createdAt: Type.String(),
   updatedAt: Type.String(),
+  version: Version(),
 });
 
 const issueFields = {
@@ -112,7 +115,8 @@ export const ListIssuesQuery = Type.Object({
   status: Type.Optional(Ref('statusId or statusKey.')),
   statusKey: Type.Optional(Ref()),
   q: SearchText('Case-insensitive text in title or description, or an exact issueKey.'),
-  archived: Type.Optional(Type.Boolean({ description: 'true lists only archived issues; default only active ones.' })),
+  archived: Type.Optional(Type.Boolean({ description: archivedDescription('issues') })),
+  ...ListOrderQueryFields('issues', { hidesArchived: true }),
   ...PaginationQuery,
 });
 

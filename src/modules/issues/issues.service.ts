@@ -1,5 +1,6 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
+import { archivedFilter, parseListOrder, type ListOrderQuery } from '../../core/list-order.js';
 import { newId } from '../../core/ids.js';
 import { nonBlank } from '../../core/values.js';
 import { resolveProjectScope, type ProjectScopeQuery } from '../projects/project-scope.js';
@@ -190,6 +191,7 @@ export async function createIssue(
     source_id: options.source?.id ?? null,
     created_at: ctx.now,
     updated_at: ctx.now,
+    version: 1,
   });
   await addTagUsages(ctx, 'issue', id, tags, project.id);
   return recordIssueCreated(ctx, {
@@ -201,7 +203,7 @@ export async function createIssue(
   });
 }
 
-export interface IssueListQuery extends ProjectScopeQuery {
+export interface IssueListQuery extends ProjectScopeQuery, ListOrderQuery {
   assignee?: string;
   assigneeId?: string;
   assignedToMe?: boolean;
@@ -236,6 +238,7 @@ export async function listIssues(ctx: Ctx, query: IssueListQuery) {
   const { project, team } = await resolveProjectScope(ctx, query);
   const teamId = project?.team_id ?? team?.id;
   const status = agreeing('statusKey', query.statusKey, query.status);
+  const order = parseListOrder(query);
   const { rows, pageInfo } = await listVisibleIssues(
     ctx,
     {
@@ -244,8 +247,9 @@ export async function listIssues(ctx: Ctx, query: IssueListQuery) {
       assigneeId: query.assignedToMe ? ctx.principal.id : assignee,
       statusIds: status !== undefined ? await statusFilter(ctx, status, teamId) : undefined,
       q: nonBlank(query.q),
-      archived: query.archived === true,
+      archived: archivedFilter(order, query.archived),
     },
+    order,
     { limit: query.limit, cursor: query.cursor },
   );
   return { issues: await presentIssues(ctx, rows), pageInfo };

@@ -10,7 +10,8 @@ export const INVERSE_LINK_TYPE: Record<LinkType, LinkType> = {
   related: 'related',
 };
 
-const COMPLETED = 'completed';
+/** The status category in which an issue no longer blocks anything. */
+export const COMPLETED = 'completed';
 
 /**
  * Whether a dependency no longer holds: a `blocked_by` link is satisfied once the blocker

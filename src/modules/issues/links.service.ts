@@ -5,6 +5,7 @@ import { nonBlank } from '../../core/values.js';
 import type { IssueLinkRow } from '../../db/tables/issues.js';
 import { recordEvent } from '../../events/outbox.js';
 import { linkAudience } from './issue-events.js';
+import { touchLinkedIssues } from './issue-touch.js';
 import { issueRef } from './issues.presenter.js';
 import { findVisibleIssue, requireVisibleIssue, type IssueRecord } from './issues.service.js';
 import { INVERSE_LINK_TYPE, LINK_TYPES, presentLink, type LinkType, type LinkView } from './links.presenter.js';
@@ -95,7 +96,8 @@ export async function createIssueLink(
   const stored = (await findLinkSide(ctx, issue.id, target.id, type)) as IssueLinkRow;
   const { link } = (await presentedLink(ctx, issue, stored.id)) as { link: LinkView };
   const created = stored.id === own.id;
-  if (created)
+  if (created) {
+    await touchLinkedIssues(ctx, [issue.id, target.id]);
     await recordEvent(
       ctx,
       'issue.link.created',
@@ -103,6 +105,7 @@ export async function createIssueLink(
       issue.project_id,
       linkAudience(issue.project_id, target.project_id),
     );
+  }
   return { link, created };
 }
 
@@ -116,6 +119,7 @@ export async function deleteIssueLink(ctx: Ctx, issueIdOrKey: string, input: { l
   const { link, targetProjectId } = found;
   await deleteLinkSide(ctx, issue.id, link.targetIssueId, link.type);
   await deleteLinkSide(ctx, link.targetIssueId, issue.id, INVERSE_LINK_TYPE[link.type]);
+  await touchLinkedIssues(ctx, [issue.id, link.targetIssueId]);
   await recordEvent(
     ctx,
     'issue.link.deleted',

@@ -19,6 +19,16 @@ import {
 import { listAgendaTagSuggestions } from './agenda-tags.service.js';
 import { addAgendaItemAttachments, listAgendaItemAttachments } from './item-attachments.service.js';
 import { MeetingIdParams } from './meetings.schemas.js';
+import { defineResource } from '../../operations/versioned.js';
+
+/** The versioned record its GET, PATCH and DELETE share (ETag, If-Match). */
+const agendaItemResource = defineResource({
+  name: 'agendaItem',
+  table: 'agenda_items',
+  idField: 'agendaItemId',
+  read: (ctx, params: { meetingId: string; agendaItemId: string }) =>
+    getAgendaItem(ctx, params.meetingId, params.agendaItemId),
+});
 
 const tag = 'Meetings';
 const itemPath = '/api/external/meetings/{meetingId}/agenda-items/{agendaItemId}';
@@ -62,6 +72,7 @@ export const agendaItemOperations: Operation[] = [
   }),
   defineOperation({
     id: 'get_agenda_item',
+    resource: agendaItemResource,
     method: 'GET',
     path: itemPath,
     tag,
@@ -72,6 +83,7 @@ export const agendaItemOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_agenda_item',
+    resource: agendaItemResource,
     method: 'PATCH',
     path: itemPath,
     tag,
@@ -86,6 +98,7 @@ export const agendaItemOperations: Operation[] = [
   }),
   defineOperation({
     id: 'delete_agenda_item',
+    resource: agendaItemResource,
     method: 'DELETE',
     path: itemPath,
     tag,

@@ -37,6 +37,7 @@ export function presentAgendaItem(i: AgendaItemRow, related: AgendaItemRelations
     position: i.position,
     createdAt: i.created_at,
     updatedAt: i.updated_at,
+    version: i.version,
   };
 }
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import type { AgendaItemRow } from '../../db/tables/meetings.js';
 
@@ -37,13 +38,16 @@ export async function insertItemRow(ctx: Ctx, row: AgendaItemRow): Promise<void>
   await ctx.db.insertInto('agenda_items').values(row).execute();
 }
 
-export async function updateItemRow(ctx: Ctx, itemId: string, changes: Partial<AgendaItemRow>): Promise<void> {
-  await ctx.db
+/** Applies the changes and answers the item's new version. */
+export async function updateItemRow(ctx: Ctx, itemId: string, changes: Partial<AgendaItemRow>): Promise<number> {
+  const row = await ctx.db
     .updateTable('agenda_items')
-    .set(changes)
+    .set({ ...changes, version: sql`version + 1` })
     .where('workspace_id', '=', ctx.workspace.id)
     .where('id', '=', itemId)
-    .execute();
+    .returning('version')
+    .executeTakeFirstOrThrow();
+  return row.version;
 }
 
 export async function deleteItemRows(ctx: Ctx, itemIds: string[]): Promise<void> {

@@ -9,6 +9,7 @@ import {
   TagList,
   Text,
   Title,
+  Version,
 } from '../../operations/schema-helpers.js';
 import { AttachmentSchema } from '../issues/attachments.schemas.js';
 import { OwnerSchema } from './owners.schemas.js';
@@ -35,6 +36,7 @@ export const AgendaItemSchema = Type.Object({
   position: Type.Integer(),
   createdAt: Type.String(),
   updatedAt: Type.String(),
+  version: Version(),
 });
 
 const itemFields = {

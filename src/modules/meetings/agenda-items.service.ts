@@ -5,6 +5,7 @@ import { hasOwn, isCalendarDate, nonBlank } from '../../core/values.js';
 import type { AgendaItemRow } from '../../db/tables/meetings.js';
 import { requireVisibleProject } from '../projects/projects.service.js';
 import { parseTagFields } from '../issues/issue-rules.js';
+import { touchIssuesMadeFrom } from '../issues/issue-touch.js';
 import { removeTagUsages, replaceTagUsages } from '../tags/tags.service.js';
 import { visibleIdsOf } from '../visibility/visibility.service.js';
 import { requireAgendaGroup } from './agenda-groups.service.js';
@@ -164,6 +165,7 @@ export async function createAgendaItem(ctx: Ctx, meetingId: string, input: Agend
     created_by: ctx.principal.id,
     created_at: ctx.now,
     updated_at: ctx.now,
+    version: 1,
   };
   await insertItemRow(ctx, row);
   await replaceTagUsages(ctx, 'agenda_item', row.id, tags, sourceProjectId);
@@ -240,10 +242,14 @@ export async function updateAgendaItem(
   return presentAgendaItemRow(ctx, updated.item);
 }
 
-/** Removes everything hanging off these items (owners, links both ways, attachments, tag usage). */
+/**
+ * Removes everything hanging off these items (owners, links both ways, attachments, tag
+ * usage); issues made from them keep their source, which reads null once they are gone.
+ */
 async function removeItemDependants(ctx: Ctx, itemIds: string[]): Promise<void> {
   await deleteOwnersOfItems(ctx, itemIds);
   await removeWorkLinksOfRecords(ctx, 'agenda_item', itemIds);
+  await touchIssuesMadeFrom(ctx, 'agenda_item', itemIds);
   await removeAttachmentsOfItems(ctx, itemIds);
   await removeTagUsages(ctx, 'agenda_item', itemIds);
 }

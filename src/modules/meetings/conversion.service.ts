@@ -97,8 +97,8 @@ export async function convertAgendaItem(
   }
   const issue = await createIssue(ctx, issueInput(ctx, meeting, item, input), sourceOf(item));
   const changes = { converted: 1, converted_issue_id: issue.issueId, updated_at: ctx.now };
-  await updateItemRow(ctx, item.id, changes);
-  return { issue, agendaItem: await presentAgendaItemRow(ctx, { ...item, ...changes }), created: true };
+  const version = await updateItemRow(ctx, item.id, changes);
+  return { issue, agendaItem: await presentAgendaItemRow(ctx, { ...item, ...changes, version }), created: true };
 }
 
 /** A new related issue on every call; the item is not marked converted. */
@@ -109,8 +109,8 @@ export async function createAgendaItemTask(ctx: Ctx, meetingId: string, itemId: 
     task_issue_ids: JSON.stringify([...(JSON.parse(item.task_issue_ids) as string[]), issue.issueId]),
     updated_at: ctx.now,
   };
-  await updateItemRow(ctx, item.id, changes);
-  return { issue, agendaItem: await presentAgendaItemRow(ctx, { ...item, ...changes }) };
+  const version = await updateItemRow(ctx, item.id, changes);
+  return { issue, agendaItem: await presentAgendaItemRow(ctx, { ...item, ...changes, version }) };
 }
 
 export interface PublishInput {

@@ -14,6 +14,15 @@ import { createMeeting, deleteMeeting, getMeeting, listMeetings, updateMeetingBy
 import { ownerOperations } from './owners.operations.js';
 import { settingsOperations } from './settings.operations.js';
 import { workLinkOperations } from './work-links.operations.js';
+import { defineResource } from '../../operations/versioned.js';
+
+/** The versioned record its GET, PATCH and DELETE share (ETag, If-Match). */
+const meetingResource = defineResource({
+  name: 'meeting',
+  table: 'meetings',
+  idField: 'meetingId',
+  read: (ctx, params: { meetingId: string }) => getMeeting(ctx, params.meetingId),
+});
 
 const tag = 'Meetings';
 
@@ -23,7 +32,8 @@ const meetingOperations: Operation[] = [
     method: 'GET',
     path: '/api/external/meetings',
     tag,
-    summary: 'List meetings the caller can see, newest first; active ones unless archived=true or view=archived.',
+    summary:
+      'List meetings the caller can see, newest first, or oldest change first with sort=updatedAt; active ones unless archived=true, view=archived or a sync.',
     query: ListMeetingsQuery,
     errors: ['PROJECT_NOT_FOUND', 'TEAM_NOT_FOUND'],
     response: MeetingListResponse,
@@ -45,6 +55,7 @@ const meetingOperations: Operation[] = [
   }),
   defineOperation({
     id: 'get_meeting',
+    resource: meetingResource,
     method: 'GET',
     path: '/api/external/meetings/{meetingId}',
     tag,
@@ -55,6 +66,7 @@ const meetingOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_meeting',
+    resource: meetingResource,
     method: 'PATCH',
     path: '/api/external/meetings/{meetingId}',
     tag,
@@ -74,6 +86,7 @@ const meetingOperations: Operation[] = [
   }),
   defineOperation({
     id: 'delete_meeting',
+    resource: meetingResource,
     method: 'DELETE',
     path: '/api/external/meetings/{meetingId}',
     tag,

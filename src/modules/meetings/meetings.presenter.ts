@@ -17,6 +17,7 @@ export const presentMeeting = (m: MeetingWithKeys, links: WorkLinkView[]) => ({
   links,
   createdAt: m.created_at,
   updatedAt: m.updated_at,
+  version: m.version,
 });
 
 export type MeetingView = ReturnType<typeof presentMeeting>;

@@ -1,8 +1,9 @@
 import { titleOrDescriptionContains } from '../../db/text-search.js';
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import { projectAbsentOrVisible } from '../../db/access.js';
-import { paginate } from '../../db/paginate.js';
+import { paginateInOrder } from '../../db/list-page.js';
+import type { ListOrder } from '../../core/list-order.js';
 import type { MeetingRow } from '../../db/tables/meetings.js';
 
 /** Meeting columns plus its team's and project's keys: everything the presenter needs. */
@@ -34,12 +35,19 @@ export interface MeetingFilter {
   projectId?: string;
   type?: string;
   recurrenceType?: string;
-  archived: boolean;
+  /** Undefined lists archived and active meetings (a sync). */
+  archived?: boolean;
   q?: string;
 }
 
-export async function listVisibleMeetings(ctx: Ctx, filter: MeetingFilter, page: { limit?: number; cursor?: string }) {
-  let query = selectMeetings(ctx).where('m.archived', '=', filter.archived ? 1 : 0);
+export async function listVisibleMeetings(
+  ctx: Ctx,
+  filter: MeetingFilter,
+  order: ListOrder,
+  page: { limit?: number; cursor?: string },
+) {
+  let query = selectMeetings(ctx);
+  if (filter.archived !== undefined) query = query.where('m.archived', '=', filter.archived ? 1 : 0);
   if (filter.teamId) query = query.where('m.team_id', '=', filter.teamId);
   if (filter.projectId) query = query.where('m.project_id', '=', filter.projectId);
   if (filter.type) query = query.where('m.type', '=', filter.type);
@@ -48,15 +56,11 @@ export async function listVisibleMeetings(ctx: Ctx, filter: MeetingFilter, page:
     const text = filter.q;
     query = query.where(await titleOrDescriptionContains(ctx, 'meetings', 'm', text));
   }
-  return paginate(ctx, query, {
+  return paginateInOrder(ctx, query, 'm', order, {
     scope: 'meetings',
     filters: { ...filter },
-    ...page,
-    orderBy: [
-      ['m.created_at', 'text'],
-      ['m.id', 'text'],
-    ],
-    keyOf: (r: MeetingWithKeys) => [r.created_at, r.id],
+    limit: page.limit,
+    cursor: page.cursor,
   });
 }
 
@@ -67,7 +71,7 @@ export async function insertMeeting(ctx: Ctx, row: MeetingRow): Promise<void> {
 export async function updateMeeting(ctx: Ctx, meetingId: string, changes: Partial<MeetingRow>): Promise<void> {
   await ctx.db
     .updateTable('meetings')
-    .set(changes)
+    .set({ ...changes, version: sql`version + 1` })
     .where('workspace_id', '=', ctx.workspace.id)
     .where('id', '=', meetingId)
     .execute();

@@ -10,7 +10,9 @@ import {
   SearchText,
   Text,
   Title,
+  Version,
 } from '../../operations/schema-helpers.js';
+import { ListOrderQueryFields, archivedDescription } from '../../operations/list-order-query.js';
 import { WorkLinkSchema } from '../work-links/work-links.schemas.js';
 
 const RecurrenceTypeSchema = Type.Union(['none', 'daily', 'weekly', 'biweekly', 'monthly'].map((v) => Type.Literal(v)));
@@ -31,6 +33,7 @@ export const MeetingSchema = Type.Object({
   links: Type.Array(WorkLinkSchema),
   createdAt: Type.String(),
   updatedAt: Type.String(),
+  version: Version(),
 });
 
 const meetingFields = {
@@ -62,11 +65,14 @@ export const ListMeetingsQuery = Type.Object({
   projectKey: Type.Optional(Ref()),
   type: Type.Optional(Text('Exact meeting type.', LIMITS.meetingType)),
   recurrenceType: Type.Optional(RecurrenceTypeSchema),
-  archived: Type.Optional(Type.Boolean({ description: 'true lists only archived meetings.' })),
+  archived: Type.Optional(Type.Boolean({ description: archivedDescription('meetings') })),
   view: Type.Optional(
-    Type.Union([Type.Literal('active'), Type.Literal('archived')], { description: 'archived: same as archived=true.' }),
+    Type.Union([Type.Literal('active'), Type.Literal('archived')], {
+      description: 'archived: same as archived=true; active: same as archived=false.',
+    }),
   ),
   q: SearchText('Case-insensitive match on title and description.'),
+  ...ListOrderQueryFields('meetings', { hidesArchived: true }),
   ...PaginationQuery,
 });
 

@@ -1,5 +1,6 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
+import { archivedFilter, parseListOrder, type ListOrderQuery } from '../../core/list-order.js';
 import { newId } from '../../core/ids.js';
 import { LIMITS } from '../../core/limits.js';
 import { hasOwn, nonBlank, normaliseDatetime } from '../../core/values.js';
@@ -138,6 +139,7 @@ export async function createMeeting(ctx: Ctx, input: MeetingInput): Promise<Meet
     created_by: ctx.principal.id,
     created_at: ctx.now,
     updated_at: ctx.now,
+    version: 1,
   });
   return reload(ctx, id);
 }
@@ -182,7 +184,7 @@ export async function getMeeting(ctx: Ctx, meetingId: string): Promise<MeetingVi
   return reload(ctx, meetingId);
 }
 
-export interface MeetingListQuery {
+export interface MeetingListQuery extends ListOrderQuery {
   teamId?: string;
   teamKey?: string;
   projectId?: string;
@@ -196,9 +198,17 @@ export interface MeetingListQuery {
   cursor?: string;
 }
 
+/** `archived` and its older name `view`; either asking for archived meetings wins. */
+function archivedAsked(query: MeetingListQuery): boolean | undefined {
+  if (query.archived === true || query.view === 'archived') return true;
+  if (query.archived === false || query.view === 'active') return false;
+  return undefined;
+}
+
 export async function listMeetings(ctx: Ctx, query: MeetingListQuery) {
   const project = await resolveProjectRef(ctx, query);
   const team = project ? undefined : await resolveTeamRef(ctx, query);
+  const order = parseListOrder(query);
   const { rows, pageInfo } = await listVisibleMeetings(
     ctx,
     {
@@ -206,9 +216,10 @@ export async function listMeetings(ctx: Ctx, query: MeetingListQuery) {
       projectId: project?.id,
       type: query.type,
       recurrenceType: query.recurrenceType,
-      archived: query.archived === true || query.view === 'archived',
+      archived: archivedFilter(order, archivedAsked(query)),
       q: nonBlank(query.q),
     },
+    order,
     query,
   );
   return { meetings: await presentMeetings(ctx, rows), pageInfo };

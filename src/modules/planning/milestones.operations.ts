@@ -16,6 +16,15 @@ import {
   listMilestones,
   updateMilestoneById,
 } from './milestones.service.js';
+import { defineResource } from '../../operations/versioned.js';
+
+/** The versioned record its GET, PATCH and DELETE share (ETag, If-Match). */
+const milestoneResource = defineResource({
+  name: 'milestone',
+  table: 'milestones',
+  idField: 'milestoneId',
+  read: (ctx, params: { milestoneId: string }) => getMilestone(ctx, params.milestoneId),
+});
 
 const tag = 'Milestones';
 
@@ -58,6 +67,7 @@ export const milestoneOperations: Operation[] = [
   }),
   defineOperation({
     id: 'get_milestone',
+    resource: milestoneResource,
     method: 'GET',
     path: '/api/external/issue-container-milestones/{milestoneId}',
     tag,
@@ -68,6 +78,7 @@ export const milestoneOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_milestone',
+    resource: milestoneResource,
     method: 'PATCH',
     path: '/api/external/issue-container-milestones/{milestoneId}',
     tag,
@@ -88,6 +99,7 @@ export const milestoneOperations: Operation[] = [
   }),
   defineOperation({
     id: 'delete_milestone',
+    resource: milestoneResource,
     method: 'DELETE',
     path: '/api/external/issue-container-milestones/{milestoneId}',
     tag,

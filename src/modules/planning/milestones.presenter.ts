@@ -20,6 +20,7 @@ export const presentMilestone = (m: MilestoneRow) => {
     labels: tags,
     createdAt: m.created_at,
     updatedAt: m.updated_at,
+    version: m.version,
   };
 };
 

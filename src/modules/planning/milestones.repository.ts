@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import type { MilestoneRow } from '../../db/schema.js';
 import { whereProjectVisible } from '../../db/access.js';
@@ -70,7 +71,7 @@ export async function insertMilestone(ctx: Ctx, row: MilestoneRow): Promise<void
 export async function updateMilestone(ctx: Ctx, milestoneId: string, changes: Partial<MilestoneRow>): Promise<void> {
   await ctx.db
     .updateTable('milestones')
-    .set(changes)
+    .set({ ...changes, version: sql`version + 1` })
     .where('workspace_id', '=', ctx.workspace.id)
     .where('id', '=', milestoneId)
     .execute();
@@ -92,7 +93,7 @@ export async function deleteMilestone(ctx: Ctx, milestoneId: string): Promise<vo
 export async function detachIssues(ctx: Ctx, milestoneId: string, keepContainerId?: string): Promise<void> {
   let query = ctx.db
     .updateTable('issues')
-    .set({ milestone_id: null, updated_at: ctx.now })
+    .set({ milestone_id: null, updated_at: ctx.now, version: sql`version + 1` })
     .where('workspace_id', '=', ctx.workspace.id)
     .where('milestone_id', '=', milestoneId);
   if (keepContainerId)

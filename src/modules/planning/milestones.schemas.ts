@@ -10,6 +10,7 @@ import {
   SearchText,
   TagList,
   Title,
+  Version,
 } from '../../operations/schema-helpers.js';
 import { ProjectScopeQueryFields } from '../projects/projects.schemas.js';
 
@@ -36,6 +37,7 @@ export const MilestoneSchema = Type.Object({
   labels: Type.Array(Type.String(), { description: 'Legacy name of tags (same value).' }),
   createdAt: Type.String(),
   updatedAt: Type.String(),
+  version: Version(),
 });
 
 /** A tracked field's value: text (title, ids, status, dates), the integer order, or the tag list. */

@@ -128,6 +128,7 @@ export async function createMilestone(ctx: Ctx, input: MilestoneInput): Promise<
     created_by: ctx.principal.id,
     created_at: ctx.now,
     updated_at: ctx.now,
+    version: 1,
   });
   await recordMilestoneCreated(ctx, id);
   const milestone = await reload(ctx, id);

@@ -13,6 +13,7 @@ import {
   listLinksOfSubtasks,
   type SubtaskLinkWithTarget,
 } from './subtask-links.repository.js';
+import { touchLinkedSubtasks } from './subtask-touch.js';
 import { presentSubtaskLink } from './subtasks.presenter.js';
 import { findSubtaskInWorkspace } from './subtasks.repository.js';
 import { openSubtaskForWrite, recordSubtaskEvent, subtaskView } from './subtasks.service.js';
@@ -76,7 +77,10 @@ export async function createSubtaskLink(ctx: Ctx, issueId: string, subtaskId: st
   await insertLinkSides(ctx, [own, side(target.id, subtask.id, INVERSE_LINK_TYPE[type])]);
   const stored = (await findLinkSide(ctx, subtask.id, target.id, type)) as SubtaskLinkRow;
   const created = stored.id === own.id;
-  if (created) await recordSubtaskEvent(ctx, 'subtask.updated', await subtaskView(ctx, parent, subtask.id), parent);
+  if (created) {
+    await touchLinkedSubtasks(ctx, [subtask.id, target.id]);
+    await recordSubtaskEvent(ctx, 'subtask.updated', await subtaskView(ctx, parent, subtask.id), parent);
+  }
   return { link: await presentedLink(ctx, subtask, stored.id), created };
 }
 
@@ -94,5 +98,6 @@ export async function deleteSubtaskLink(
   if (!link) throw new ApiError('ISSUE_LINK_NOT_FOUND', { linkId, subtaskId: subtask.id });
   await deleteLinkSide(ctx, subtask.id, link.target_subtask_id, link.type);
   await deleteLinkSide(ctx, link.target_subtask_id, subtask.id, INVERSE_LINK_TYPE[link.type as LinkType]);
+  await touchLinkedSubtasks(ctx, [subtask.id, link.target_subtask_id]);
   await recordSubtaskEvent(ctx, 'subtask.updated', await subtaskView(ctx, parent, subtask.id), parent);
 }

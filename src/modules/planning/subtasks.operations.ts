@@ -10,6 +10,15 @@ import {
   issueKeyAlias,
 } from './subtasks.schemas.js';
 import { createSubtask, deleteSubtaskById, getSubtask, listSubtasks, updateSubtaskById } from './subtasks.service.js';
+import { defineResource } from '../../operations/versioned.js';
+
+/** The versioned record its GET, PATCH and DELETE share (ETag, If-Match). */
+const subtaskResource = defineResource({
+  name: 'subtask',
+  table: 'subtasks',
+  idField: 'subtaskId',
+  read: (ctx, params: { issueId: string; subtaskId: string }) => getSubtask(ctx, params.issueId, params.subtaskId),
+});
 
 const tag = 'Sub-tasks';
 
@@ -50,6 +59,7 @@ export const subtaskOperations: Operation[] = [
   }),
   defineOperation({
     id: 'get_subtask',
+    resource: subtaskResource,
     method: 'GET',
     path: '/api/external/issues/{issueId}/subtasks/{subtaskId}',
     tag,
@@ -61,6 +71,7 @@ export const subtaskOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_subtask',
+    resource: subtaskResource,
     method: 'PATCH',
     path: '/api/external/issues/{issueId}/subtasks/{subtaskId}',
     tag,
@@ -82,6 +93,7 @@ export const subtaskOperations: Operation[] = [
   }),
   defineOperation({
     id: 'delete_subtask',
+    resource: subtaskResource,
     method: 'DELETE',
     path: '/api/external/issues/{issueId}/subtasks/{subtaskId}',
     tag,

@@ -55,6 +55,7 @@ export const presentSubtask = (
   position: Number(s.position),
   createdAt: s.created_at,
   updatedAt: s.updated_at,
+  version: s.version,
 });
 
 export type SubtaskView = ReturnType<typeof presentSubtask>;

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import type { SubtaskRow } from '../../db/tables/planning.js';
 
@@ -51,7 +52,7 @@ export async function insertSubtask(ctx: Ctx, row: SubtaskRow): Promise<void> {
 export async function updateSubtask(ctx: Ctx, subtaskId: string, changes: Partial<SubtaskRow>): Promise<void> {
   await ctx.db
     .updateTable('subtasks')
-    .set(changes)
+    .set({ ...changes, version: sql`version + 1` })
     .where('workspace_id', '=', ctx.workspace.id)
     .where('id', '=', subtaskId)
     .execute();

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateString, Nullable, PathParam, Ref, Title } from '../../operations/schema-helpers.js';
+import { DateString, Nullable, PathParam, Ref, Title, Version } from '../../operations/schema-helpers.js';
 
 export const SUBTASK_STATUSES = ['to-do', 'in-progress', 'done'] as const;
 export type SubtaskStatus = (typeof SUBTASK_STATUSES)[number];
@@ -37,6 +37,7 @@ export const SubtaskSchema = Type.Object({
   position: Type.Integer({ description: "0-based place among the parent's sub-tasks." }),
   createdAt: Type.String(),
   updatedAt: Type.String(),
+  version: Version(),
 });
 
 const subtaskFields = {

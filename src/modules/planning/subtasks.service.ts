@@ -5,11 +5,13 @@ import { hasOwn, nonBlank } from '../../core/values.js';
 import type { SubtaskRow } from '../../db/tables/planning.js';
 import { recordEvent, type EventType } from '../../events/outbox.js';
 import { checkAssignee, TITLE_MAX } from '../issues/issue-rules.js';
+import { touchIssuesMadeFrom } from '../issues/issue-touch.js';
 import { issueRef } from '../issues/issues.presenter.js';
 import { requireVisibleIssue, type IssueRecord } from '../issues/issues.service.js';
 import { applyScheduleChange, scheduleFromInput, sendsSchedule, type ScheduleInput } from '../issues/schedule.js';
 import { requireVisibleProject, type ProjectWithTeam } from '../projects/projects.service.js';
 import { deleteLinksTouching, listLinksOfSubtasks } from './subtask-links.repository.js';
+import { touchSubtasksBlockedBy, touchSubtasksLinkedTo } from './subtask-touch.js';
 import { presentSubtask, type SubtaskView } from './subtasks.presenter.js';
 import {
   deleteSubtask,
@@ -142,6 +144,7 @@ export async function createSubtask(ctx: Ctx, issueId: string, input: SubtaskInp
     created_by: ctx.principal.id,
     created_at: ctx.now,
     updated_at: ctx.now,
+    version: 1,
   });
   const subtask = await subtaskView(ctx, parent, id);
   await recordSubtaskEvent(ctx, 'subtask.created', subtask, parent);
@@ -174,6 +177,7 @@ export async function updateSubtaskById(
     });
   }
   await updateSubtask(ctx, subtask.id, { ...changes, updated_at: ctx.now });
+  await touchSubtasksBlockedBy(ctx, subtask, changes.status);
   const updated = await subtaskView(ctx, parent, subtask.id);
   await recordSubtaskEvent(ctx, 'subtask.updated', updated, parent);
   return updated;
@@ -183,6 +187,8 @@ export async function updateSubtaskById(
 export async function deleteSubtaskById(ctx: Ctx, issueId: string, subtaskId: string): Promise<void> {
   const { parent, subtask } = await openSubtaskForWrite(ctx, issueId, subtaskId);
   const view = await subtaskView(ctx, parent, subtask.id);
+  await touchSubtasksLinkedTo(ctx, subtask.id);
+  await touchIssuesMadeFrom(ctx, 'subtask', [subtask.id]);
   await deleteLinksTouching(ctx, subtask.id);
   await deleteSubtask(ctx, subtask.id);
   await recordSubtaskEvent(ctx, 'subtask.deleted', view, parent);

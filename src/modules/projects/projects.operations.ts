@@ -10,6 +10,15 @@ import {
   projectFieldCodes,
 } from './projects.schemas.js';
 import { createProject, getProject, getProjectByKey, listProjects, updateProjectById } from './projects.service.js';
+import { defineResource } from '../../operations/versioned.js';
+
+/** The versioned record its GET, PATCH and DELETE share (ETag, If-Match). */
+const projectResource = defineResource({
+  name: 'project',
+  table: 'projects',
+  idField: 'projectId',
+  read: (ctx, params: { projectId: string }) => getProject(ctx, params.projectId),
+});
 
 const tag = 'Projects';
 
@@ -19,7 +28,7 @@ export const projectOperations: Operation[] = [
     method: 'GET',
     path: '/api/external/projects',
     tag,
-    summary: 'List the projects this credential can access, newest first.',
+    summary: 'List the projects this credential can access, newest first, or oldest change first with sort=updatedAt.',
     query: ListProjectsQuery,
     errors: ['TEAM_NOT_FOUND'],
     response: ProjectListResponse,
@@ -27,6 +36,7 @@ export const projectOperations: Operation[] = [
   }),
   defineOperation({
     id: 'get_project_by_key',
+    resource: projectResource,
     method: 'GET',
     path: '/api/external/projects/by-key/{teamKey}/{projectKey}',
     tag,
@@ -37,6 +47,7 @@ export const projectOperations: Operation[] = [
   }),
   defineOperation({
     id: 'get_project',
+    resource: projectResource,
     method: 'GET',
     path: '/api/external/projects/{projectId}',
     tag,
@@ -61,6 +72,7 @@ export const projectOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_project',
+    resource: projectResource,
     method: 'PATCH',
     path: '/api/external/projects/{projectId}',
     tag,

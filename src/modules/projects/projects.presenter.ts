@@ -14,6 +14,7 @@ export const presentProject = (p: ProjectWithTeam) => ({
   issueContainersEnabled: p.issue_containers_enabled === 1,
   createdAt: p.created_at,
   updatedAt: p.updated_at,
+  version: p.version,
 });
 
 export type ProjectView = ReturnType<typeof presentProject>;

@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import type { ProjectRow } from '../../db/schema.js';
 import { whereProjectVisible } from '../../db/access.js';
-import { paginate } from '../../db/paginate.js';
+import { paginateInOrder } from '../../db/list-page.js';
+import type { ListOrder } from '../../core/list-order.js';
 
 /** Project columns plus its team's key: everything the presenter needs in one row. */
 export type ProjectWithTeam = ProjectRow & { team_key: string };
@@ -113,18 +114,19 @@ export async function listKeysWithPrefix(ctx: Ctx, teamId: string, prefix: strin
   return new Set(rows.map((r) => r.key));
 }
 
-export function listVisibleProjects(ctx: Ctx, filter: { teamId?: string }, page: { limit?: number; cursor?: string }) {
+export function listVisibleProjects(
+  ctx: Ctx,
+  filter: { teamId?: string },
+  order: ListOrder,
+  page: { limit?: number; cursor?: string },
+) {
   let query = selectProjects(ctx);
   if (filter.teamId) query = query.where('projects.team_id', '=', filter.teamId);
-  return paginate(ctx, query, {
+  return paginateInOrder(ctx, query, 'projects', order, {
     scope: 'projects',
     filters: filter,
-    ...page,
-    orderBy: [
-      ['projects.created_at', 'text'],
-      ['projects.id', 'text'],
-    ],
-    keyOf: (r: ProjectWithTeam) => [r.created_at, r.id],
+    limit: page.limit,
+    cursor: page.cursor,
   });
 }
 
@@ -145,7 +147,7 @@ export async function insertProjectIfKeyFree(ctx: Ctx, row: ProjectRow): Promise
 export async function updateProject(ctx: Ctx, projectId: string, changes: Partial<ProjectRow>): Promise<void> {
   await ctx.db
     .updateTable('projects')
-    .set(changes)
+    .set({ ...changes, version: sql`version + 1` })
     .where('workspace_id', '=', ctx.workspace.id)
     .where('id', '=', projectId)
     .execute();

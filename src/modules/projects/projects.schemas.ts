@@ -8,7 +8,9 @@ import {
   PathParam,
   Ref,
   Text,
+  Version,
 } from '../../operations/schema-helpers.js';
+import { ListOrderQueryFields } from '../../operations/list-order-query.js';
 
 export const ProjectSchema = Type.Object({
   projectId: Type.String(),
@@ -24,6 +26,7 @@ export const ProjectSchema = Type.Object({
   issueContainersEnabled: Type.Boolean(),
   createdAt: Type.String(),
   updatedAt: Type.String(),
+  version: Version(),
 });
 
 const projectFields = {
@@ -61,6 +64,7 @@ export const ProjectScopeQueryFields = {
 export const ListProjectsQuery = Type.Object({
   teamId: Type.Optional(Ref()),
   teamKey: Type.Optional(Ref()),
+  ...ListOrderQueryFields('projects'),
   ...PaginationQuery,
 });
 export const ProjectIdParams = Type.Object({ projectId: PathParam() });

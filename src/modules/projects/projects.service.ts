@@ -1,5 +1,6 @@
 import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
+import { parseListOrder, type ListOrderQuery } from '../../core/list-order.js';
 import { newId } from '../../core/ids.js';
 import { hasOwn, isCalendarDate, nonBlank } from '../../core/values.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -7,6 +8,7 @@ import type { ProjectRow, TeamRow } from '../../db/schema.js';
 import { recordEvent } from '../../events/outbox.js';
 import { requireTeam, resolveTeamRef, teamsByKey, type TeamRef } from '../teams/teams.service.js';
 import { ownerIdFrom } from '../users/users.service.js';
+import { touchReferrersOfProjectKey } from './project-key-touch.js';
 import { presentProject, type ProjectView } from './projects.presenter.js';
 import {
   clearWorkflow,
@@ -257,6 +259,7 @@ export async function createProject(ctx: Ctx, input: ProjectInput): Promise<Proj
     created_by: ctx.principal.id,
     created_at: ctx.now,
     updated_at: ctx.now,
+    version: 1,
   };
   // A derived key lost to a concurrent create is derived again; each round sees the winners.
   for (let attempt = 1; ; attempt++) {
@@ -325,6 +328,7 @@ export async function updateProjectById(ctx: Ctx, projectId: string, input: Proj
     if (isUniqueViolation(error)) throw new ApiError('PROJECT_KEY_CONFLICT', { projectKey: key, teamId });
     throw error;
   }
+  if (changes.key !== undefined) await touchReferrersOfProjectKey(ctx, project.id);
   const updated = await reload(ctx, project.id);
   await recordEvent(ctx, 'project.updated', { project: updated }, project.id);
   return updated;
@@ -341,8 +345,8 @@ export async function getProjectByKey(ctx: Ctx, teamKey: string, projectKey: str
   return presentProject(project);
 }
 
-export async function listProjects(ctx: Ctx, query: TeamRef & { limit?: number; cursor?: string }) {
+export async function listProjects(ctx: Ctx, query: TeamRef & ListOrderQuery & { limit?: number; cursor?: string }) {
   const team = await resolveTeamRef(ctx, query);
-  const { rows, pageInfo } = await listVisibleProjects(ctx, { teamId: team?.id }, query);
+  const { rows, pageInfo } = await listVisibleProjects(ctx, { teamId: team?.id }, parseListOrder(query), query);
   return { projects: rows.map(presentProject), pageInfo };
 }

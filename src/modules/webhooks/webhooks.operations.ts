@@ -19,6 +19,15 @@ import {
   removeWebhook,
   updateWebhookById,
 } from './webhooks.service.js';
+import { defineResource } from '../../operations/versioned.js';
+
+/** The versioned record its GET, PATCH and DELETE share (ETag, If-Match). */
+const webhookResource = defineResource({
+  name: 'webhook',
+  table: 'webhooks',
+  idField: 'webhookId',
+  read: (ctx, params: { webhookId: string }) => getWebhook(ctx, params.webhookId),
+});
 
 const tag = 'Webhooks';
 
@@ -55,6 +64,7 @@ export const webhooksOperations: Operation[] = [
   }),
   defineOperation({
     id: 'get_webhook',
+    resource: webhookResource,
     method: 'GET',
     path: '/api/external/webhooks/{webhookId}',
     tag,
@@ -65,6 +75,7 @@ export const webhooksOperations: Operation[] = [
   }),
   defineOperation({
     id: 'update_webhook',
+    resource: webhookResource,
     method: 'PATCH',
     path: '/api/external/webhooks/{webhookId}',
     tag,
@@ -80,6 +91,7 @@ export const webhooksOperations: Operation[] = [
   }),
   defineOperation({
     id: 'delete_webhook',
+    resource: webhookResource,
     method: 'DELETE',
     path: '/api/external/webhooks/{webhookId}',
     tag,

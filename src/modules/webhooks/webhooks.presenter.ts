@@ -7,6 +7,7 @@ export const presentWebhook = (w: WebhookRow) => ({
   active: w.active === 1,
   createdAt: w.created_at,
   updatedAt: w.updated_at,
+  version: w.version,
 });
 
 export type WebhookView = ReturnType<typeof presentWebhook>;

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import type { DB } from '../../db/schema.js';
 import type { WebhookDeliveryRow, WebhookRow } from '../../db/tables/webhooks.js';
@@ -68,13 +68,15 @@ export async function updateWebhook(
   workspaceId: string,
   webhookId: string,
   changes: Partial<WebhookRow>,
-): Promise<void> {
-  await db
+): Promise<number> {
+  const row = await db
     .updateTable('webhooks')
-    .set(changes)
+    .set({ ...changes, version: sql`version + 1` })
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', webhookId)
-    .execute();
+    .returning('version')
+    .executeTakeFirstOrThrow();
+  return row.version;
 }
 
 /** A subscription goes with its queued jobs and its delivery log. */

@@ -9,6 +9,7 @@ import {
   PathParam,
   Ref,
   Text,
+  Version,
 } from '../../operations/schema-helpers.js';
 
 const eventsField = List(Ref(), {
@@ -27,6 +28,7 @@ export const WebhookSchema = Type.Object({
   active: Type.Boolean(),
   createdAt: Type.String(),
   updatedAt: Type.String(),
+  version: Version(),
 });
 
 export const CreatedWebhookSchema = Type.Composite([

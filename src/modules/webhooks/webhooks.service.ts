@@ -126,6 +126,7 @@ export async function createWebhook(
     url_set_by_token_id: urlSetterOf(ctx),
     created_at: ctx.now,
     updated_at: ctx.now,
+    version: 1,
   };
   await insertWebhook(ctx.db, row);
   return { ...presentWebhook(row), secret: row.secret };
@@ -148,8 +149,8 @@ export async function updateWebhookById(
   }
   if (hasOwn(input, 'events')) changes.events = JSON.stringify(validEvents(input.events));
   if (hasOwn(input, 'active')) changes.active = input.active ? 1 : 0;
-  await updateWebhook(ctx.db, ctx.workspace.id, webhookId, changes);
-  return presentWebhook({ ...webhook, ...changes });
+  const version = await updateWebhook(ctx.db, ctx.workspace.id, webhookId, changes);
+  return presentWebhook({ ...webhook, ...changes, version });
 }
 
 export async function removeWebhook(ctx: Ctx, webhookId: string): Promise<void> {
@@ -211,6 +212,7 @@ export async function convergeFileWebhooks(
         url_set_by_token_id: null,
         created_at: now,
         updated_at: now,
+        version: 1,
       });
       ids[spec.url] = id;
       continue;

@@ -1,6 +1,7 @@
 import type { Ctx } from '../../core/context.js';
 import { whereProjectVisible } from '../../db/access.js';
 import { batches } from '../../db/batches.js';
+import { touchRows, type TouchedTable } from '../../db/touch.js';
 import type { WorkLinkRow } from '../../db/tables/meetings.js';
 
 type OwnerType = WorkLinkRow['owner_type'];
@@ -96,6 +97,39 @@ export async function deleteLinksAt(
       ? query.where('owner_type', '=', type as OwnerType).where('owner_id', 'in', ids)
       : query.where('target_type', '=', type as TargetType).where('target_id', 'in', ids)
   ).execute();
+}
+
+const OWNER_TABLES: Record<OwnerType, TouchedTable> = {
+  meeting: 'meetings',
+  agenda_item: 'agenda_items',
+  discussion_topic: 'discussion_topics',
+};
+
+/** An owner whose links changed: its GET shows them (db/touch.ts). */
+export const touchLinkOwner = (ctx: Ctx, ownerType: OwnerType, ownerId: string): Promise<void> =>
+  touchRows(ctx, OWNER_TABLES[ownerType], (eb) => eb('id', '=', ownerId));
+
+/**
+ * The owners of links to these targets, whose links are about to go (the targets are
+ * deleted) or show a new targetKey (a project's key changed); one statement per owner type.
+ */
+export async function touchOwnersOfLinksTo(ctx: Ctx, targetType: TargetType, targetIds: string[]): Promise<void> {
+  if (targetIds.length === 0) return;
+  for (const [ownerType, table] of Object.entries(OWNER_TABLES)) {
+    await touchRows(ctx, table, (eb) =>
+      eb(
+        'id',
+        'in',
+        eb
+          .selectFrom('work_links')
+          .select('owner_id')
+          .where('workspace_id', '=', ctx.workspace.id)
+          .where('owner_type', '=', ownerType)
+          .where('target_type', '=', targetType)
+          .where('target_id', 'in', targetIds),
+      ),
+    );
+  }
 }
 
 /** issueId → issueKey for the given issues the caller can see. */

@@ -15,6 +15,8 @@ import {
   listLinkRows,
   nextLinkPosition,
   setLinkPosition,
+  touchLinkOwner,
+  touchOwnersOfLinksTo,
   visibleIssueKeys,
   visibleProjectKeys,
 } from './work-links.repository.js';
@@ -268,7 +270,10 @@ export async function addWorkLink(
   }
   const existing = await findLinkToTarget(ctx, owner.type, owner.id, target.targetType, target.targetId);
   const row = existing ?? newLinkRow(ctx, owner, target, await nextLinkPosition(ctx, owner.type, owner.id));
-  if (!existing) await insertLinkRows(ctx, [row]);
+  if (!existing) {
+    await insertLinkRows(ctx, [row]);
+    await touchLinkOwner(ctx, owner.type, owner.id);
+  }
   const views = await presentLinks(ctx, [row]);
   return { link: views.get(row.id) as WorkLinkView, created: !existing };
 }
@@ -318,15 +323,20 @@ export async function removeWorkLink(ctx: Ctx, owner: WorkLinkOwner, linkId: str
   if (!row || (await visibleLinkRows(ctx, [row])).length === 0)
     throw new ApiError('MEETING_LINK_NOT_FOUND', { linkId });
   await deleteLinkRows(ctx, [row.id]);
+  await touchLinkOwner(ctx, owner.type, owner.id);
 }
 
-/** Drops every link owned by these records and every link pointing at them (on their deletion). */
+/**
+ * Drops every link owned by these records and every link pointing at them (on their
+ * deletion); the owners of the links pointing at them show one link fewer.
+ */
 export async function removeWorkLinksOfRecords(
   ctx: Ctx,
   type: WorkLinkOwnerType & WorkTargetType,
   ids: string[],
 ): Promise<void> {
   await deleteLinksAt(ctx, 'owner', type, ids);
+  await touchOwnersOfLinksTo(ctx, type, ids);
   await deleteLinksAt(ctx, 'target', type, ids);
 }
 

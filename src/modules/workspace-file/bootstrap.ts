@@ -2,6 +2,7 @@ import type { AppConfig } from '../../config.js';
 import { nowIso } from '../../core/clock.js';
 import type { Ctx } from '../../core/context.js';
 import type { Database } from '../../db/database.js';
+import { takeWriteInstant } from '../../db/write-clock.js';
 import { authenticate } from '../auth/credentials.service.js';
 import { createProject } from '../projects/projects.service.js';
 import { applyWorkspaceFile } from './apply.js';
@@ -39,8 +40,9 @@ export async function bootstrapWorkspace(database: Database, config: AppConfig):
     if (!adminSecret) return null;
     const admin = await authenticate(trx, adminSecret);
     if (!admin) throw new Error('bootstrap: the admin token just created does not authenticate');
-    const nowMs = Date.now();
     const { workspace, principal, access } = admin;
+    // As every write does (operations/execute.ts): its event then takes its log position in commit order.
+    const nowMs = await takeWriteInstant(trx, database.dialect, workspace.id);
     const ctx: Ctx = {
       db: trx,
       dialect: database.dialect,

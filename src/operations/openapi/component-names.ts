@@ -3,6 +3,8 @@ import * as discovery from '../../modules/discovery/discovery.schemas.js';
 import * as discussionConversion from '../../modules/discussions/conversion.schemas.js';
 import * as groups from '../../modules/discussions/groups.schemas.js';
 import * as topics from '../../modules/discussions/topics.schemas.js';
+import * as envelopes from '../../modules/events/envelopes.schemas.js';
+import * as events from '../../modules/events/events.schemas.js';
 import * as attachments from '../../modules/issues/attachments.schemas.js';
 import * as comments from '../../modules/issues/comments.schemas.js';
 import * as evolution from '../../modules/issues/evolution.schemas.js';
@@ -49,6 +51,8 @@ const MODULES: Array<Record<string, unknown>> = [
   groups,
   discussionConversion,
   webhooks,
+  envelopes.WEBHOOK_EVENT_SCHEMAS,
+  events,
   { PageInfoSchema },
 ];
 

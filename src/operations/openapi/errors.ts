@@ -1,6 +1,6 @@
 import type { TObject } from '@sinclair/typebox';
 import { ERROR_CATALOG, type ErrorCode } from '../../core/errors.js';
-import type { Operation } from '../define.js';
+import { takesVersionCondition, type Operation } from '../define.js';
 import type { JsonSchema } from './json-schema.js';
 
 /**
@@ -59,7 +59,8 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
     ...(op.body ? WITH_BODY : []),
     ...(query?.properties && 'cursor' in query.properties ? PAGED : []),
     ...(op.method === 'GET' ? [] : WRITE),
-    ...(op.method === 'POST' ? CREATE : []),
+    ...(op.method === 'POST' || op.takesIdempotencyKey ? CREATE : []),
+    ...(takesVersionCondition(op) ? (['PRECONDITION_FAILED'] as ErrorCode[]) : []),
     ...pathParameters(op).flatMap((name) => NOT_FOUND_BY_PARAM[name] ?? []),
     ...Object.values(op.fieldCodes ?? {}),
     ...(op.errors ?? []),
@@ -93,6 +94,16 @@ export const ERROR_COMPONENTS: Record<string, JsonSchema> = {
           },
           max: { type: 'integer', description: 'The bound the value broke (characters, entries or levels).' },
           count: { type: 'integer', description: 'How many entries the list had.' },
+          index: { type: 'integer', description: 'Bulk writes: the position (from 0) of the item that failed.' },
+          currentVersion: {
+            type: 'integer',
+            description: 'PRECONDITION_FAILED: the version the record has now.',
+          },
+          current: {
+            type: 'object',
+            additionalProperties: true,
+            description: 'PRECONDITION_FAILED: the record as it is now, as its GET shows it.',
+          },
           allowed: {
             type: 'array',
             items: { type: ['string', 'number', 'boolean'] },

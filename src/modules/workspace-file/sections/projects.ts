@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { TOKEN_IDENTITY_PREFIX } from '../../../core/context.js';
 import { newId } from '../../../core/ids.js';
 import type { DB, ProjectRow } from '../../../db/schema.js';
@@ -182,6 +182,7 @@ export const projectsSection = defineSection<ProjectSpec[]>({
           created_by: null,
           created_at: ws.now,
           updated_at: ws.now,
+          version: 1,
         };
         await trx.insertInto('projects').values(row).execute();
       } else {
@@ -189,7 +190,7 @@ export const projectsSection = defineSection<ProjectSpec[]>({
         if (changes)
           await trx
             .updateTable('projects')
-            .set({ ...changes, updated_at: ws.now })
+            .set({ ...changes, updated_at: ws.now, version: sql`version + 1` })
             .where('id', '=', row.id)
             .execute();
       }

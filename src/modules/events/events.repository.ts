@@ -1,0 +1,48 @@
+import type { Ctx } from '../../core/context.js';
+import { projectAbsentOrVisible } from '../../db/access.js';
+import { positionOf } from '../../events/event-log.js';
+import type { EventType } from '../../events/outbox.js';
+
+/** One event of the log as the feed reads it. */
+export interface LoggedEvent {
+  seq: number;
+  projectId: string | null;
+  payload: string;
+  audience: string | null;
+}
+
+/**
+ * The caller's workspace's events after `after`, in log order, of the given types (all
+ * when none) and of projects the caller can see (workspace-level ones too). The project
+ * filter is SQL, so a page is never emptied by what the caller cannot see; reads the
+ * (workspace_id, seq) index as a range.
+ */
+export async function listEventsAfter(
+  ctx: Ctx,
+  { after, types, limit }: { after: number; types: EventType[]; limit: number },
+): Promise<LoggedEvent[]> {
+  let query = ctx.db
+    .selectFrom('outbox_events')
+    .select(['seq', 'project_id', 'payload', 'audience'])
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('seq', '>', after)
+    .where((eb) => projectAbsentOrVisible(ctx, eb, 'project_id'));
+  if (types.length) query = query.where('type', 'in', types);
+  const rows = await query.orderBy('seq').limit(limit).execute();
+  return rows.map((row) => ({
+    seq: positionOf(row.seq),
+    projectId: row.project_id,
+    payload: row.payload,
+    audience: row.audience,
+  }));
+}
+
+/** The highest pruned position of each project of the workspace ('' for workspace-level events). */
+export async function listPrunedPositions(ctx: Ctx): Promise<Array<{ projectKey: string; seq: number }>> {
+  const rows = await ctx.db
+    .selectFrom('outbox_pruned')
+    .select(['project_key', 'seq'])
+    .where('workspace_id', '=', ctx.workspace.id)
+    .execute();
+  return rows.map((row) => ({ projectKey: row.project_key, seq: positionOf(row.seq) }));
+}

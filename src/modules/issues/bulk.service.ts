@@ -1,0 +1,147 @@
+import type { Ctx } from '../../core/context.js';
+import { ApiError, isApiError } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
+import { requireVersion, type VersionedResource } from '../../operations/versioned.js';
+import { updateIssue, type UpdateIssueInput } from './issue-update.service.js';
+import { findVisibleIssueByKey } from './issues.repository.js';
+import { createIssue, findVisibleIssue, type CreateIssueInput, type IssueView } from './issues.service.js';
+
+/**
+ * Bulk writes of issues: every item goes through the single-issue use-case, in request
+ * order, in the caller's one transaction. The first item that fails stops the request; its
+ * error, thrown on, rolls back every item before it (rows, events, the teams' key counters)
+ * and names the item: `details.index` and a message starting `issues[i]: `.
+ */
+
+/** Checks one item's body as the single route checks its body; throws that route's codes. */
+type ItemCheck<T> = (body: unknown) => T;
+
+/** Item `index`'s error with the item named; other errors (a store outage) pass unchanged. */
+function naming(index: number, error: unknown): unknown {
+  if (!isApiError(error)) return error;
+  return new ApiError(
+    error.code,
+    { ...error.details, index },
+    { message: `issues[${index}]: ${error.message}`, suggestion: error.suggestion, headers: error.headers },
+  );
+}
+
+/** Runs `write` on each item in order; the first failure is thrown naming its item. */
+async function eachItem<R>(
+  items: readonly unknown[],
+  write: (item: unknown, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = [];
+  for (const [index, item] of items.entries()) {
+    try {
+      results.push(await write(item, index));
+    } catch (error) {
+      throw naming(index, error);
+    }
+  }
+  return results;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function itemObject(item: unknown): Record<string, unknown> {
+  if (isPlainObject(item)) return item;
+  throw new ApiError('VALIDATION_FAILED', {}, { message: 'The item must be a JSON object.' });
+}
+
+/** POST /issues/bulk: creates the issues in order; answers them in that order. */
+export function bulkCreateIssues(
+  ctx: Ctx,
+  items: readonly unknown[],
+  checkItem: ItemCheck<CreateIssueInput>,
+): Promise<IssueView[]> {
+  return eachItem(items, (item) => createIssue(ctx, checkItem(itemObject(item))));
+}
+
+const REFERENCES = ['issueId', 'issueKey'] as const;
+type Reference = (typeof REFERENCES)[number];
+
+/** An item's expectedVersion: a JSON integer of at least 1, as the schema says. */
+function expectedVersionOf(value: unknown): number | undefined {
+  if (value === undefined || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1))
+    return value;
+  throw new ApiError(
+    'VALIDATION_FAILED',
+    { field: 'expectedVersion' },
+    { message: 'expectedVersion must be an integer of at least 1: the version field of the issue you read.' },
+  );
+}
+
+interface UpdateItem {
+  field: Reference;
+  ref: string;
+  expectedVersion: number | undefined;
+  patch: Record<string, unknown>;
+}
+
+/** The issue an update item names (exactly one of issueId and issueKey), its expected version, and the rest: its patch. */
+function splitItem(item: Record<string, unknown>): UpdateItem {
+  const { issueId, issueKey, expectedVersion, ...patch } = item;
+  const sent = REFERENCES.filter((field) => item[field] !== undefined);
+  if (sent.length !== 1)
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field: sent.length === 0 ? 'issueId' : 'issueKey' },
+      {
+        message: `The item names its issue by ${sent.length === 0 ? 'neither' : 'both'} issueId and issueKey.`,
+        suggestion: 'Send exactly one of issueId and issueKey in each item.',
+      },
+    );
+  const field = sent[0];
+  const ref = field === 'issueId' ? issueId : issueKey;
+  if (typeof ref !== 'string' || ref.length === 0 || ref.length > LIMITS.pathParam)
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      { field, max: LIMITS.pathParam },
+      {
+        message: `The field ${field} must be an issue ${field === 'issueId' ? 'id' : 'key'} of 1 to ${LIMITS.pathParam} characters.`,
+      },
+    );
+  return { field, ref, expectedVersion: expectedVersionOf(expectedVersion), patch };
+}
+
+/** issueId takes an id or a key, as the single route's path does; issueKey only a key. */
+async function requireItemIssue(ctx: Ctx, field: Reference, ref: string) {
+  const issue = field === 'issueKey' ? await findVisibleIssueByKey(ctx, ref) : await findVisibleIssue(ctx, ref);
+  if (!issue) throw new ApiError('ISSUE_NOT_FOUND', { [field]: ref });
+  return issue;
+}
+
+/**
+ * PATCH /issues/bulk: applies the changes in order; answers the issues in that order. An
+ * issue named twice (by id, key or both) is refused at its second item: the answer would
+ * depend on the order of the two changes.
+ */
+export function bulkUpdateIssues(
+  ctx: Ctx,
+  items: readonly unknown[],
+  checkPatch: (issueRef: string, patch: unknown) => UpdateIssueInput,
+  issueResource: VersionedResource,
+): Promise<IssueView[]> {
+  const firstIndexOf = new Map<string, number>();
+  return eachItem(items, async (item, index) => {
+    const { field, ref, expectedVersion, patch } = splitItem(itemObject(item));
+    const input = checkPatch(ref, patch);
+    const issue = await requireItemIssue(ctx, field, ref);
+    const first = firstIndexOf.get(issue.id);
+    if (first !== undefined)
+      throw new ApiError(
+        'VALIDATION_FAILED',
+        { field, duplicateOf: first },
+        {
+          message: `The item changes issue ${issue.issue_key}, which issues[${first}] already changes.`,
+          suggestion: 'Send one item per issue, with all its changes.',
+        },
+      );
+    firstIndexOf.set(issue.id, index);
+    if (expectedVersion !== undefined)
+      await requireVersion(ctx, issueResource, { issueId: issue.id }, { versions: [expectedVersion] });
+    return updateIssue(ctx, issue.id, input);
+  });
+}
