@@ -1,7 +1,8 @@
 import createClient from 'openapi-fetch';
 import { WsxError } from './errors.js';
 import { retryingFetch, type Fetch } from './retry.js';
-import type { Method, Paginate, paths, RawClient, WsxMethod } from './types.js';
+import { syncWalk } from './sync.js';
+import type { GetIfChanged, Method, Paginate, paths, RawClient, Sync, WsxMethod } from './types.js';
 
 export interface WsxClientOptions {
   /** The server's origin, e.g. `https://wsx.example.com` (paths carry `/api/external`). */
@@ -24,11 +25,21 @@ export interface WsxClient {
    * `params.query.limit` sets the page size. Stop early with `break`.
    */
   paginate: Paginate;
+  /**
+   * A GET sent with `If-None-Match: etag`: answers `{ notModified: true }` when the answer
+   * the caller holds is still current (a 304, no body), else the body and its new ETag.
+   */
+  getIfChanged: GetIfChanged;
+  /**
+   * The records of a list changed since `since`, oldest change first, page after page;
+   * read `since` on the walk afterwards to start the next one there (see sync.ts).
+   */
+  sync: Sync;
 }
 
 /** Loose view of the call options, for the code that only forwards them. */
 interface LooseInit {
-  params?: { query?: Record<string, unknown> };
+  params?: { query?: Record<string, unknown>; header?: Record<string, unknown> };
 }
 
 export function createWsxClient(options: WsxClientOptions): WsxClient {
@@ -41,16 +52,26 @@ export function createWsxClient(options: WsxClientOptions): WsxClient {
     fetch: retryingFetch(options.fetch ?? ((request) => globalThis.fetch(request)), maxRetries),
   });
 
+  const send = raw.request as (method: Method, path: string, init?: LooseInit) => ReturnType<RawClient['GET']>;
+  const failure = (method: Method, path: string, response: Response, error: unknown): WsxError => {
+    // A response made by a custom fetch has no URL; the path template still says which call failed.
+    const url = response.url ? new URL(response.url) : undefined;
+    const called = { method: method.toUpperCase(), path: url ? url.pathname + url.search : path };
+    return new WsxError({ ...called, status: response.status, statusText: response.statusText }, error);
+  };
   const call = async (method: Method, path: string, init?: LooseInit): Promise<unknown> => {
-    const request = raw.request as (method: Method, path: string, init?: LooseInit) => ReturnType<RawClient['GET']>;
-    const { data, error, response } = await request(method, path, init);
-    if (!response.ok) {
-      // A response made by a custom fetch has no URL; the path template still says which call failed.
-      const url = response.url ? new URL(response.url) : undefined;
-      const called = { method: method.toUpperCase(), path: url ? url.pathname + url.search : path };
-      throw new WsxError({ ...called, status: response.status, statusText: response.statusText }, error);
-    }
+    const { data, error, response } = await send(method, path, init);
+    if (!response.ok) throw failure(method, path, response, error);
     return data;
+  };
+
+  const getIfChanged = async (path: string, etag: string | undefined, init?: LooseInit) => {
+    const header = { ...init?.params?.header, ...(etag === undefined ? {} : { 'If-None-Match': etag }) };
+    const { data, error, response } = await send('get', path, { ...init, params: { ...init?.params, header } });
+    const current = response.headers.get('etag') ?? '';
+    if (response.status === 304) return { notModified: true, etag: current || etag };
+    if (!response.ok) throw failure('get', path, response, error);
+    return { notModified: false, body: data, etag: current };
   };
   const method =
     <M extends Method>(name: M): WsxMethod<M> =>
@@ -76,12 +97,21 @@ export function createWsxClient(options: WsxClientOptions): WsxClient {
     }
   };
 
+  const sync = (path: string, options: { since?: string; query?: Record<string, unknown> } = {}) =>
+    syncWalk(
+      options.since,
+      (query) =>
+        paginate(path, { params: { query: { ...options.query, ...query } } }) as AsyncIterable<{ updatedAt: string }>,
+    );
+
   return {
     GET: method('get'),
     POST: method('post'),
     PATCH: method('patch'),
     DELETE: method('delete'),
     paginate: paginate as unknown as Paginate,
+    getIfChanged: getIfChanged as unknown as GetIfChanged,
+    sync: sync as unknown as Sync,
   };
 }
 

@@ -1,5 +1,7 @@
 import type { Client, ClientPathsWithMethod, MaybeOptionalInit, MethodResponse } from 'openapi-fetch';
+import type { Conditional } from './conditional.js';
 import type { components, paths } from './generated/openapi.js';
+import type { SyncWalk } from './sync.js';
 
 export type { components, paths };
 
@@ -56,3 +58,27 @@ export type Paginate = <P extends PaginatedPath, Init extends InitFor<'get', P>>
   path: P,
   ...init: InitArgument<Init>
 ) => AsyncGenerator<ItemOf<P>, void, undefined>;
+
+/** A GET sent with the ETag the caller holds: the new body, or `notModified` (304). */
+export type GetIfChanged = <P extends PathsFor<'get'>, Init extends InitFor<'get', P>>(
+  path: P,
+  etag: string | undefined,
+  ...init: InitArgument<Init>
+) => Promise<Conditional<SuccessBody<'get', P, Init>>>;
+
+/** The query parameters of a GET path. */
+type QueryOf<P extends PathsFor<'get'>> = NonNullable<paths[P]['get']['parameters']['query']>;
+
+/** Lists that can be walked by `updatedAt` (they take `updatedSince` and `sort=updatedAt`). */
+export type SyncPath = {
+  [P in PaginatedPath]: QueryOf<P> extends { updatedSince?: string } ? P : never;
+}[PaginatedPath];
+
+export interface SyncOptions<P extends SyncPath> {
+  /** The `since` of the previous walk; without it the walk starts at the oldest record. */
+  since?: string;
+  /** The list's other filters (project, team…) and page size. */
+  query?: Omit<QueryOf<P>, 'sort' | 'updatedSince' | 'cursor'>;
+}
+
+export type Sync = <P extends SyncPath>(path: P, options?: SyncOptions<P>) => SyncWalk<ItemOf<P>>;

@@ -95,7 +95,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List the projects this credential can access, newest first. */
+    /** List the projects this credential can access, newest first, or oldest change first with sort=updatedAt. */
     get: operations['list_projects'];
     put?: never;
     /** Create a project; a token that creates a project is granted access to it. */
@@ -148,7 +148,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List issues newest first; filter by project, team, assignee (or assignedToMe), status, text; archived=true lists archived ones. */
+    /** List issues newest first, or oldest change first with sort=updatedAt (sync from updatedSince); filter by project, team, assignee (or assignedToMe), status, text, archived. */
     get: operations['list_issues'];
     put?: never;
     /** Create an issue in a project; its key comes from the team's counter. */
@@ -192,6 +192,30 @@ export interface paths {
     head?: never;
     /** Update status, assignment, project, schedule, priority, tags, container, archived and other fields. */
     patch: operations['update_issue'];
+    trace?: never;
+  };
+  '/api/external/issues/bulk': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create up to 50 issues in one transaction: all of them, or none and the failing item named.
+     * @description Each item is a create_issue body, created in order with its key from the team's counter. When an item fails, nothing is written and the answer is that item's error, as create_issue would answer it, with `details.index` (from 0) naming the item. Counts as one request per item against the rate limit.
+     */
+    post: operations['bulk_create_issues'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Update up to 50 issues in one transaction: all of them, or none and the failing item named.
+     * @description Each item is an update_issue body plus `issueId` or `issueKey`, applied in order; an issue appears at most once. When an item fails, nothing is written and the answer is that item's error, as update_issue would answer it, with `details.index` (from 0) naming the item. An item with `expectedVersion` is written only if the issue still has that version (else PRECONDITION_FAILED). Honours Idempotency-Key like a POST. Counts as one request per item against the rate limit.
+     */
+    patch: operations['bulk_update_issues'];
     trace?: never;
   };
   '/api/external/issues/{issueId}/evolve': {
@@ -434,7 +458,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List meetings the caller can see, newest first; active ones unless archived=true or view=archived. */
+    /** List meetings the caller can see, newest first, or oldest change first with sort=updatedAt; active ones unless archived=true, view=archived or a sync. */
     get: operations['list_meetings'];
     put?: never;
     /** Create a meeting; a meeting with only a project takes the project's team. */
@@ -857,7 +881,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Search the topics of the groups the caller can see, newest first; q matches title, description and tags. */
+    /** Search the topics of the groups the caller can see, newest first, or oldest change first with sort=updatedAt; q matches title, description and tags. */
     get: operations['list_discussion_topics'];
     put?: never;
     /** Create a topic in a discussion group the caller can see. */
@@ -955,6 +979,26 @@ export interface paths {
     };
     /** Delivery attempts of a subscription, newest first: status, response code, duration, error. */
     get: operations['list_webhook_deliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/external/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The change feed: events after a cursor, oldest first, in commit order.
+     * @description Lists the events webhooks deliver, each as a webhook made by the caller would receive it: events of projects the caller cannot see are left out. Poll with `after` = the last pageInfo.nextCursor (never null); while hasMore is true, call again at once. Events are kept for WSX_RETENTION_DAYS (default 30) after delivery; a cursor whose next events were pruned answers 410 EVENT_CURSOR_EXPIRED: resynchronise from the lists, then start again without `after`.
+     */
+    get: operations['list_events'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1381,6 +1425,8 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+      /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
+      version: number;
     };
     AgendaItemListResponse: {
       agendaItems: components['schemas']['AgendaItem'][];
@@ -1432,6 +1478,82 @@ export interface components {
       /** @constant */
       kind: 'automation';
       active: boolean;
+    };
+    BulkCreateIssuesRequest: {
+      /** @description 1 to 50 issues, each a create_issue body (title required), created in this order; all or none. */
+      issues: {
+        /** @description Required on create, at most 500 characters (TITLE_REQUIRED). */
+        title?: string;
+        description?: string | null;
+        projectId?: string;
+        /** @description With teamKey or teamId when the key is used in several teams. */
+        projectKey?: string;
+        teamId?: string;
+        teamKey?: string;
+        statusId?: string;
+        /** @description Default: the first unstarted status the project allows. */
+        statusKey?: string;
+        assigneeId?: string | null;
+        reporterId?: string | null;
+        /**
+         * @description Default none.
+         * @enum {string}
+         */
+        priority?: 'none' | 'low' | 'medium' | 'high' | 'urgent';
+        /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+        tags?: string[];
+        /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+        labels?: string[];
+        startDate?: string | null;
+        dueDate?: string | null;
+        durationDays?: number | null;
+        epicId?: string | null;
+        issueContainerId?: string | null;
+        milestoneId?: string | null;
+        subtasksEnabled?: boolean;
+      }[];
+    };
+    BulkUpdateIssuesRequest: {
+      /** @description 1 to 50 changes, each an update_issue body plus issueId or issueKey, applied in this order; all or none. An issue appears at most once. */
+      issues: {
+        /** @description The issue to change (an issue key is accepted too); or issueKey. */
+        issueId?: string;
+        /** @description The issue to change, by key; or issueId. */
+        issueKey?: string;
+        /** @description The issue's version this change is based on (If-Match's twin): if it changed since, nothing is written and the answer is PRECONDITION_FAILED naming the item. */
+        expectedVersion?: number;
+        /** @description Required on create, at most 500 characters (TITLE_REQUIRED). */
+        title?: string;
+        description?: string | null;
+        projectId?: string;
+        /** @description With teamKey or teamId when the key is used in several teams. */
+        projectKey?: string;
+        teamId?: string;
+        teamKey?: string;
+        statusId?: string;
+        /** @description Default: the first unstarted status the project allows. */
+        statusKey?: string;
+        assigneeId?: string | null;
+        reporterId?: string | null;
+        /**
+         * @description Default none.
+         * @enum {string}
+         */
+        priority?: 'none' | 'low' | 'medium' | 'high' | 'urgent';
+        /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+        tags?: string[];
+        /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+        labels?: string[];
+        startDate?: string | null;
+        dueDate?: string | null;
+        durationDays?: number | null;
+        epicId?: string | null;
+        issueContainerId?: string | null;
+        milestoneId?: string | null;
+        subtasksEnabled?: boolean;
+        /** @description true archives, false restores (INVALID_ARCHIVE_STATE otherwise). */
+        archived?: boolean;
+      }[];
     };
     Comment: {
       commentId: string;
@@ -1590,6 +1712,8 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+      /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
+      version: number;
       /** @description whsec_… signing secret (Standard Webhooks); shown only in this answer. */
       secret: string;
     };
@@ -1739,6 +1863,14 @@ export interface components {
         max?: number;
         /** @description How many entries the list had. */
         count?: number;
+        /** @description Bulk writes: the position (from 0) of the item that failed. */
+        index?: number;
+        /** @description PRECONDITION_FAILED: the version the record has now. */
+        currentVersion?: number;
+        /** @description PRECONDITION_FAILED: the record as it is now, as its GET shows it. */
+        current?: {
+          [key: string]: unknown;
+        };
         /** @description The values the field accepts. */
         allowed?: (string | number | boolean)[];
       } & {
@@ -1764,6 +1896,8 @@ export interface components {
       | 'RATE_LIMITED'
       | 'IDEMPOTENCY_KEY_REUSED'
       | 'IDEMPOTENCY_KEY_IN_USE'
+      | 'PRECONDITION_FAILED'
+      | 'EVENT_CURSOR_EXPIRED'
       | 'INTERNAL_ERROR'
       | 'DATABASE_UNAVAILABLE'
       | 'STORAGE_FULL'
@@ -1842,6 +1976,37 @@ export interface components {
       | 'WEBHOOK_NOT_FOUND'
       | 'INVALID_WEBHOOK_URL'
       | 'WEBHOOK_LIMIT_REACHED';
+    EventFeedPageInfo: {
+      /** @description More events follow now: call again at once with nextCursor. */
+      hasMore: boolean;
+      /** @description Where the feed goes on: pass it as `after` next time, also when this page is empty. */
+      nextCursor: string;
+      limit: number;
+    };
+    EventFeedResponse: {
+      /** @description Oldest first, in commit order; each exactly as a webhook of the caller would deliver it. */
+      events: (
+        | components['schemas']['ProjectCreatedEvent']
+        | components['schemas']['ProjectUpdatedEvent']
+        | components['schemas']['IssueCreatedEvent']
+        | components['schemas']['IssueUpdatedEvent']
+        | components['schemas']['IssueArchivedEvent']
+        | components['schemas']['IssueRestoredEvent']
+        | components['schemas']['IssueCommentCreatedEvent']
+        | components['schemas']['IssueCommentDeletedEvent']
+        | components['schemas']['IssueLinkCreatedEvent']
+        | components['schemas']['IssueLinkDeletedEvent']
+        | components['schemas']['SubtaskCreatedEvent']
+        | components['schemas']['SubtaskUpdatedEvent']
+        | components['schemas']['SubtaskDeletedEvent']
+        | components['schemas']['SubtaskPromotedEvent']
+        | components['schemas']['MilestoneCreatedEvent']
+        | components['schemas']['MilestoneUpdatedEvent']
+        | components['schemas']['MilestoneDeletedEvent']
+        | components['schemas']['MilestoneCommentCreatedEvent']
+      )[];
+      pageInfo: components['schemas']['EventFeedPageInfo'];
+    };
     Evolution: {
       evolutionId: string;
       issueId: string;
@@ -1941,6 +2106,8 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+      /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
+      version: number;
     };
     IssueArchivedEvent: {
       /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
@@ -2211,6 +2378,8 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+      /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
+      version: number;
     };
     MeetingListResponse: {
       meetings: components['schemas']['Meeting'][];
@@ -2242,6 +2411,8 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+      /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
+      version: number;
     };
     MilestoneActivity: {
       /** @enum {string} */
@@ -2344,6 +2515,8 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+      /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
+      version: number;
       activity: components['schemas']['MilestoneActivity'][];
     };
     MilestoneDetailResponse: {
@@ -2430,6 +2603,8 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+      /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
+      version: number;
     };
     ProjectCreatedEvent: {
       /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
@@ -2558,6 +2733,8 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+      /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
+      version: number;
     };
     SubtaskCreatedEvent: {
       /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
@@ -2722,6 +2899,8 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+      /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
+      version: number;
     };
     TopicListResponse: {
       topics: components['schemas']['Topic'][];
@@ -2955,6 +3134,8 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+      /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
+      version: number;
     };
     /** @description Every webhook event body; switch on `type`. */
     WebhookEvent:
@@ -3179,7 +3360,10 @@ export interface operations {
   whoami: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3188,6 +3372,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3250,6 +3436,15 @@ export interface operations {
           'application/json': components['schemas']['WhoamiResponse'];
         };
       };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
         headers: {
@@ -3270,7 +3465,10 @@ export interface operations {
   list_teams: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3279,6 +3477,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3299,6 +3499,15 @@ export interface operations {
            */
           'application/json': components['schemas']['TeamListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -3322,7 +3531,10 @@ export interface operations {
       query?: {
         projectId?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3331,6 +3543,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3370,6 +3584,15 @@ export interface operations {
           'application/json': components['schemas']['UserListResponse'];
         };
       };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
         headers: {
@@ -3402,7 +3625,10 @@ export interface operations {
         teamId?: string;
         teamKey?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3411,6 +3637,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3435,6 +3663,15 @@ export interface operations {
            */
           'application/json': components['schemas']['StatusListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -3464,8 +3701,14 @@ export interface operations {
   };
   list_tags: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: name, managed, managedScopes, issueCount, agendaItemCount, discussionTopicCount, usageCount, projectIds. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3474,6 +3717,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3500,6 +3745,15 @@ export interface operations {
           'application/json': components['schemas']['TagUsageListResponse'];
         };
       };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
         headers: {
@@ -3522,12 +3776,21 @@ export interface operations {
       query?: {
         teamId?: string;
         teamKey?: string;
+        /** @description createdAt (default): newest first. updatedAt: oldest change first, by (updatedAt, id); page to the end to see every change, including those made while paging. */
+        sort?: 'createdAt' | 'updatedAt';
+        /** @description ISO 8601 date-time with offset (e.g. 2026-01-05T10:00:00.000Z): only projects updated at or after it. Inclusive: resume from the last updatedAt you saw and nothing is missed (records already seen may come again). */
+        updatedSince?: string;
         /** @description Page size, default 50; values above 200 are clamped to 200. */
         limit?: number;
         /** @description nextCursor of the previous page (same filters). */
         cursor?: string;
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: projectId, projectKey, name, description, teamId, teamKey, ownerId, startDate, endDate, subtasksEnabled, issueContainersEnabled, createdAt, updatedAt, version. */
+        fields?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3536,6 +3799,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3555,7 +3820,8 @@ export interface operations {
            *           "subtasksEnabled": false,
            *           "issueContainersEnabled": false,
            *           "createdAt": "2026-11-24T09:30:00.000Z",
-           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           "updatedAt": "2026-11-24T09:30:00.000Z",
+           *           "version": 1
            *         }
            *       ],
            *       "pageInfo": {
@@ -3567,6 +3833,15 @@ export interface operations {
            */
           'application/json': components['schemas']['ProjectListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description `VALIDATION_FAILED`: The request is not valid.
@@ -3650,7 +3925,8 @@ export interface operations {
            *         "subtasksEnabled": false,
            *         "issueContainersEnabled": false,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -3716,8 +3992,14 @@ export interface operations {
   };
   get_project_by_key: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: projectId, projectKey, name, description, teamId, teamKey, ownerId, startDate, endDate, subtasksEnabled, issueContainersEnabled, createdAt, updatedAt, version. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         teamKey: string;
         projectKey: string;
@@ -3729,6 +4011,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3747,12 +4031,22 @@ export interface operations {
            *         "subtasksEnabled": false,
            *         "issueContainersEnabled": false,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
           'application/json': components['schemas']['ProjectResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -3786,8 +4080,14 @@ export interface operations {
   };
   get_project: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: projectId, projectKey, name, description, teamId, teamKey, ownerId, startDate, endDate, subtasksEnabled, issueContainersEnabled, createdAt, updatedAt, version. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         projectId: string;
       };
@@ -3798,6 +4098,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3816,12 +4118,22 @@ export interface operations {
            *         "subtasksEnabled": false,
            *         "issueContainersEnabled": false,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
           'application/json': components['schemas']['ProjectResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -3852,7 +4164,10 @@ export interface operations {
   update_project: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        'If-Match'?: string;
+      };
       path: {
         projectId: string;
       };
@@ -3877,6 +4192,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3895,7 +4212,8 @@ export interface operations {
            *         "subtasksEnabled": false,
            *         "issueContainersEnabled": false,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -3953,6 +4271,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description `PRECONDITION_FAILED`: The resource changed since the version named in If-Match (or expectedVersion). */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['RateLimited'];
@@ -3984,14 +4311,23 @@ export interface operations {
         statusKey?: string;
         /** @description Case-insensitive text in title or description, or an exact issueKey. */
         q?: string;
-        /** @description true lists only archived issues; default only active ones. */
+        /** @description true: only archived issues; false: only active ones. Default: only active ones, or both with sort=updatedAt or updatedSince. */
         archived?: boolean;
+        /** @description createdAt (default): newest first. updatedAt: oldest change first, by (updatedAt, id); page to the end to see every change, including those made while paging. Without archived, archived issues are listed too. */
+        sort?: 'createdAt' | 'updatedAt';
+        /** @description ISO 8601 date-time with offset (e.g. 2026-01-05T10:00:00.000Z): only issues updated at or after it. Inclusive: resume from the last updatedAt you saw and nothing is missed (records already seen may come again). Without archived, archived issues are listed too. */
+        updatedSince?: string;
         /** @description Page size, default 50; values above 200 are clamped to 200. */
         limit?: number;
         /** @description nextCursor of the previous page (same filters). */
         cursor?: string;
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: issueId, issueKey, title, description, projectId, projectKey, teamId, teamKey, statusId, statusKey, assigneeId, reporterId, priority, startDate, dueDate, durationDays, tags, labels, archived, archivedAt, epicId, issueContainerId, milestoneId, subtasksEnabled, links, source, createdBy, earliestStartDate, createdAt, updatedAt, version. */
+        fields?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4000,6 +4336,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4051,7 +4389,8 @@ export interface operations {
            *           "createdBy": "createdBy",
            *           "earliestStartDate": "2026-12-01",
            *           "createdAt": "2026-11-24T09:30:00.000Z",
-           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           "updatedAt": "2026-11-24T09:30:00.000Z",
+           *           "version": 1
            *         }
            *       ],
            *       "pageInfo": {
@@ -4063,6 +4402,15 @@ export interface operations {
            */
           'application/json': components['schemas']['IssueListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description `VALIDATION_FAILED`: The request is not valid.
@@ -4188,7 +4536,8 @@ export interface operations {
            *         "createdBy": "createdBy",
            *         "earliestStartDate": "2026-12-01",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -4274,8 +4623,14 @@ export interface operations {
   };
   get_issue_by_key: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: issueId, issueKey, title, description, projectId, projectKey, teamId, teamKey, statusId, statusKey, assigneeId, reporterId, priority, startDate, dueDate, durationDays, tags, labels, archived, archivedAt, epicId, issueContainerId, milestoneId, subtasksEnabled, links, source, createdBy, earliestStartDate, createdAt, updatedAt, version. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         issueKey: string;
       };
@@ -4286,6 +4641,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4336,12 +4693,22 @@ export interface operations {
            *         "createdBy": "createdBy",
            *         "earliestStartDate": "2026-12-01",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
           'application/json': components['schemas']['IssueResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -4371,8 +4738,14 @@ export interface operations {
   };
   get_issue: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: issueId, issueKey, title, description, projectId, projectKey, teamId, teamKey, statusId, statusKey, assigneeId, reporterId, priority, startDate, dueDate, durationDays, tags, labels, archived, archivedAt, epicId, issueContainerId, milestoneId, subtasksEnabled, links, source, createdBy, earliestStartDate, createdAt, updatedAt, version. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description issueId or issueKey. */
         issueId: string;
@@ -4384,6 +4757,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4434,12 +4809,22 @@ export interface operations {
            *         "createdBy": "createdBy",
            *         "earliestStartDate": "2026-12-01",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
           'application/json': components['schemas']['IssueResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -4470,7 +4855,10 @@ export interface operations {
   update_issue: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        'If-Match'?: string;
+      };
       path: {
         /** @description issueId or issueKey. */
         issueId: string;
@@ -4496,6 +4884,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4546,7 +4936,8 @@ export interface operations {
            *         "createdBy": "createdBy",
            *         "earliestStartDate": "2026-12-01",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -4632,6 +5023,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description `PRECONDITION_FAILED`: The resource changed since the version named in If-Match (or expectedVersion). */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['RateLimited'];
@@ -4641,10 +5041,431 @@ export interface operations {
       507: components['responses']['StorageFull'];
     };
   };
-  list_issue_evolutions: {
+  bulk_create_issues: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "issues": [
+         *         {
+         *           "title": "Retry webhook deliveries with backoff",
+         *           "description": "Receivers that time out are retried with exponential backoff.",
+         *           "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *           "projectKey": "API",
+         *           "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *           "teamKey": "ENG",
+         *           "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *           "statusKey": "in-progress",
+         *           "assigneeId": "api-token:triage-bot",
+         *           "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *           "priority": "none",
+         *           "tags": [
+         *             "tag"
+         *           ],
+         *           "labels": [
+         *             "label"
+         *           ],
+         *           "startDate": "2026-12-01",
+         *           "dueDate": "2026-12-01",
+         *           "durationDays": 1,
+         *           "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *           "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *           "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *           "subtasksEnabled": false
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': components['schemas']['BulkCreateIssuesRequest'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          /** @description Path of the created resource. */
+          Location?: string;
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "issues": [
+           *         {
+           *           "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "issueKey": "ENG-42",
+           *           "title": "Retry webhook deliveries with backoff",
+           *           "description": "Receivers that time out are retried with exponential backoff.",
+           *           "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "projectKey": "API",
+           *           "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "teamKey": "ENG",
+           *           "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "statusKey": "in-progress",
+           *           "assigneeId": "api-token:triage-bot",
+           *           "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "priority": "none",
+           *           "startDate": "2026-12-01",
+           *           "dueDate": "2026-12-01",
+           *           "durationDays": 1,
+           *           "tags": [
+           *             "tag"
+           *           ],
+           *           "labels": [
+           *             "label"
+           *           ],
+           *           "archived": false,
+           *           "archivedAt": "2026-11-24T09:30:00.000Z",
+           *           "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "subtasksEnabled": false,
+           *           "links": [
+           *             {
+           *               "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "type": "blocks",
+           *               "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "targetIssueKey": "ENG-7",
+           *               "isSatisfied": false
+           *             }
+           *           ],
+           *           "source": {
+           *             "type": "agenda_item",
+           *             "id": "id"
+           *           },
+           *           "createdBy": "createdBy",
+           *           "earliestStartDate": "2026-12-01",
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z",
+           *           "version": 1
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @description The issues as written, in the order of the request. */
+            issues: components['schemas']['Issue'][];
+          };
+        };
+      };
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `PROJECT_KEY_AMBIGUOUS`: The projectKey matches projects in several teams.
+       *
+       *     `PROJECT_TEAM_MISMATCH`: The project does not belong to the given team.
+       *
+       *     `INVALID_ARCHIVE_STATE`: archived must be true or false.
+       *
+       *     `TITLE_REQUIRED`: A non-empty title is required.
+       *
+       *     `STATUS_INVALID_FOR_PROJECT`: The status does not belong to the project's team.
+       *
+       *     `STATUS_INVALID_FOR_PROJECT_WORKFLOW`: The project workflow does not allow this status.
+       *
+       *     `ASSIGNEE_NOT_IN_WORKSPACE`: The assignee is neither a workspace member nor an active automation agent.
+       *
+       *     `ASSIGNEE_NOT_IN_PROJECT`: The assignee has no access to the project.
+       *
+       *     `ASSIGNEE_NOT_IN_PROJECT_TEAM`: The assignee is not a member of the project's team.
+       *
+       *     `REPORTER_NOT_IN_WORKSPACE`: The reporter is not a workspace member.
+       *
+       *     `TAG_FIELD_CONFLICT`: tags and labels disagree.
+       *
+       *     `PROJECT_REQUIRED`: A project is required and none was given or could be resolved.
+       *
+       *     `ISSUE_CONTAINER_FIELD_CONFLICT`: epicId and issueContainerId disagree.
+       *
+       *     `ISSUE_CONTAINER_DISABLED`: Issue containers are disabled for this project.
+       *
+       *     `ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE`: A milestone needs an issue container.
+       *
+       *     `INVALID_SCHEDULE`: The schedule is not valid.
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `TEAM_NOT_FOUND`: Team not found.
+       *
+       *     `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `STATUS_NOT_FOUND`: Status not found.
+       *
+       *     `ISSUE_CONTAINER_NOT_FOUND`: Issue container not found in the project.
+       *
+       *     `ISSUE_CONTAINER_MILESTONE_NOT_FOUND`: Milestone not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
+    };
+  };
+  bulk_update_issues: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "issues": [
+         *         {
+         *           "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *           "issueKey": "ENG-42",
+         *           "expectedVersion": 1,
+         *           "title": "Retry webhook deliveries with backoff",
+         *           "description": "Receivers that time out are retried with exponential backoff.",
+         *           "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *           "projectKey": "API",
+         *           "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *           "teamKey": "ENG",
+         *           "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *           "statusKey": "in-progress",
+         *           "assigneeId": "api-token:triage-bot",
+         *           "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *           "priority": "none",
+         *           "tags": [
+         *             "tag"
+         *           ],
+         *           "labels": [
+         *             "label"
+         *           ],
+         *           "startDate": "2026-12-01",
+         *           "dueDate": "2026-12-01",
+         *           "durationDays": 1,
+         *           "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *           "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *           "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *           "subtasksEnabled": false,
+         *           "archived": false
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': components['schemas']['BulkUpdateIssuesRequest'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "issues": [
+           *         {
+           *           "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "issueKey": "ENG-42",
+           *           "title": "Retry webhook deliveries with backoff",
+           *           "description": "Receivers that time out are retried with exponential backoff.",
+           *           "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "projectKey": "API",
+           *           "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "teamKey": "ENG",
+           *           "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "statusKey": "in-progress",
+           *           "assigneeId": "api-token:triage-bot",
+           *           "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "priority": "none",
+           *           "startDate": "2026-12-01",
+           *           "dueDate": "2026-12-01",
+           *           "durationDays": 1,
+           *           "tags": [
+           *             "tag"
+           *           ],
+           *           "labels": [
+           *             "label"
+           *           ],
+           *           "archived": false,
+           *           "archivedAt": "2026-11-24T09:30:00.000Z",
+           *           "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "subtasksEnabled": false,
+           *           "links": [
+           *             {
+           *               "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "type": "blocks",
+           *               "targetIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "targetIssueKey": "ENG-7",
+           *               "isSatisfied": false
+           *             }
+           *           ],
+           *           "source": {
+           *             "type": "agenda_item",
+           *             "id": "id"
+           *           },
+           *           "createdBy": "createdBy",
+           *           "earliestStartDate": "2026-12-01",
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "updatedAt": "2026-11-24T09:30:00.000Z",
+           *           "version": 1
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @description The issues as written, in the order of the request. */
+            issues: components['schemas']['Issue'][];
+          };
+        };
+      };
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       *
+       *     `PROJECT_KEY_AMBIGUOUS`: The projectKey matches projects in several teams.
+       *
+       *     `PROJECT_TEAM_MISMATCH`: The project does not belong to the given team.
+       *
+       *     `INVALID_ARCHIVE_STATE`: archived must be true or false.
+       *
+       *     `TITLE_REQUIRED`: A non-empty title is required.
+       *
+       *     `STATUS_INVALID_FOR_PROJECT`: The status does not belong to the project's team.
+       *
+       *     `STATUS_INVALID_FOR_PROJECT_WORKFLOW`: The project workflow does not allow this status.
+       *
+       *     `ASSIGNEE_NOT_IN_WORKSPACE`: The assignee is neither a workspace member nor an active automation agent.
+       *
+       *     `ASSIGNEE_NOT_IN_PROJECT`: The assignee has no access to the project.
+       *
+       *     `ASSIGNEE_NOT_IN_PROJECT_TEAM`: The assignee is not a member of the project's team.
+       *
+       *     `REPORTER_NOT_IN_WORKSPACE`: The reporter is not a workspace member.
+       *
+       *     `TAG_FIELD_CONFLICT`: tags and labels disagree.
+       *
+       *     `UNSUPPORTED_ACTION`: This action is not supported here.
+       *
+       *     `ISSUE_CONTAINER_FIELD_CONFLICT`: epicId and issueContainerId disagree.
+       *
+       *     `ISSUE_CONTAINER_DISABLED`: Issue containers are disabled for this project.
+       *
+       *     `ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE`: A milestone needs an issue container.
+       *
+       *     `INVALID_SCHEDULE`: The schedule is not valid.
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /**
+       * @description `TEAM_NOT_FOUND`: Team not found.
+       *
+       *     `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `STATUS_NOT_FOUND`: Status not found.
+       *
+       *     `ISSUE_CONTAINER_NOT_FOUND`: Issue container not found in the project.
+       *
+       *     `ISSUE_CONTAINER_MILESTONE_NOT_FOUND`: Milestone not found.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      /**
+       * @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running.
+       *
+       *     `WORKFLOW_TRANSITION_BLOCKED`: The team's workflow does not allow this status change.
+       */
+      409: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `PRECONDITION_FAILED`: The resource changed since the version named in If-Match (or expectedVersion). */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
+    };
+  };
+  list_issue_evolutions: {
+    parameters: {
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: evolutionId, issueId, priorTitle, newTitle, reason, actorId, createdAt, updatedAt. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description issueId or issueKey. */
         issueId: string;
@@ -4656,6 +5477,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4677,6 +5500,15 @@ export interface operations {
            */
           'application/json': components['schemas']['EvolutionListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -4796,7 +5628,8 @@ export interface operations {
            *         "createdBy": "createdBy",
            *         "earliestStartDate": "2026-12-01",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -4842,8 +5675,14 @@ export interface operations {
   };
   list_comments: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: commentId, issueId, milestoneId, parentCommentId, body, authorId, authorApiTokenName, deleted, createdAt, updatedAt. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description issueId or issueKey. */
         issueId: string;
@@ -4855,6 +5694,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4878,6 +5719,15 @@ export interface operations {
            */
           'application/json': components['schemas']['CommentListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -5251,8 +6101,14 @@ export interface operations {
   };
   list_attachments: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: attachmentId, url, name, createdAt, updatedAt, createdBy. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description issueId or issueKey. */
         issueId: string;
@@ -5264,6 +6120,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5283,6 +6141,15 @@ export interface operations {
            */
           'application/json': components['schemas']['AttachmentListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -5409,8 +6276,14 @@ export interface operations {
   };
   list_subtasks: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: subtaskId, parentIssueId, title, status, assigneeId, reporterId, projectId, epicId, issueContainerId, startDate, dueDate, durationDays, links, migrated, migratedIssueId, position, createdAt, updatedAt, version. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description issueId or issueKey of the parent issue. */
         issueId: string;
@@ -5422,6 +6295,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5453,13 +6328,23 @@ export interface operations {
            *           "migratedIssueId": "migratedIssueId",
            *           "position": 1,
            *           "createdAt": "2026-11-24T09:30:00.000Z",
-           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           "updatedAt": "2026-11-24T09:30:00.000Z",
+           *           "version": 1
            *         }
            *       ]
            *     }
            */
           'application/json': components['schemas']['SubtaskListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -5553,7 +6438,8 @@ export interface operations {
            *         "migratedIssueId": "migratedIssueId",
            *         "position": 1,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -5609,8 +6495,14 @@ export interface operations {
   };
   get_subtask: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: subtaskId, parentIssueId, title, status, assigneeId, reporterId, projectId, epicId, issueContainerId, startDate, dueDate, durationDays, links, migrated, migratedIssueId, position, createdAt, updatedAt, version. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description issueId or issueKey of the parent issue. */
         issueId: string;
@@ -5623,6 +6515,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5653,12 +6547,22 @@ export interface operations {
            *         "migratedIssueId": "migratedIssueId",
            *         "position": 1,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
           'application/json': components['schemas']['SubtaskResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -5693,7 +6597,10 @@ export interface operations {
   delete_subtask: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        'If-Match'?: string;
+      };
       path: {
         /** @description issueId or issueKey of the parent issue. */
         issueId: string;
@@ -5738,6 +6645,15 @@ export interface operations {
         };
       };
       408: components['responses']['RequestTimeout'];
+      /** @description `PRECONDITION_FAILED`: The resource changed since the version named in If-Match (or expectedVersion). */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: components['responses']['RateLimited'];
       431: components['responses']['HeadersTooLarge'];
       500: components['responses']['InternalError'];
@@ -5748,7 +6664,10 @@ export interface operations {
   update_subtask: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        'If-Match'?: string;
+      };
       path: {
         /** @description issueId or issueKey of the parent issue. */
         issueId: string;
@@ -5775,6 +6694,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5805,7 +6726,8 @@ export interface operations {
            *         "migratedIssueId": "migratedIssueId",
            *         "position": 1,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -5854,6 +6776,15 @@ export interface operations {
         };
       };
       408: components['responses']['RequestTimeout'];
+      /** @description `PRECONDITION_FAILED`: The resource changed since the version named in If-Match (or expectedVersion). */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['RateLimited'];
@@ -6142,7 +7073,8 @@ export interface operations {
            *         "createdBy": "createdBy",
            *         "earliestStartDate": "2026-12-01",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       },
            *       "subtask": {
            *         "subtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
@@ -6169,7 +7101,8 @@ export interface operations {
            *         "migratedIssueId": "migratedIssueId",
            *         "position": 1,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -6244,8 +7177,13 @@ export interface operations {
         limit?: number;
         /** @description nextCursor of the previous page (same filters). */
         cursor?: string;
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: issueContainerId, epicId, name, projectId, projectKey, startDate, dueDate, issueCount, openIssueCount, archived, createdAt, updatedAt. */
+        fields?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6254,6 +7192,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6284,6 +7224,15 @@ export interface operations {
            */
           'application/json': components['schemas']['ContainerListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description `VALIDATION_FAILED`: The request is not valid.
@@ -6342,8 +7291,13 @@ export interface operations {
         limit?: number;
         /** @description nextCursor of the previous page (same filters). */
         cursor?: string;
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: milestoneId, issueContainerId, epicId, projectId, title, ownerId, status, startDate, dueDate, order, tags, labels, createdAt, updatedAt, version. */
+        fields?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6352,6 +7306,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6376,7 +7332,8 @@ export interface operations {
            *             "label"
            *           ],
            *           "createdAt": "2026-11-24T09:30:00.000Z",
-           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           "updatedAt": "2026-11-24T09:30:00.000Z",
+           *           "version": 1
            *         }
            *       ],
            *       "pageInfo": {
@@ -6388,6 +7345,15 @@ export interface operations {
            */
           'application/json': components['schemas']['MilestoneListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description `VALIDATION_FAILED`: The request is not valid.
@@ -6486,7 +7452,8 @@ export interface operations {
            *           "label"
            *         ],
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -6544,8 +7511,14 @@ export interface operations {
   };
   get_milestone: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: milestoneId, issueContainerId, epicId, projectId, title, ownerId, status, startDate, dueDate, order, tags, labels, createdAt, updatedAt, version, activity. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         milestoneId: string;
       };
@@ -6556,6 +7529,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6580,6 +7555,7 @@ export interface operations {
            *         ],
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1,
            *         "activity": [
            *           {
            *             "action": "created",
@@ -6595,6 +7571,15 @@ export interface operations {
            */
           'application/json': components['schemas']['MilestoneDetailResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -6625,7 +7610,10 @@ export interface operations {
   delete_milestone: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        'If-Match'?: string;
+      };
       path: {
         milestoneId: string;
       };
@@ -6660,6 +7648,15 @@ export interface operations {
         };
       };
       408: components['responses']['RequestTimeout'];
+      /** @description `PRECONDITION_FAILED`: The resource changed since the version named in If-Match (or expectedVersion). */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: components['responses']['RateLimited'];
       431: components['responses']['HeadersTooLarge'];
       500: components['responses']['InternalError'];
@@ -6670,7 +7667,10 @@ export interface operations {
   update_milestone: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        'If-Match'?: string;
+      };
       path: {
         milestoneId: string;
       };
@@ -6695,6 +7695,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6718,7 +7720,8 @@ export interface operations {
            *           "label"
            *         ],
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -6769,6 +7772,15 @@ export interface operations {
         };
       };
       408: components['responses']['RequestTimeout'];
+      /** @description `PRECONDITION_FAILED`: The resource changed since the version named in If-Match (or expectedVersion). */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['RateLimited'];
@@ -6780,8 +7792,14 @@ export interface operations {
   };
   list_milestone_comments: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: commentId, issueId, milestoneId, parentCommentId, body, authorId, authorApiTokenName, deleted, createdAt, updatedAt. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         milestoneId: string;
       };
@@ -6792,6 +7810,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6815,6 +7835,15 @@ export interface operations {
            */
           'application/json': components['schemas']['CommentListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -6946,18 +7975,27 @@ export interface operations {
         /** @description Exact meeting type. */
         type?: string;
         recurrenceType?: 'none' | 'daily' | 'weekly' | 'biweekly' | 'monthly';
-        /** @description true lists only archived meetings. */
+        /** @description true: only archived meetings; false: only active ones. Default: only active ones, or both with sort=updatedAt or updatedSince. */
         archived?: boolean;
-        /** @description archived: same as archived=true. */
+        /** @description archived: same as archived=true; active: same as archived=false. */
         view?: 'active' | 'archived';
         /** @description Case-insensitive match on title and description. */
         q?: string;
+        /** @description createdAt (default): newest first. updatedAt: oldest change first, by (updatedAt, id); page to the end to see every change, including those made while paging. Without archived, archived meetings are listed too. */
+        sort?: 'createdAt' | 'updatedAt';
+        /** @description ISO 8601 date-time with offset (e.g. 2026-01-05T10:00:00.000Z): only meetings updated at or after it. Inclusive: resume from the last updatedAt you saw and nothing is missed (records already seen may come again). Without archived, archived meetings are listed too. */
+        updatedSince?: string;
         /** @description Page size, default 50; values above 200 are clamped to 200. */
         limit?: number;
         /** @description nextCursor of the previous page (same filters). */
         cursor?: string;
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: meetingId, title, description, type, recurrenceType, startsAt, endsAt, teamId, teamKey, projectId, projectKey, archived, links, createdAt, updatedAt, version. */
+        fields?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6966,6 +8004,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6996,7 +8036,8 @@ export interface operations {
            *             }
            *           ],
            *           "createdAt": "2026-11-24T09:30:00.000Z",
-           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           "updatedAt": "2026-11-24T09:30:00.000Z",
+           *           "version": 1
            *         }
            *       ],
            *       "pageInfo": {
@@ -7008,6 +8049,15 @@ export interface operations {
            */
           'application/json': components['schemas']['MeetingListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description `VALIDATION_FAILED`: The request is not valid.
@@ -7106,7 +8156,8 @@ export interface operations {
            *           }
            *         ],
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -7164,8 +8215,14 @@ export interface operations {
   };
   get_meeting: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: meetingId, title, description, type, recurrenceType, startsAt, endsAt, teamId, teamKey, projectId, projectKey, archived, links, createdAt, updatedAt, version. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         meetingId: string;
       };
@@ -7176,6 +8233,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7205,12 +8264,22 @@ export interface operations {
            *           }
            *         ],
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
           'application/json': components['schemas']['MeetingResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -7241,7 +8310,10 @@ export interface operations {
   delete_meeting: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        'If-Match'?: string;
+      };
       path: {
         meetingId: string;
       };
@@ -7276,6 +8348,15 @@ export interface operations {
         };
       };
       408: components['responses']['RequestTimeout'];
+      /** @description `PRECONDITION_FAILED`: The resource changed since the version named in If-Match (or expectedVersion). */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: components['responses']['RateLimited'];
       431: components['responses']['HeadersTooLarge'];
       500: components['responses']['InternalError'];
@@ -7286,7 +8367,10 @@ export interface operations {
   update_meeting: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        'If-Match'?: string;
+      };
       path: {
         meetingId: string;
       };
@@ -7311,6 +8395,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7340,7 +8426,8 @@ export interface operations {
            *           }
            *         ],
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -7389,6 +8476,15 @@ export interface operations {
         };
       };
       408: components['responses']['RequestTimeout'];
+      /** @description `PRECONDITION_FAILED`: The resource changed since the version named in If-Match (or expectedVersion). */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['RateLimited'];
@@ -7400,8 +8496,14 @@ export interface operations {
   };
   get_meeting_settings: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: agendaStatuses, externalOwnerPresets. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -7410,6 +8512,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7441,6 +8545,15 @@ export interface operations {
            */
           'application/json': components['schemas']['SettingsResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -8285,8 +9398,14 @@ export interface operations {
   };
   list_agenda_groups: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: agendaGroupId, meetingId, name, description, position, createdAt, updatedAt. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         meetingId: string;
       };
@@ -8297,6 +9416,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8317,6 +9438,15 @@ export interface operations {
            */
           'application/json': components['schemas']['AgendaGroupListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -8649,8 +9779,14 @@ export interface operations {
   };
   list_agenda_tags: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: name, sources, usageCount. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         meetingId: string;
       };
@@ -8661,6 +9797,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8679,6 +9817,15 @@ export interface operations {
            */
           'application/json': components['schemas']['AgendaTagsResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -8708,8 +9855,14 @@ export interface operations {
   };
   list_agenda_items: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: agendaItemId, meetingId, title, description, notes, agendaGroupId, statusId, tags, labels, sourceProjectId, checkInDate, owners, links, attachments, converted, convertedIssueId, taskIssueIds, position, createdAt, updatedAt, version. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         meetingId: string;
       };
@@ -8720,6 +9873,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8781,13 +9936,23 @@ export interface operations {
            *           ],
            *           "position": 1,
            *           "createdAt": "2026-11-24T09:30:00.000Z",
-           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           "updatedAt": "2026-11-24T09:30:00.000Z",
+           *           "version": 1
            *         }
            *       ]
            *     }
            */
           'application/json': components['schemas']['AgendaItemListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -8913,7 +10078,8 @@ export interface operations {
            *         ],
            *         "position": 1,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -8971,8 +10137,14 @@ export interface operations {
   };
   get_agenda_item: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: agendaItemId, meetingId, title, description, notes, agendaGroupId, statusId, tags, labels, sourceProjectId, checkInDate, owners, links, attachments, converted, convertedIssueId, taskIssueIds, position, createdAt, updatedAt, version. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         meetingId: string;
         agendaItemId: string;
@@ -8984,6 +10156,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9044,12 +10218,22 @@ export interface operations {
            *         ],
            *         "position": 1,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
           'application/json': components['schemas']['AgendaItemResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -9084,7 +10268,10 @@ export interface operations {
   delete_agenda_item: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        'If-Match'?: string;
+      };
       path: {
         meetingId: string;
         agendaItemId: string;
@@ -9124,6 +10311,15 @@ export interface operations {
         };
       };
       408: components['responses']['RequestTimeout'];
+      /** @description `PRECONDITION_FAILED`: The resource changed since the version named in If-Match (or expectedVersion). */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: components['responses']['RateLimited'];
       431: components['responses']['HeadersTooLarge'];
       500: components['responses']['InternalError'];
@@ -9134,7 +10330,10 @@ export interface operations {
   update_agenda_item: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        'If-Match'?: string;
+      };
       path: {
         meetingId: string;
         agendaItemId: string;
@@ -9162,6 +10361,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9222,7 +10423,8 @@ export interface operations {
            *         ],
            *         "position": 1,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -9271,6 +10473,15 @@ export interface operations {
         };
       };
       408: components['responses']['RequestTimeout'];
+      /** @description `PRECONDITION_FAILED`: The resource changed since the version named in If-Match (or expectedVersion). */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['RateLimited'];
@@ -9282,8 +10493,14 @@ export interface operations {
   };
   list_agenda_item_attachments: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: attachmentId, url, name, createdAt, updatedAt, createdBy. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         meetingId: string;
         agendaItemId: string;
@@ -9295,6 +10512,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9314,6 +10533,15 @@ export interface operations {
            */
           'application/json': components['schemas']['AttachmentListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -9448,8 +10676,14 @@ export interface operations {
   };
   list_agenda_item_owners: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: ownerId, kind, userId, presetId, externalName, externalEmail, createdAt, updatedAt. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         meetingId: string;
         agendaItemId: string;
@@ -9461,6 +10695,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9482,6 +10718,15 @@ export interface operations {
            */
           'application/json': components['schemas']['OwnerListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -9786,7 +11031,8 @@ export interface operations {
            *         "createdBy": "createdBy",
            *         "earliestStartDate": "2026-12-01",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -9924,7 +11170,8 @@ export interface operations {
            *         "createdBy": "createdBy",
            *         "earliestStartDate": "2026-12-01",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       },
            *       "agendaItem": {
            *         "agendaItemId": "agi_01jd7q8x3k2m9v5t6w4y0z1a2b",
@@ -9981,7 +11228,8 @@ export interface operations {
            *         ],
            *         "position": 1,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       },
            *       "created": false
            *     }
@@ -10046,7 +11294,8 @@ export interface operations {
            *         "createdBy": "createdBy",
            *         "earliestStartDate": "2026-12-01",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       },
            *       "agendaItem": {
            *         "agendaItemId": "agi_01jd7q8x3k2m9v5t6w4y0z1a2b",
@@ -10103,7 +11352,8 @@ export interface operations {
            *         ],
            *         "position": 1,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       },
            *       "created": false
            *     }
@@ -10248,7 +11498,8 @@ export interface operations {
            *         "createdBy": "createdBy",
            *         "earliestStartDate": "2026-12-01",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       },
            *       "agendaItem": {
            *         "agendaItemId": "agi_01jd7q8x3k2m9v5t6w4y0z1a2b",
@@ -10305,7 +11556,8 @@ export interface operations {
            *         ],
            *         "position": 1,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -10368,8 +11620,13 @@ export interface operations {
         limit?: number;
         /** @description nextCursor of the previous page (same filters). */
         cursor?: string;
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: groupId, name, description, ownerId, memberIds, visibility, apiVisibility, createdAt, updatedAt. */
+        fields?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -10378,6 +11635,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10407,6 +11666,15 @@ export interface operations {
            */
           'application/json': components['schemas']['GroupListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description `VALIDATION_FAILED`: The request is not valid.
@@ -10624,12 +11892,21 @@ export interface operations {
         groupId?: string;
         /** @description open (default), in-progress, resolved or closed. */
         status?: 'open' | 'in-progress' | 'resolved' | 'closed';
+        /** @description createdAt (default): newest first. updatedAt: oldest change first, by (updatedAt, id); page to the end to see every change, including those made while paging. */
+        sort?: 'createdAt' | 'updatedAt';
+        /** @description ISO 8601 date-time with offset (e.g. 2026-01-05T10:00:00.000Z): only topics updated at or after it. Inclusive: resume from the last updatedAt you saw and nothing is missed (records already seen may come again). */
+        updatedSince?: string;
         /** @description Page size, default 50; values above 200 are clamped to 200. */
         limit?: number;
         /** @description nextCursor of the previous page (same filters). */
         cursor?: string;
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: topicId, groupId, title, description, status, tags, labels, sourceProjectId, links, converted, convertedIssueId, createdAt, updatedAt, version. */
+        fields?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -10638,6 +11915,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10670,7 +11949,8 @@ export interface operations {
            *           "converted": false,
            *           "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "createdAt": "2026-11-24T09:30:00.000Z",
-           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           "updatedAt": "2026-11-24T09:30:00.000Z",
+           *           "version": 1
            *         }
            *       ],
            *       "pageInfo": {
@@ -10682,6 +11962,15 @@ export interface operations {
            */
           'application/json': components['schemas']['TopicListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description `VALIDATION_FAILED`: The request is not valid.
@@ -10787,7 +12076,8 @@ export interface operations {
            *         "converted": false,
            *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -10847,8 +12137,14 @@ export interface operations {
   };
   get_discussion_topic: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: topicId, groupId, title, description, status, tags, labels, sourceProjectId, links, converted, convertedIssueId, createdAt, updatedAt, version. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         topicId: string;
       };
@@ -10859,6 +12155,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10890,12 +12188,22 @@ export interface operations {
            *         "converted": false,
            *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
           'application/json': components['schemas']['TopicResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -10926,7 +12234,10 @@ export interface operations {
   update_discussion_topic: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        'If-Match'?: string;
+      };
       path: {
         topicId: string;
       };
@@ -10960,6 +12271,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10991,7 +12304,8 @@ export interface operations {
            *         "converted": false,
            *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -11042,6 +12356,15 @@ export interface operations {
         };
       };
       408: components['responses']['RequestTimeout'];
+      /** @description `PRECONDITION_FAILED`: The resource changed since the version named in If-Match (or expectedVersion). */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['RateLimited'];
@@ -11136,7 +12459,8 @@ export interface operations {
            *         "createdBy": "createdBy",
            *         "earliestStartDate": "2026-12-01",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       },
            *       "topic": {
            *         "topicId": "top_01jd7q8x3k2m9v5t6w4y0z1a2b",
@@ -11164,7 +12488,8 @@ export interface operations {
            *         "converted": false,
            *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       },
            *       "created": false
            *     }
@@ -11229,7 +12554,8 @@ export interface operations {
            *         "createdBy": "createdBy",
            *         "earliestStartDate": "2026-12-01",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       },
            *       "topic": {
            *         "topicId": "top_01jd7q8x3k2m9v5t6w4y0z1a2b",
@@ -11257,7 +12583,8 @@ export interface operations {
            *         "converted": false,
            *         "convertedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       },
            *       "created": false
            *     }
@@ -11323,8 +12650,13 @@ export interface operations {
         limit?: number;
         /** @description nextCursor of the previous page (same filters). */
         cursor?: string;
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: webhookId, url, events, active, createdAt, updatedAt, version. */
+        fields?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -11333,6 +12665,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11347,7 +12681,8 @@ export interface operations {
            *           ],
            *           "active": false,
            *           "createdAt": "2026-11-24T09:30:00.000Z",
-           *           "updatedAt": "2026-11-24T09:30:00.000Z"
+           *           "updatedAt": "2026-11-24T09:30:00.000Z",
+           *           "version": 1
            *         }
            *       ],
            *       "pageInfo": {
@@ -11359,6 +12694,15 @@ export interface operations {
            */
           'application/json': components['schemas']['WebhookListResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /**
        * @description `VALIDATION_FAILED`: The request is not valid.
@@ -11427,6 +12771,7 @@ export interface operations {
            *         "active": false,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1,
            *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
            *       }
            *     }
@@ -11478,8 +12823,14 @@ export interface operations {
   };
   get_webhook: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: webhookId, url, events, active, createdAt, updatedAt, version. */
+        fields?: string;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         webhookId: string;
       };
@@ -11490,6 +12841,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11503,12 +12856,22 @@ export interface operations {
            *         ],
            *         "active": false,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
           'application/json': components['schemas']['WebhookResponse'];
         };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `VALIDATION_FAILED`: The request is not valid. */
       400: {
@@ -11539,7 +12902,10 @@ export interface operations {
   delete_webhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        'If-Match'?: string;
+      };
       path: {
         webhookId: string;
       };
@@ -11574,6 +12940,15 @@ export interface operations {
         };
       };
       408: components['responses']['RequestTimeout'];
+      /** @description `PRECONDITION_FAILED`: The resource changed since the version named in If-Match (or expectedVersion). */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: components['responses']['RateLimited'];
       431: components['responses']['HeadersTooLarge'];
       500: components['responses']['InternalError'];
@@ -11584,7 +12959,10 @@ export interface operations {
   update_webhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        'If-Match'?: string;
+      };
       path: {
         webhookId: string;
       };
@@ -11608,6 +12986,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11621,7 +13001,8 @@ export interface operations {
            *         ],
            *         "active": false,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
-           *         "updatedAt": "2026-11-24T09:30:00.000Z"
+           *         "updatedAt": "2026-11-24T09:30:00.000Z",
+           *         "version": 1
            *       }
            *     }
            */
@@ -11656,6 +13037,15 @@ export interface operations {
         };
       };
       408: components['responses']['RequestTimeout'];
+      /** @description `PRECONDITION_FAILED`: The resource changed since the version named in If-Match (or expectedVersion). */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['RateLimited'];
@@ -11672,8 +13062,13 @@ export interface operations {
         limit?: number;
         /** @description nextCursor of the previous page (same filters). */
         cursor?: string;
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: deliveryId, eventId, eventType, attempt, status, responseStatus, durationMs, error, createdAt. */
+        fields?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
       path: {
         webhookId: string;
       };
@@ -11684,6 +13079,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11712,6 +13109,15 @@ export interface operations {
           'application/json': components['schemas']['DeliveryListResponse'];
         };
       };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
       /**
        * @description `VALIDATION_FAILED`: The request is not valid.
        *
@@ -11736,6 +13142,114 @@ export interface operations {
         };
       };
       408: components['responses']['RequestTimeout'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+    };
+  };
+  list_events: {
+    parameters: {
+      query?: {
+        /** @description pageInfo.nextCursor of your previous call: the feed goes on after it. Without it, the feed starts at the oldest event it keeps. */
+        after?: string;
+        /** @description Comma-separated event types to list (default: all): project.created, project.updated, issue.created, issue.updated, issue.archived, issue.restored, issue.comment.created, issue.comment.deleted, issue.link.created, issue.link.deleted, subtask.created, subtask.updated, subtask.deleted, subtask.promoted, milestone.created, milestone.updated, milestone.deleted, milestone.comment.created. The cursor is not bound to them. */
+        types?: string;
+        /** @description Page size, default 50; values above 200 are clamped to 200. */
+        limit?: number;
+      };
+      header?: {
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "events": [
+           *         {
+           *           "id": "id",
+           *           "type": "project.created",
+           *           "createdAt": "2026-11-24T09:30:00.000Z",
+           *           "workspaceId": "ws_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *           "actor": {
+           *             "kind": "api_token",
+           *             "id": "id"
+           *           },
+           *           "data": {
+           *             "project": {
+           *               "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "projectKey": "API",
+           *               "name": "Public API",
+           *               "description": "Receivers that time out are retried with exponential backoff.",
+           *               "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "teamKey": "ENG",
+           *               "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *               "startDate": "2026-12-01",
+           *               "endDate": "2026-12-01",
+           *               "subtasksEnabled": false,
+           *               "issueContainersEnabled": false,
+           *               "createdAt": "2026-11-24T09:30:00.000Z",
+           *               "updatedAt": "2026-11-24T09:30:00.000Z",
+           *               "version": 1
+           *             }
+           *           }
+           *         }
+           *       ],
+           *       "pageInfo": {
+           *         "hasMore": false,
+           *         "nextCursor": "eyJrIjoiMDFqZDdxOHgzayJ9.c2lnbmF0dXJl",
+           *         "limit": 50
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['EventFeedResponse'];
+        };
+      };
+      /** @description Not Modified: the answer is the one whose ETag you sent. */
+      304: {
+        headers: {
+          /** @description Strong entity tag of this answer; a single record's starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes). */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_CURSOR`: The cursor is not valid for this request.
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      408: components['responses']['RequestTimeout'];
+      /** @description `EVENT_CURSOR_EXPIRED`: The event cursor is older than the change feed keeps events. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: components['responses']['RateLimited'];
       431: components['responses']['HeadersTooLarge'];
       500: components['responses']['InternalError'];
