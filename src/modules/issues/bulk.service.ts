@@ -64,8 +64,7 @@ type Reference = (typeof REFERENCES)[number];
 
 /** An item's expectedVersion: a JSON integer of at least 1, as the schema says. */
 function expectedVersionOf(value: unknown): number | undefined {
-  if (value === undefined || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1))
-    return value;
+  if (value === undefined || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1)) return value;
   throw new ApiError(
     'VALIDATION_FAILED',
     { field: 'expectedVersion' },
