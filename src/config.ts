@@ -13,6 +13,10 @@ export interface AppConfig {
   webhookMaxAttempts: number;
   webhookRetryBaseMs: number;
   webhookAllowPrivate: boolean;
+  /** Hours a rotated-out webhook secret keeps signing beside the new one, unless the rotation names its own overlap. */
+  webhookSecretOverlapHours: number;
+  /** Hours of deliveries failing their last attempt, without a success, after which a subscription is deactivated; 0: never. */
+  webhookDisableAfterHours: number;
   /** Days finished webhook events, jobs and delivery records are kept before pruning. */
   retentionDays: number;
   /** Longest time to receive a whole request (headers and body); then 408 and the connection closes. */
@@ -23,13 +27,19 @@ export interface AppConfig {
   keepAliveTimeoutMs: number;
 }
 
-function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Infinity): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min} (got "${raw}")`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = max === Infinity ? `≥ ${min}` : `from ${min} to ${max}`;
+    throw new Error(`${name} must be an integer ${range} (got "${raw}")`);
+  }
   return value;
 }
+
+/** The longest overlap of a secret rotation: a week. */
+export const MAX_SECRET_OVERLAP_HOURS = 168;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const requestTimeoutMs = intFrom(env, 'WSX_REQUEST_TIMEOUT_MS', 30_000, 1);
@@ -53,6 +63,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookMaxAttempts: intFrom(env, 'WSX_WEBHOOK_MAX_ATTEMPTS', 6, 1),
     webhookRetryBaseMs: intFrom(env, 'WSX_WEBHOOK_RETRY_BASE_MS', 5000, 0),
     webhookAllowPrivate: env.WSX_WEBHOOK_ALLOW_PRIVATE === '1',
+    webhookSecretOverlapHours: intFrom(env, 'WSX_WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, MAX_SECRET_OVERLAP_HOURS),
+    webhookDisableAfterHours: intFrom(env, 'WSX_WEBHOOK_DISABLE_AFTER_HOURS', 72),
     retentionDays: intFrom(env, 'WSX_RETENTION_DAYS', 30, 1),
     requestTimeoutMs,
     headersTimeoutMs,

@@ -10,6 +10,7 @@ import type { Database } from '../src/db/database.js';
 import { authenticate } from '../src/modules/auth/credentials.service.js';
 import { applyWorkspaceFile } from '../src/modules/workspace-file/apply.js';
 import { closeTestDatabase, openTestDatabase } from './support/database.js';
+import { runWsx } from './support/cli.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -26,17 +27,7 @@ let database: Database;
 let dir: string;
 
 /** Runs one command line against the test database, capturing what it prints. */
-async function wsx(...args: string[]) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const ctx: CliContext = {
-    out: (text) => stdout.push(text),
-    err: (text) => stderr.push(text),
-    withDatabase: (fn) => fn(database, []),
-  };
-  const code = await runCli(args, ctx);
-  return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
-}
+const wsx = (...args: string[]) => runWsx(database, args);
 
 beforeAll(async () => {
   database = await openTestDatabase();
@@ -70,6 +61,7 @@ describe('wsx token', () => {
       name: 'bot',
       secret: expect.stringMatching(/^svc_pat_[0-9A-Za-z]{40}$/),
       assigneeId: 'api-token:bot',
+      access: 'write',
     });
 
     const auth = await authenticate(database.db, body.secret);
@@ -112,10 +104,11 @@ describe('wsx token', () => {
       active: true,
       allProjects: false,
       projects: ['ENG/API', 'ENG/WEB'],
+      access: 'write',
       createdAt: expect.any(String),
     });
     const table = await wsx('token', 'list', '--workspace', 'acme');
-    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+ACTIVE\s+PROJECTS\s+CREATED$/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+ACTIVE\s+PROJECTS\s+ACCESS\s+CREATED$/);
     expect(table.stdout).toMatch(/\nops\s+yes\s+\*\s/);
   });
 

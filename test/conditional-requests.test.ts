@@ -211,7 +211,8 @@ describe('expectedVersion over MCP', () => {
 
   beforeAll(async () => {
     await h.app.listen({ port: 0, host: '127.0.0.1' });
-    const endpoint = new URL(`http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}/api/mcp`);
+    // delete_subtask is outside the default toolset.
+    const endpoint = new URL(`http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}/api/mcp?toolsets=all`);
     client = new Client({ name: 'wsx-test', version: '1.0.0' });
     await client.connect(
       new StreamableHTTPClientTransport(endpoint, {

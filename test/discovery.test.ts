@@ -16,6 +16,7 @@ describe('GET /api/external', () => {
     const reply = await h.call('GET', '/api/external', { token: TOKENS.admin });
     expect(reply.status).toBe(200);
     expect(Object.keys(reply.body).sort()).toEqual([
+      'access',
       'capabilities',
       'endpoints',
       'ok',
@@ -26,6 +27,7 @@ describe('GET /api/external', () => {
     expect(reply.body.ok).toBe(true);
     expect(reply.body.token).toEqual({ name: 'admin', assigneeId: 'api-token:admin' });
     expect(reply.body.principal).toEqual({ kind: 'api_token', id: 'api-token:admin' });
+    expect(reply.body.access).toBe('write');
     expect(reply.body.workspace).toEqual({ id: acme.workspaceId, name: 'Acme', slug: 'acme', type: 'standard' });
     expect(reply.body.capabilities).toEqual({
       humanCallerAuth: true,

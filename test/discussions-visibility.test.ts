@@ -72,13 +72,13 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-/** One MCP tools/call on /api/mcp; answers the tool result. */
+/** One MCP tools/call on /api/mcp with the discussions toolset; answers the tool result. */
 async function callTool(
   token: string,
   name: string,
   args: Record<string, unknown>,
 ): Promise<{ isError?: boolean; structuredContent?: unknown }> {
-  const res = await h.call('POST', '/api/mcp', {
+  const res = await h.call('POST', '/api/mcp?toolsets=discussions', {
     token,
     headers: { accept: 'application/json, text/event-stream' },
     body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
@@ -273,7 +273,7 @@ describe.each(cases(true))('%s is visible to %s', (place, caller) => {
 
 describe('MCP tools', () => {
   it('lists one tool per discussion route', async () => {
-    const res = await h.call('POST', '/api/mcp', {
+    const res = await h.call('POST', '/api/mcp?toolsets=discussions', {
       token: TOKENS.admin,
       headers: { accept: 'application/json, text/event-stream' },
       body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },

@@ -323,7 +323,7 @@ describe('bulk writes of issues', () => {
     const callTool = async (name: string, args: Record<string, unknown>) => {
       const reply = await h.app.inject({
         method: 'POST',
-        url: '/api/mcp',
+        url: '/api/mcp?toolsets=issues',
         payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
         headers: { ...MCP_HEADERS, authorization: `Bearer ${TOKENS.admin}` },
       });
@@ -391,7 +391,7 @@ describe('bulk writes against the rate limit', () => {
       const before = await footprint(fresh);
       const reply = await fresh.app.inject({
         method: 'POST',
-        url: '/api/mcp',
+        url: '/api/mcp?toolsets=issues',
         payload: {
           jsonrpc: '2.0',
           id: 1,

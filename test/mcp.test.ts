@@ -4,35 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';
+import { CONTRACT_TOOLS } from './support/contract-tools.js';
 
 /** /api/mcp through the SDK's own client over real HTTP. */
 
 const REQUIRED_TOOLS = [
-  'whoami',
-  'list_teams',
-  'list_users',
-  'list_statuses',
-  'list_projects',
-  'get_project',
-  'create_project',
-  'list_issues',
-  'get_issue',
-  'create_issue',
-  'update_issue',
-  'evolve_issue_title',
-  'list_comments',
-  'add_comment',
-  'link_issues',
-  'list_subtasks',
-  'create_subtask',
-  'list_meetings',
-  'create_meeting',
-  'list_agenda_items',
-  'create_agenda_item',
-  'convert_agenda_item',
-  'list_discussion_topics',
-  'create_discussion_topic',
-  'convert_discussion_topic',
+  ...CONTRACT_TOOLS,
   'list_webhooks',
   'create_webhook',
   'get_webhook',
@@ -71,7 +48,8 @@ describe('MCP over Streamable HTTP', () => {
     h = await startHarness([ACME, GLOBEX]);
     projects = (await h.apply(ACME)).projects;
     await h.app.listen({ port: 0, host: '127.0.0.1' });
-    endpoint = new URL(`http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}/api/mcp`);
+    // Every tool, not only the default set: this suite checks each against its HTTP route.
+    endpoint = new URL(`http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}/api/mcp?toolsets=all`);
   });
   afterAll(async () => {
     for (const client of clients) await client.close();

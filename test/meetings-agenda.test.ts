@@ -503,6 +503,7 @@ describe('agenda items', () => {
       workspace: { id: acme.workspaceId, slug: 'acme', name: 'Acme' },
       principal: { kind: 'api_token', id: 'api-token:bot', tokenId: 'tok', tokenName: 'bot' },
       access: { all: true, tokenId: null, granted: new Set() },
+      accessLevel: 'write',
       nowMs: Date.now(),
       now: new Date().toISOString(),
     };

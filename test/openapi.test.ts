@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOG } from '../src/core/errors.js';
-import { EVENT_TYPES } from '../src/events/outbox.js';
+import { DELIVERED_EVENT_TYPES } from '../src/events/outbox.js';
 import { catalog } from '../src/operations/catalog.js';
 import { openApiDocument } from './support/conformance.js';
 
@@ -141,9 +141,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists every webhook event under `webhooks`, each body in the WebhookEvent union', () => {
-    expect(Object.keys(doc.webhooks)).toEqual([...EVENT_TYPES, '*']);
+    expect(Object.keys(doc.webhooks)).toEqual([...DELIVERED_EVENT_TYPES, '*']);
     const union = schemas.WebhookEvent.oneOf.map((ref: Json) => resolve(ref).properties.type.const);
-    expect(union).toEqual([...EVENT_TYPES]);
+    expect(union).toEqual([...DELIVERED_EVENT_TYPES]);
     expect(
       resolve(doc.webhooks['issue.created'].post.requestBody.content['application/json'].schema).properties.data,
     ).toEqual({

@@ -474,7 +474,18 @@ describe('PATCH /api/external/projects/{projectId}', () => {
       .where('project_id', '=', before.projectId)
       .where('type', '=', 'project.updated')
       .executeTakeFirstOrThrow();
-    expect(JSON.parse(event.payload).data).toEqual({ project: reply.body.project });
+    const { changes, ...data } = JSON.parse(event.payload).data;
+    expect(data).toEqual({ project: reply.body.project });
+    expect(Object.keys(changes).sort()).toEqual([
+      'description',
+      'endDate',
+      'issueContainersEnabled',
+      'name',
+      'ownerId',
+      'projectKey',
+      'startDate',
+      'subtasksEnabled',
+    ]);
   });
 
   it('clears dates, owner and description with null', async () => {

@@ -40,7 +40,9 @@ beforeAll(async () => {
   h = await startHarness([ACME]);
   acme = await h.apply(ACME);
   await h.app.listen({ port: 0, host: '127.0.0.1' });
-  const endpoint = new URL(`http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}/api/mcp`);
+  const endpoint = new URL(
+    `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}/api/mcp?toolsets=issues,planning`,
+  );
   client = new Client({ name: 'wsx-planning-test', version: '1.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(endpoint, {
@@ -108,7 +110,7 @@ describe('planning tools over MCP', () => {
     expect(containers.structuredContent.issueContainers.map((c: { name: string }) => c.name)).toEqual(['Launch']);
     const made = await call('create_milestone', {
       title: 'GA',
-      epicId: acme.containers['ENG/API/Launch'],
+      issueContainerId: acme.containers['ENG/API/Launch'],
       status: 'at-risk',
     });
     const { milestoneId } = made.structuredContent.milestone;
@@ -121,7 +123,7 @@ describe('planning tools over MCP', () => {
       ),
     ).toEqual(['created', 'commented']);
     expect(
-      (await call('list_milestones', { project: 'API', status: 'at-risk' })).structuredContent.milestones,
+      (await call('list_milestones', { projectKey: 'API', status: 'at-risk' })).structuredContent.milestones,
     ).toHaveLength(1);
     const missing = await call('create_milestone', { title: 'Nowhere' });
     expect(errorCode(missing)).toBe('ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE');

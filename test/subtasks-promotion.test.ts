@@ -98,6 +98,7 @@ describe('POST /issues/{issueId}/subtasks/{subtaskId}/promote', () => {
     expect(promotedEvent.data).toEqual({
       subtask: migrated,
       issue: { issueId: parent.issueId, issueKey: parent.issueKey },
+      changes: { migrated: { from: false, to: true }, migratedIssueId: { from: null, to: promoted.issueId } },
     });
 
     const again = await promote(parent.issueId, sub.subtaskId, { statusMapping: { 'to-do': 'todo' } });

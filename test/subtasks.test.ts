@@ -232,7 +232,11 @@ describe('reading, updating and deleting', () => {
     });
     const last = (await patch({ title: 'Plan it well' })).body.subtask;
     const [event] = (await eventsFor('subtask.updated', created.subtaskId)).slice(-1);
-    expect(event.data).toEqual({ subtask: last, issue: { issueId: parent.issueId, issueKey: parent.issueKey } });
+    expect(event.data).toEqual({
+      subtask: last,
+      issue: { issueId: parent.issueId, issueKey: parent.issueKey },
+      changes: { title: { from: 'Plan it', to: 'Plan it well' } },
+    });
   });
 
   it('answers the codes of bad updates', async () => {

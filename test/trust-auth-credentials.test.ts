@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliContext } from '../src/cli/context.js';
-import { runCli } from '../src/cli/program.js';
 import { WorkspaceFileError } from '../src/modules/workspace-file/apply.js';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { oatFor, patFor, startHarness, type Harness } from './support/harness.js';
+import { runWsx } from './support/cli.js';
 
 /**
  * Credentials that can be taken back: OAuth tokens revoked in the workspace file or with
@@ -26,17 +25,7 @@ const ws = ACME.workspace;
 const users = ACME.users;
 
 /** Runs one `wsx` command line against the harness database. */
-async function wsx(...args: string[]) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const ctx: CliContext = {
-    out: (text) => stdout.push(text),
-    err: (text) => stderr.push(text),
-    withDatabase: (fn) => fn(h.database, []),
-  };
-  const code = await runCli(args, ctx);
-  return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
-}
+const wsx = (...args: string[]) => runWsx(h.database, args);
 
 /** The reply to GET /api/external with `secret`: 200, or the one 401 every bad credential gets. */
 async function expectAccepted(secret: string) {
@@ -236,6 +225,7 @@ describe('expiry', () => {
       name: 'temporary',
       secret: expect.stringMatching(/^svc_pat_/),
       assigneeId: 'api-token:temporary',
+      access: 'write',
       expiresAt: '2999-06-30T10:00:00.000Z',
     });
     await expectAccepted(body.secret);
@@ -288,13 +278,19 @@ describe('wsx token revoke and list for OAuth tokens', () => {
     const { oauthTokens } = JSON.parse(listed.stdout);
     const alice = oauthTokens.filter((t: { user: string }) => t.user === 'alice');
     expect(alice).toEqual([
-      { id: expect.stringMatching(/^oat_/), user: 'alice', active: true, createdAt: expect.any(String) },
+      {
+        id: expect.stringMatching(/^oat_/),
+        user: 'alice',
+        active: true,
+        access: 'write',
+        createdAt: expect.any(String),
+      },
     ]);
     expect(listed.stdout).not.toContain(TOKENS.alice);
     expect(listed.stdout).not.toMatch(/[0-9a-f]{64}/);
 
     const table = (await wsx('token', 'list', '--workspace', 'acme')).stdout;
-    expect(table).toMatch(/\nOAUTH TOKEN\s+USER\s+ACTIVE\s+CREATED\n/);
+    expect(table).toMatch(/\nOAUTH TOKEN\s+USER\s+ACTIVE\s+ACCESS\s+CREATED\n/);
     expect(table).toMatch(new RegExp(`\\n${alice[0].id}\\s+alice\\s+yes\\s`));
     expect(table).not.toContain('svc_oat_');
   });

@@ -41,7 +41,7 @@ describe('encoded spellings of /api/mcp', () => {
     '/%61%70%69/%6d%63%70',
     '/api/mcp/',
     '/api/%6dcp/',
-    '/api/mcp?x=1',
+    '/api/mcp?toolsets=all',
   ];
 
   it.each(routed)('%s answers 401 UNAUTHORIZED to initialize and tools/list without a credential', async (url) => {

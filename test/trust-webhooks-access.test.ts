@@ -150,7 +150,7 @@ describe('webhook subscriptions belong to their creator', () => {
     const mcp = (token: string, name: string, args: object) =>
       h.app.inject({
         method: 'POST',
-        url: '/api/mcp',
+        url: '/api/mcp?toolsets=admin',
         headers: {
           authorization: `Bearer ${token}`,
           'content-type': 'application/json',

@@ -164,7 +164,10 @@ describe("webhook delivery and the creator's visibility", () => {
       const full = admin[5 + index].json;
       expect(update.json).toEqual({
         ...full,
-        data: { issue: { ...full.data.issue, links: [full.data.issue.links[1]], earliestStartDate: null } },
+        data: {
+          ...full.data,
+          issue: { ...full.data.issue, links: [full.data.issue.links[1]], earliestStartDate: null },
+        },
       });
       expect(new Webhook(botHook.secret).verify(update.body, update.headers)).toEqual(update.json);
       expect(update.headers['webhook-id']).toBe(full.id);

@@ -226,6 +226,7 @@ describe('webhook delivery', () => {
       workspace: { id: acme.workspaceId, slug: 'acme', name: 'Acme' },
       principal: { kind: 'api_token', id: 'api-token:admin', tokenId: 'tok_test', tokenName: 'admin' },
       access: { all: true, tokenId: null, granted: new Set() },
+      accessLevel: 'write',
       nowMs,
       now: new Date(nowMs).toISOString(),
     };

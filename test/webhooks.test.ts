@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';
 
-const WEBHOOK_KEYS = ['active', 'createdAt', 'events', 'updatedAt', 'url', 'version', 'webhookId'];
+const WEBHOOK_KEYS = [
+  'active',
+  'createdAt',
+  'disabledAt',
+  'disabledReason',
+  'events',
+  'updatedAt',
+  'url',
+  'version',
+  'webhookId',
+];
 const RECEIVER = 'https://hooks.example.test/wsx';
 
 describe('webhook subscriptions', () => {

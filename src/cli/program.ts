@@ -61,7 +61,8 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
       '--expires-at <datetime>',
       'refuse the token from this instant on (ISO 8601 with an offset, e.g. 2026-12-31T23:59:59Z)',
     )
-    .option('--json', 'print { name, secret, assigneeId } (and expiresAt when given)')
+    .option('--read-only', 'the token may only read: every write answers 403 TOKEN_READ_ONLY')
+    .option('--json', 'print { name, secret, assigneeId, access } (and expiresAt when given)')
     .addHelpText('after', DATABASE_HELP)
     .action((options: Parameters<typeof tokenCreateCommand>[1]) => tokenCreateCommand(ctx, options));
   token

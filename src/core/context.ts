@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AppConfig } from '../config.js';
+import type { AccessLevel } from './access-level.js';
 import type { DialectName } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 
@@ -32,6 +33,8 @@ export interface Authenticated {
   access: ProjectAccess;
   /** Stable per credential: the scope of rate limits and idempotency keys. */
   credentialId: string;
+  /** `read`: the credential may call reads only; every write answers TOKEN_READ_ONLY. */
+  accessLevel: AccessLevel;
 }
 
 /** Everything an operation needs; `db` is the request's transaction on write operations. */
@@ -42,6 +45,8 @@ export interface Ctx {
   workspace: WorkspaceRef;
   principal: Principal;
   access: ProjectAccess;
+  /** The caller's access level, as `Authenticated.accessLevel` (discovery shows it). */
+  accessLevel: AccessLevel;
   /** The request's instant: every row written by one request shares it. */
   nowMs: number;
   now: string;

@@ -92,6 +92,11 @@ export const ERROR_CATALOG = {
     'A valid, active API token or OAuth access token is required.',
     'Send Authorization: Bearer <token> with an active workspace token.',
   ),
+  TOKEN_READ_ONLY: spec(
+    403,
+    'This credential has read access only; it cannot change anything.',
+    'Use a credential with write access (a token without access: read) for this request.',
+  ),
 
   // Discovery and projects
   TEAM_NOT_FOUND: spec(404, 'Team not found.', 'Call GET /api/external/teams for valid teamId and teamKey values.'),
@@ -406,6 +411,16 @@ export const ERROR_CATALOG = {
 
   // Webhooks
   WEBHOOK_NOT_FOUND: spec(404, 'Webhook subscription not found.', 'Call GET /api/external/webhooks for valid ids.'),
+  WEBHOOK_DELIVERY_NOT_FOUND: spec(
+    404,
+    'Delivery not found for this subscription.',
+    'Use a deliveryId from GET /api/external/webhooks/{webhookId}/deliveries; deliveries older than the retention are gone.',
+  ),
+  WEBHOOK_DELIVERY_IN_PROGRESS: spec(
+    409,
+    'An attempt of this event to this subscription is under way.',
+    'Wait for it to finish (its record in the delivery log leaves pending), then ask again.',
+  ),
   INVALID_WEBHOOK_URL: spec(
     400,
     'The webhook URL is not an acceptable receiver.',

@@ -5,6 +5,7 @@
  */
 
 import type { Generated } from 'kysely';
+import type { AccessLevel } from '../core/access-level.js';
 import type { Timestamps } from './tables/timestamps.js';
 
 type Bool = number;
@@ -81,6 +82,8 @@ export interface ApiTokenRow extends Timestamps {
   all_projects: Bool;
   /** ISO-8601 UTC; null: never expires. */
   expires_at: string | null;
+  /** `read`: reads only (migration 0015_credential_access). */
+  access: AccessLevel;
 }
 export interface TokenProjectGrantRow {
   workspace_id: string;
@@ -95,6 +98,8 @@ export interface OauthTokenRow extends Timestamps {
   active: Bool;
   /** ISO-8601 UTC; null: never expires. */
   expires_at: string | null;
+  /** `read`: reads only (migration 0015_credential_access). */
+  access: AccessLevel;
 }
 export interface TagRow extends Timestamps {
   id: string;

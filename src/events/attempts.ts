@@ -12,6 +12,7 @@ import {
   insertDeliveries,
   listEventPayloads,
   listSubscriptionTargets,
+  type FailureStreak,
 } from './dispatch.repository.js';
 import type { Holder } from './holder.js';
 import { LEASE_MS, retryDelayMs } from './scheduling.js';
@@ -23,7 +24,8 @@ export interface Attempt {
   job: WebhookJobRow;
   deliveryId: string;
   url: string;
-  secret: string;
+  /** The secrets that sign this attempt: the subscription's, and during a rotation's overlap the previous one. */
+  secrets: string[];
   /** The payload text for this subscriber, sent byte for byte as stored. */
   body: string;
   /** Why this attempt must not be sent at all (it is logged as failed), if so. */
@@ -41,6 +43,17 @@ export const URL_SETTER_REFUSED =
   'receiver URL was set by a credential that can no longer manage this subscription; set the URL again';
 
 type Target = Awaited<ReturnType<typeof listSubscriptionTargets>>[number];
+
+/** The last attempt a job may make: one more than it had, for a redelivery; else the configured count. */
+const lastAttemptOf = (job: WebhookJobRow, config: AppConfig): number => job.attempt_limit ?? config.webhookMaxAttempts;
+
+/** The new secret first, then the one a rotation replaced while its overlap lasts. */
+const secretsOf = (target: Target, now: string): string[] =>
+  target.previous_secret !== null &&
+  target.previous_secret_expires_at !== null &&
+  target.previous_secret_expires_at > now
+    ? [target.secret, target.previous_secret]
+    : [target.secret];
 
 /**
  * A receiver URL is used only while whoever set it could still set it: the subscription's
@@ -76,7 +89,7 @@ export async function claimAttempts(database: Database, config: AppConfig, optio
       trx,
       jobs.map((job) => job.id),
     );
-    const within = jobs.filter((job) => job.attempts <= config.webhookMaxAttempts);
+    const within = jobs.filter((job) => job.attempts <= lastAttemptOf(job, config));
     const rows: WebhookDeliveryRow[] = within.map((job) => ({
       id: newId('dlv', nowMs),
       workspace_id: job.workspace_id,
@@ -94,7 +107,7 @@ export async function claimAttempts(database: Database, config: AppConfig, optio
     await insertDeliveries(trx, rows);
     return {
       sendable: rows.map((row, index) => ({ job: within[index], deliveryId: row.id })),
-      exhausted: jobs.filter((job) => job.attempts > config.webhookMaxAttempts),
+      exhausted: jobs.filter((job) => job.attempts > lastAttemptOf(job, config)),
     };
   });
   for (const job of exhausted) {
@@ -123,7 +136,9 @@ export async function claimAttempts(database: Database, config: AppConfig, optio
     // A subscription deleted since the claim took its jobs and log with it.
     if (!target || body === undefined) return [];
     const refused = urlRefusal(target);
-    return [{ job, deliveryId, url: target.url, secret: target.secret, body, ...(refused ? { refused } : {}) }];
+    return [
+      { job, deliveryId, url: target.url, secrets: secretsOf(target, now), body, ...(refused ? { refused } : {}) },
+    ];
   });
 }
 
@@ -135,7 +150,7 @@ function signedHeaders(attempt: Attempt): Record<string, string> {
     'user-agent': 'wsx-webhooks/1',
     'webhook-id': messageId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': signatureHeader(attempt.secret, messageId, timestamp, attempt.body),
+    'webhook-signature': signatureHeader(attempt.secrets, messageId, timestamp, attempt.body),
   };
 }
 
@@ -149,19 +164,37 @@ async function send(config: AppConfig, attempt: Attempt): Promise<SendOutcome> {
   });
 }
 
-/** Sends one attempt and records its outcome; a failure before the last attempt schedules the next. */
+/**
+ * What follows a job's failed last attempt, given its subscription's failure streak and the
+ * clock's instant: modules/webhooks/auto-disable.ts deactivates a subscription failing for
+ * too long. Passed in by whoever runs the dispatcher, since events/ is below the modules.
+ */
+export type FailureStreakHandler = (
+  database: Database,
+  config: AppConfig,
+  webhookId: string,
+  streak: FailureStreak,
+  nowMs: number,
+) => Promise<void>;
+
+/**
+ * Sends one attempt and records its outcome; a failure before the last attempt schedules
+ * the next. A job that ends here counts in its subscription's failure streak, which a
+ * failure hands to `onFailureStreak`.
+ */
 export async function runAttempt(
   database: Database,
   config: AppConfig,
   attempt: Attempt,
   holder: Holder,
   clock: () => number = Date.now,
+  onFailureStreak?: FailureStreakHandler,
 ): Promise<void> {
   const outcome = await send(config, attempt);
   const endedMs = clock();
   const now = nowIso(endedMs);
   const { attempts } = attempt.job;
-  const retry = !outcome.ok && attempts < config.webhookMaxAttempts;
+  const retry = !outcome.ok && attempts < lastAttemptOf(attempt.job, config);
   const next = outcome.ok
     ? { state: 'succeeded' as const, dueAt: null, now }
     : retry
@@ -171,7 +204,7 @@ export async function runAttempt(
           now,
         }
       : { state: 'failed' as const, dueAt: null, now };
-  await finishAttempt(
+  const streak = await finishAttempt(
     database.db,
     attempt.job.id,
     holder.id,
@@ -183,5 +216,7 @@ export async function runAttempt(
       error: outcome.ok ? null : outcome.error,
     },
     next,
+    retry ? undefined : { webhookId: attempt.job.webhook_id, succeeded: outcome.ok },
   );
+  if (streak && onFailureStreak) await onFailureStreak(database, config, attempt.job.webhook_id, streak, endedMs);
 }

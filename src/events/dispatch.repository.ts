@@ -41,7 +41,7 @@ export async function markDispatched(trx: Db, eventIds: string[], now: string): 
 export function listActiveSubscriptions(trx: Db, workspaceIds: string[]) {
   return trx
     .selectFrom('webhooks')
-    .select(['id', 'workspace_id', 'events', 'creator_kind', 'creator_token_id', 'created_at'])
+    .select(['id', 'workspace_id', 'events', 'creator_kind', 'creator_id', 'creator_token_id', 'created_at'])
     .where('workspace_id', 'in', workspaceIds)
     .where('active', '=', 1)
     .execute();
@@ -84,7 +84,8 @@ export interface ClaimRequest {
 }
 
 /**
- * Leases due jobs of active subscriptions, fairly (scheduling.ts): state `sending`, one
+ * Leases due jobs of active subscriptions (and the pings and redeliveries a client asked
+ * for, whatever the subscription's state), fairly (scheduling.ts): state `sending`, one
  * more attempt, due again at the lease end (so a holder that dies leaves the job to be
  * claimed again), and the holder recorded. A job is due when its attempt time has come or
  * its holder's lease lapsed. Only each subscription's oldest due jobs are candidates, so a
@@ -107,7 +108,7 @@ export async function claimDueJobs(trx: Db, dialect: DialectName, request: Claim
     .select(['j.id', 'j.workspace_id', 'j.webhook_id', 'j.due_at'])
     .select(sql<number>`row_number() over (partition by j.webhook_id order by j.due_at, j.id)`.as('sub_rank'))
     .where('j.due_at', '<=', now)
-    .where('w.active', '=', 1);
+    .where((eb) => eb.or([eb('w.active', '=', 1), eb('j.requested', '=', 1)]));
   const candidates = await trx
     .selectFrom(ranked.as('c'))
     .select(['c.id', 'c.workspace_id', 'c.webhook_id'])
@@ -195,6 +196,8 @@ export function listSubscriptionTargets(db: Db, webhookIds: string[]) {
       'w.id',
       'w.url',
       'w.secret',
+      'w.previous_secret',
+      'w.previous_secret_expires_at',
       'w.creator_token_id',
       'w.url_set_by_token_id',
       'setter.active as setter_active',
@@ -217,10 +220,47 @@ export interface AttemptResult {
   error: string | null;
 }
 
+/** A subscription's running streak of deliveries whose last attempt failed. */
+export interface FailureStreak {
+  workspace_id: string;
+  /** When the streak began. */
+  failing_since: string | null;
+  active: number;
+}
+
+/**
+ * Counts a finished job in its subscription's failure streak: a success ends the streak, a
+ * failed last attempt starts it (or goes on with it). Answers the streak after a failure.
+ */
+async function countInStreak(
+  trx: Db,
+  webhookId: string,
+  succeeded: boolean,
+  now: string,
+): Promise<FailureStreak | undefined> {
+  if (succeeded) {
+    await trx
+      .updateTable('webhooks')
+      .set({ failing_since: null })
+      .where('id', '=', webhookId)
+      .where('failing_since', 'is not', null)
+      .execute();
+    return undefined;
+  }
+  return trx
+    .updateTable('webhooks')
+    .set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', eb.val(now)) }))
+    .where('id', '=', webhookId)
+    .returning(['workspace_id', 'failing_since', 'active'])
+    .executeTakeFirst();
+}
+
 /**
  * Records how an attempt ended and what the job does next, in one transaction. The job
  * changes only while `holderId` still holds it: a holder whose lease lapsed and whose job
  * another process took over records its attempt, but leaves the job to the new holder.
+ * A job that finishes here (`final`) is counted in its subscription's failure streak,
+ * which is answered after a failure.
  */
 export async function finishAttempt(
   db: Db,
@@ -228,8 +268,9 @@ export async function finishAttempt(
   holderId: string,
   attempt: AttemptResult,
   next: { state: WebhookJobState; dueAt: string | null; now: string },
-): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  final?: { webhookId: string; succeeded: boolean },
+): Promise<FailureStreak | undefined> {
+  return db.transaction().execute(async (trx) => {
     if (attempt.deliveryId) {
       await trx
         .updateTable('webhook_deliveries')
@@ -242,12 +283,14 @@ export async function finishAttempt(
         .where('id', '=', attempt.deliveryId)
         .execute();
     }
-    await trx
+    const moved = await trx
       .updateTable('webhook_jobs')
       .set({ state: next.state, due_at: next.dueAt, updated_at: next.now })
       .where('id', '=', jobId)
       .where('holder_id', '=', holderId)
       .where('state', '=', 'sending')
-      .execute();
+      .executeTakeFirst();
+    if (!final || moved.numUpdatedRows === 0n) return undefined;
+    return countInStreak(trx, final.webhookId, final.succeeded, next.now);
   });
 }

@@ -1,7 +1,7 @@
 import type { AppConfig } from '../config.js';
 import { nowIso } from '../core/clock.js';
 import type { Database } from '../db/database.js';
-import { claimAttempts, runAttempt } from './attempts.js';
+import { claimAttempts, runAttempt, type FailureStreakHandler } from './attempts.js';
 import { fanOutEvents } from './fan-out.js';
 import { newHolder, reclaimDeadHolders, renewLeases, type Holder } from './holder.js';
 import { onOutboxNotified } from './notifier.js';
@@ -29,6 +29,8 @@ export interface DispatcherOptions {
   holder?: Holder;
   /** The clock claims and outcomes are stamped with (tests inject one). */
   clock?: () => number;
+  /** What follows a job's failed last attempt (see attempts.ts). */
+  onFailureStreak?: FailureStreakHandler;
 }
 
 export class Dispatcher {
@@ -42,6 +44,7 @@ export class Dispatcher {
   private unsubscribe: (() => void) | undefined;
   readonly holder: Holder;
   private readonly clock: () => number;
+  private readonly onFailureStreak: FailureStreakHandler | undefined;
   private readonly faults: OutageLog;
 
   constructor(
@@ -53,6 +56,7 @@ export class Dispatcher {
     this.faults = new OutageLog(log, 'webhook dispatcher');
     this.holder = options.holder ?? newHolder();
     this.clock = options.clock ?? Date.now;
+    this.onFailureStreak = options.onFailureStreak;
   }
 
   start(): void {
@@ -118,7 +122,14 @@ export class Dispatcher {
         nowMs: this.clock(),
       });
       for (const attempt of attempts) {
-        const sending: Promise<void> = runAttempt(this.database, this.config, attempt, this.holder, this.clock)
+        const sending: Promise<void> = runAttempt(
+          this.database,
+          this.config,
+          attempt,
+          this.holder,
+          this.clock,
+          this.onFailureStreak,
+        )
           .catch((error: unknown) =>
             this.faults.failed(error, 'webhook attempt could not be recorded', { jobId: attempt.job.id }),
           )

@@ -1,7 +1,15 @@
 import { isTokenLive } from '../core/credential-expiry.js';
 import type { Database } from '../db/database.js';
 import type { WebhookJobRow } from '../db/tables/webhooks.js';
-import { audienceProjects, parseAudience, payloadFor, type EventAudience } from './audience.js';
+import {
+  audienceGroups,
+  audienceProjects,
+  parseAudience,
+  payloadFor,
+  seesEverything,
+  type EventAudience,
+  type Sight,
+} from './audience.js';
 import {
   insertJobs,
   listActiveSubscriptions,
@@ -12,6 +20,8 @@ import {
   takeUndispatchedEvents,
   type PendingEvent,
 } from './dispatch.repository.js';
+import { loadGroupSight } from './group-sight.js';
+import { newJob } from './jobs.js';
 
 /**
  * Turns committed outbox events into delivery jobs: one per (subscription, event) for each
@@ -26,19 +36,24 @@ type Subscription = Awaited<ReturnType<typeof listActiveSubscriptions>>[number];
 
 const unique = <T>(values: Array<T | null>): T[] => [...new Set(values.filter((v): v is T => v !== null))];
 
-export const jobIdOf = (webhookId: string, eventId: string): string => `${webhookId}:${eventId}`;
-
 function wantsType(subscription: Subscription, type: string): boolean {
   const events = JSON.parse(subscription.events) as string[];
   return events.includes('*') || events.includes(type);
 }
 
 /**
- * Project visibility of subscription creators. File-made and human-made subscriptions see
- * every project of the workspace (as OAuth users do); a token-made one sees what the token
- * sees now, and nothing once the token is inactive, expired or gone.
+ * What subscription creators see. File-made and human-made subscriptions see every project
+ * of the workspace (as OAuth users do); a token-made one sees what the token sees now, and
+ * nothing once the token is inactive, expired or gone. Discussion groups go by the
+ * creator's identity (group-sight.ts).
  */
-async function loadAudience(trx: Database['db'], subscriptions: Subscription[], projectIds: string[], nowMs: number) {
+async function loadAudience(
+  trx: Database['db'],
+  subscriptions: Subscription[],
+  projectIds: string[],
+  groupIds: string[],
+  nowMs: number,
+) {
   const tokenIds = unique(subscriptions.map((s) => (s.creator_kind === 'api_token' ? s.creator_token_id : null)));
   const tokens = new Map((tokenIds.length ? await listCreatorTokens(trx, tokenIds) : []).map((t) => [t.id, t]));
   const grants = new Set(
@@ -46,13 +61,21 @@ async function loadAudience(trx: Database['db'], subscriptions: Subscription[], 
       (g) => `${g.token_id}|${g.project_id}`,
     ),
   );
-  return (subscription: Subscription) =>
-    (projectId: string | null): boolean => {
-      if (subscription.creator_kind !== 'api_token') return true;
-      const token = tokens.get(subscription.creator_token_id ?? '');
-      if (!token || !isTokenLive(token, nowMs)) return false;
-      return projectId === null || token.all_projects === 1 || grants.has(`${token.id}|${projectId}`);
+  const groupSight = await loadGroupSight(
+    trx,
+    groupIds,
+    unique(subscriptions.map((s) => (s.creator_kind === 'workspace_file' ? null : s.creator_id))),
+  );
+  return (subscription: Subscription): Sight & { project: (projectId: string | null) => boolean } => {
+    const token = subscription.creator_kind === 'api_token' ? tokens.get(subscription.creator_token_id ?? '') : null;
+    const live = token === null || (token !== undefined && isTokenLive(token, nowMs));
+    const groups = groupSight(subscription.creator_kind === 'workspace_file' ? null : subscription.creator_id);
+    return {
+      project: (projectId) =>
+        live && (!token || projectId === null || token.all_projects === 1 || grants.has(`${token.id}|${projectId}`)),
+      group: (groupId) => live && groups(groupId),
     };
+  };
 }
 
 /** Fans out one batch of events; answers how many events it handled. */
@@ -66,36 +89,30 @@ export async function fanOutEvents(database: Database, batchSize: number, now: s
       ...events.map((e) => e.project_id),
       ...events.flatMap((e) => audienceProjects(audiences.get(e.id) ?? null)),
     ]);
-    const seesFor = await loadAudience(trx, subscriptions, projectIds, Date.parse(now));
+    const groupIds = unique(events.flatMap((e) => audienceGroups(audiences.get(e.id) ?? null)));
+    const seesFor = await loadAudience(trx, subscriptions, projectIds, groupIds, Date.parse(now));
     const payloads = payloadLoader(trx, events);
     const jobs: WebhookJobRow[] = [];
     for (const event of events) {
       for (const subscription of subscriptions) {
         if (subscription.workspace_id !== event.workspace_id || subscription.created_at > event.created_at) continue;
-        const sees = seesFor(subscription);
-        if (!wantsType(subscription, event.type) || !sees(event.project_id)) continue;
+        const sight = seesFor(subscription);
+        if (!wantsType(subscription, event.type) || !sight.project(event.project_id)) continue;
         const audience = audiences.get(event.id) ?? null;
-        const seesAll = !audience || audienceProjects(audience).every((projectId) => sees(projectId));
-        const view = seesAll
+        const view = seesEverything(audience, sight)
           ? { send: true as const, body: null }
-          : payloadFor(await payloads(event.id), audience, sees);
+          : payloadFor(await payloads(event.id), audience, sight);
         if (!view.send) continue;
-        jobs.push({
-          id: jobIdOf(subscription.id, event.id),
-          workspace_id: event.workspace_id,
-          webhook_id: subscription.id,
-          event_id: event.id,
-          event_type: event.type,
-          state: 'pending',
-          attempts: 0,
-          due_at: now,
-          body: view.body,
-          holder_id: null,
-          holder_host: null,
-          holder_pid: null,
-          created_at: now,
-          updated_at: now,
-        });
+        jobs.push(
+          newJob({
+            webhookId: subscription.id,
+            workspaceId: event.workspace_id,
+            eventId: event.id,
+            eventType: event.type,
+            body: view.body,
+            now,
+          }),
+        );
       }
     }
     await insertJobs(trx, jobs);

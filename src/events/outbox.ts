@@ -1,5 +1,7 @@
+import type { Kysely } from 'kysely';
 import type { Ctx } from '../core/context.js';
 import { newId } from '../core/ids.js';
+import type { DB } from '../db/schema.js';
 import { serialiseAudience, type EventAudience } from './audience.js';
 import { nextPosition } from './event-log.js';
 
@@ -23,14 +25,90 @@ export const EVENT_TYPES = [
   'milestone.updated',
   'milestone.deleted',
   'milestone.comment.created',
+  'meeting.created',
+  'meeting.updated',
+  'agenda_item.created',
+  'agenda_item.updated',
+  'agenda_item.converted',
+  'discussion_topic.created',
+  'discussion_topic.updated',
+  'discussion_topic.converted',
+  'webhook.disabled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
- * Records an event in the outbox through the caller's transaction (`ctx.db`), so it
- * commits or rolls back with the change it describes, at the next position of the
- * workspace's log (event-log.ts). Delivery happens after commit.
+ * Sent only by POST /webhooks/{webhookId}/ping, to that one subscription whatever its
+ * `events`. It is not recorded in the log, so no subscription asks for it and the change
+ * feed does not list it.
+ */
+export const PING_EVENT_TYPE = 'webhook.ping';
+
+/** Every event type a receiver can get. */
+export const DELIVERED_EVENT_TYPES = [...EVENT_TYPES, PING_EVENT_TYPE] as const;
+
+export type DeliveredEventType = (typeof DELIVERED_EVENT_TYPES)[number];
+
+/** Who made the change: a credential, or the server itself (deactivating a failing subscription). */
+export type EventActor = { kind: 'api_token' | 'user' | 'system'; id: string };
+
+export const SYSTEM_ACTOR: EventActor = { kind: 'system', id: 'wsx' };
+
+/** Where and when an event happens, and by whom. */
+export interface EventOrigin {
+  workspaceId: string;
+  actor: EventActor;
+  nowMs: number;
+  now: string;
+}
+
+export const originOf = (ctx: Ctx): EventOrigin => ({
+  workspaceId: ctx.workspace.id,
+  actor: { kind: ctx.principal.kind, id: ctx.principal.id },
+  nowMs: ctx.nowMs,
+  now: ctx.now,
+});
+
+/** The body every receiver gets (CONTRACT.md §4); its `id` is also the `webhook-id`. */
+export const newEnvelope = (type: DeliveredEventType, origin: EventOrigin, data: Record<string, unknown>) => ({
+  id: newId('evt', origin.nowMs),
+  type,
+  createdAt: origin.now,
+  workspaceId: origin.workspaceId,
+  actor: origin.actor,
+  data,
+});
+
+/**
+ * Records an event in the outbox through `db`, a write transaction that holds the
+ * workspace's write order (db/write-clock.ts), at the next position of the workspace's log
+ * (event-log.ts). Delivery happens after commit.
+ */
+export async function appendEvent(
+  db: Kysely<DB>,
+  origin: EventOrigin,
+  event: { type: EventType; data: Record<string, unknown>; projectId: string | null; audience?: EventAudience },
+): Promise<void> {
+  const payload = newEnvelope(event.type, origin, event.data);
+  await db
+    .insertInto('outbox_events')
+    .values({
+      id: payload.id,
+      workspace_id: origin.workspaceId,
+      seq: nextPosition(origin.workspaceId),
+      type: event.type,
+      project_id: event.projectId,
+      payload: JSON.stringify(payload),
+      audience: serialiseAudience(event.audience),
+      created_at: origin.now,
+    })
+    .execute();
+}
+
+/**
+ * Records an event through the caller's transaction (`ctx.db`), so it commits or rolls
+ * back with the change it describes.
  * `projectId` lets delivery honour the subscriber's project visibility; `audience` names
  * the parts of `data` that concern other projects (see audience.ts), so `data` can be
  * built as a reader of every project sees it and narrowed for each subscriber.
@@ -42,26 +120,5 @@ export async function recordEvent(
   projectId: string | null,
   audience?: EventAudience,
 ): Promise<void> {
-  const id = newId('evt', ctx.nowMs);
-  const payload = {
-    id,
-    type,
-    createdAt: ctx.now,
-    workspaceId: ctx.workspace.id,
-    actor: { kind: ctx.principal.kind, id: ctx.principal.id },
-    data,
-  };
-  await ctx.db
-    .insertInto('outbox_events')
-    .values({
-      id,
-      workspace_id: ctx.workspace.id,
-      seq: nextPosition(ctx.workspace.id),
-      type,
-      project_id: projectId,
-      payload: JSON.stringify(payload),
-      audience: serialiseAudience(audience),
-      created_at: ctx.now,
-    })
-    .execute();
+  await appendEvent(ctx.db, originOf(ctx), { type, data, projectId, audience });
 }

@@ -23,8 +23,22 @@ export function isWebhookSecret(value: string): boolean {
   return length >= 24 && length <= 64;
 }
 
-export function signatureHeader(secret: string, messageId: string, timestampSeconds: number, body: string): string {
+function signature(secret: string, signed: string): string {
   const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
-  const digest = createHmac('sha256', key).update(`${messageId}.${timestampSeconds}.${body}`, 'utf8').digest('base64');
-  return `v1,${digest}`;
+  return `v1,${createHmac('sha256', key).update(signed, 'utf8').digest('base64')}`;
+}
+
+/**
+ * The `webhook-signature` value: one signature per secret, space-separated, as the
+ * specification allows. During a secret rotation both the new and the previous secret
+ * sign, so a receiver holding either one verifies.
+ */
+export function signatureHeader(
+  secrets: readonly string[],
+  messageId: string,
+  timestampSeconds: number,
+  body: string,
+): string {
+  const signed = `${messageId}.${timestampSeconds}.${body}`;
+  return secrets.map((secret) => signature(secret, signed)).join(' ');
 }

@@ -4,30 +4,24 @@ import { nowIso } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/database.js';
-import { extraRequestCost, takesVersionCondition, type Operation, type Result } from '../operations/define.js';
+import {
+  acceptsIdempotencyKey,
+  extraRequestCost,
+  takesVersionCondition,
+  type Operation,
+  type Result,
+} from '../operations/define.js';
 import { entityTag, stillCurrent, versionCondition, type VersionCondition } from '../operations/entity-tags.js';
 import { executeOperation } from '../operations/execute.js';
 import { locationResolver } from '../operations/location.js';
 import { parseInput } from '../operations/validate.js';
+import { refuseWriteByReadOnly } from '../modules/auth/access-level.js';
 import { holderFor } from '../modules/idempotency/holder.js';
-import {
-  assertValidKey,
-  claimKey,
-  completeKey,
-  keyFinished,
-  releaseKey,
-  requestFingerprint,
-} from '../modules/idempotency/idempotency.service.js';
+import { assertValidKey } from '../modules/idempotency/idempotency.service.js';
+import { canonicalPath, runKeyedWrite } from '../modules/idempotency/keyed-write.js';
 import { pathOf, requireAuth } from './auth.js';
 
 const toFastifyPath = (template: string): string => template.replace(/\{(\w+)\}/g, ':$1');
-
-/**
- * The path an idempotency record is bound to: the route's template filled with the decoded
- * parameters, so a trailing slash or percent-encoding does not make the same request differ.
- */
-const canonicalPath = (template: string, params: Record<string, unknown>): string =>
-  template.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(String(params[name])));
 
 /** The record's version an answer is about, for its ETag (versioned resources only). */
 function versionOf(op: Operation, result: Result): number | undefined {
@@ -89,6 +83,7 @@ export function buildCtx(request: FastifyRequest, database: Database, config: Ap
     workspace: auth.workspace,
     principal: auth.principal,
     access: auth.access,
+    accessLevel: auth.accessLevel,
     nowMs,
     now: nowIso(nowMs),
   };
@@ -115,10 +110,15 @@ export function registerOperations(
     app.route({
       method: op.method,
       url: toFastifyPath(op.path),
-      handler: async (request, reply) => {
+      // Credential (and rate limit), then route, then the caller's right to write, all before
+      // the body is read: a read-only credential's write is refused whatever its body holds.
+      onRequest: async (request) => {
         const path = pathOf(request).replace(/\/+$/, '');
         if (op.path.includes('{') && fixedPaths.has(path))
           throw new ApiError('ROUTE_NOT_FOUND', { method: request.method, path });
+        refuseWriteByReadOnly(requireAuth(request), op);
+      },
+      handler: async (request, reply) => {
         const ctx = buildCtx(request, database, config);
         const input = parseInput(op, { params: request.params, query: request.query, body: request.body });
         // Charged before the idempotency claim, so a 429 never leaves a key claimed.
@@ -129,39 +129,26 @@ export function registerOperations(
         const answer = (result: Result) => send(reply, op, result, locationOf(op, result, params), ifNoneMatch);
         const condition = conditionOf(op, request.headers['if-match']);
         const rawKey = request.headers['idempotency-key'];
-        const takesKey = op.method === 'POST' || op.takesIdempotencyKey === true;
-        if (!takesKey || rawKey === undefined) return answer(await executeOperation(op, ctx, input, { condition }));
+        if (!acceptsIdempotencyKey(op) || rawKey === undefined)
+          return answer(await executeOperation(op, ctx, input, { condition }));
 
         const key = Array.isArray(rawKey) ? '' : rawKey;
         assertValidKey(key);
-        const scope = { workspace_id: ctx.workspace.id, credential_id: requireAuth(request).credentialId, key };
-        const outcome = await claimKey(
-          database.db,
-          holder,
-          scope,
-          requestFingerprint(op.method, canonicalPath(op.path, params), request.body),
-          ctx.nowMs,
-          config.idempotencyTtlHours,
+        const { result, replayed } = await runKeyedWrite(
+          {
+            db: database.db,
+            holder,
+            ttlHours: config.idempotencyTtlHours,
+            scope: { workspace_id: ctx.workspace.id, credential_id: requireAuth(request).credentialId, key },
+            method: op.method,
+            path: canonicalPath(op.path, params),
+            body: request.body,
+            nowMs: ctx.nowMs,
+          },
+          (inTransaction) => executeOperation(op, ctx, input, { condition, inTransaction }),
         );
-        if (outcome.kind === 'replay') {
-          reply.header('Idempotent-Replayed', 'true');
-          return answer({ status: outcome.status, body: outcome.body });
-        }
-        const { claim } = outcome;
-        try {
-          const result = await executeOperation(op, ctx, input, {
-            condition,
-            inTransaction: async (trx, r) => {
-              if (r.status >= 200 && r.status < 300) await completeKey(trx, claim, r.status, r.body);
-            },
-          });
-          if (result.status >= 300) await releaseKey(database.db, claim);
-          else keyFinished(claim);
-          return answer(result);
-        } catch (error) {
-          await releaseKey(database.db, claim);
-          throw error instanceof Error ? error : new ApiError('INTERNAL_ERROR');
-        }
+        if (replayed) reply.header('Idempotent-Replayed', 'true');
+        return answer(result);
       },
     });
   }

@@ -2,13 +2,17 @@ import type { IncomingMessage } from 'node:http';
 import type * as StreamableHttp from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppConfig } from '../config.js';
-import { ApiError } from '../core/errors.js';
+import { ApiError, isApiError } from '../core/errors.js';
 import type { Database } from '../db/database.js';
+import { requireAuth } from '../http/auth.js';
 import { buildCtx } from '../http/operations.js';
 import type { Operation } from '../operations/define.js';
+import { holderFor } from '../modules/idempotency/holder.js';
+import { parseSelection, toolSelector, type Selection } from './selection.js';
 import { droppedArgumentNames } from './sent-arguments.js';
 import type * as McpServerModule from './server.js';
 import { buildTools } from './tools.js';
+import { checkToolsets } from './toolsets.js';
 
 const MCP_PATH = '/api/mcp';
 
@@ -46,18 +50,11 @@ function jsonRpcError(reply: FastifyReply, status: number, message: string): voi
 }
 
 /**
- * A batch over MAX_BATCH_MESSAGES: HTTP 400 with a JSON-RPC Invalid Request error, as the
- * SDK answers its own batch limit, carrying the API's error body as `data`.
+ * A request refused before any message runs (an unknown query parameter or toolset, a batch
+ * too large): HTTP 400 with a JSON-RPC Invalid Request error, as the SDK answers its own
+ * batch limit, carrying the API's error body as `data`.
  */
-function batchTooLarge(reply: FastifyReply, received: number): FastifyReply {
-  const error = new ApiError(
-    'VALIDATION_FAILED',
-    { field: 'body', maxBatchSize: MAX_BATCH_MESSAGES, received },
-    {
-      message: `A JSON-RPC batch holds at most ${MAX_BATCH_MESSAGES} messages; this one has ${received}.`,
-      suggestion: `Send at most ${MAX_BATCH_MESSAGES} messages per POST.`,
-    },
-  );
+function invalidRequest(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply
     .code(400)
     .type('application/json; charset=utf-8')
@@ -68,10 +65,21 @@ function batchTooLarge(reply: FastifyReply, received: number): FastifyReply {
     });
 }
 
+const batchTooLarge = (received: number): ApiError =>
+  new ApiError(
+    'VALIDATION_FAILED',
+    { field: 'body', maxBatchSize: MAX_BATCH_MESSAGES, received },
+    {
+      message: `A JSON-RPC batch holds at most ${MAX_BATCH_MESSAGES} messages; this one has ${received}.`,
+      suggestion: `Send at most ${MAX_BATCH_MESSAGES} messages per POST.`,
+    },
+  );
+
 /**
  * `/api/mcp`: Model Context Protocol over Streamable HTTP, stateless (a fresh server and
  * transport per POST, JSON answers). Authentication is the global hook's, as for
- * /api/external; every tool call builds its Ctx from the request like an HTTP route.
+ * /api/external; every tool call builds its Ctx from the request like an HTTP route. The
+ * query string picks the tools (selection.ts): `toolsets` and `readonly`.
  */
 export function registerMcp(
   app: FastifyInstance,
@@ -79,22 +87,36 @@ export function registerMcp(
   database: Database,
   config: AppConfig,
 ): void {
-  const tools = buildTools(operations);
+  checkToolsets(operations);
+  const select = toolSelector(buildTools(operations));
+  const holder = holderFor(database);
 
   app.post(MCP_PATH, async (request, reply) => {
+    const auth = requireAuth(request);
+    let selection: Selection;
+    try {
+      selection = parseSelection(request.query, auth.accessLevel === 'read');
+    } catch (error) {
+      if (isApiError(error)) return invalidRequest(reply, error);
+      throw error;
+    }
     // Each message of a batch is a request for the rate limit (the POST itself counted one),
     // charged before any of them runs: past the budget the whole POST is refused with 429.
     const messages = Array.isArray(request.body) ? request.body.length : 1;
-    if (messages > MAX_BATCH_MESSAGES) return batchTooLarge(reply, messages);
+    if (messages > MAX_BATCH_MESSAGES) return invalidRequest(reply, batchTooLarge(messages));
     if (messages > 1) await app.spendRequestBudget?.(request, reply, messages - 1);
 
     const [{ StreamableHTTPServerTransport }, { buildMcpServer }] = await loadMcpModules();
     const server = buildMcpServer(
-      tools,
-      () => buildCtx(request, database, config),
-      request.log,
+      select(selection),
+      {
+        makeCtx: () => buildCtx(request, database, config),
+        auth,
+        log: request.log,
+        charge: async (extra) => app.spendRequestBudget?.(request, reply, extra),
+        keys: { database, holder, ttlHours: config.idempotencyTtlHours },
+      },
       droppedArgumentNames(request.body),
-      async (extra) => app.spendRequestBudget?.(request, reply, extra),
     );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // Headers set by earlier hooks (rate limit) must survive the hand-over to the transport.

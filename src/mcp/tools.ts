@@ -1,14 +1,18 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '../core/errors.js';
-import { takesVersionCondition, type Operation } from '../operations/define.js';
+import { acceptsIdempotencyKey, takesVersionCondition, type Operation } from '../operations/define.js';
+import { assertValidKey } from '../modules/idempotency/idempotency.service.js';
+import { annotationsOf } from './annotations.js';
+import { aliasesSent, fieldsOf } from './tool-schema.js';
 
 /**
  * MCP tools generated from the operation catalog: one tool per operation, named by its id.
  * A tool's arguments are the route's path parameters, query parameters and body fields
- * under the same names, and `resolve` splits them back so the call runs exactly as the
- * HTTP route would. Where a route has a by-key twin (`/projects/by-key/{teamKey}/{projectKey}`
- * beside `/projects/{projectId}`) or `mcpAliases` (issueKey for issueId), the tool takes
- * either form.
+ * under the same names (aliases left out: tool-schema.ts), and `resolve` splits them back
+ * so the call runs exactly as the HTTP route would. Where a route has a by-key twin
+ * (`/projects/by-key/{teamKey}/{projectKey}` beside `/projects/{projectId}`) or
+ * `mcpAliases` (issueKey for issueId), the tool takes either form. Two arguments stand for
+ * HTTP headers: `expectedVersion` (If-Match) and `idempotencyKey` (Idempotency-Key).
  */
 
 type JsonSchema = Record<string, unknown>;
@@ -17,7 +21,7 @@ export interface ToolDefinition {
   name: string;
   description: string;
   inputSchema: { type: 'object'; properties: Record<string, JsonSchema>; required?: string[] };
-  annotations: { readOnlyHint: boolean; destructiveHint: boolean };
+  annotations: ToolAnnotations;
 }
 
 export interface RawInput {
@@ -26,45 +30,25 @@ export interface RawInput {
   body: Record<string, unknown> | undefined;
   /** `expectedVersion` of a tool that changes a versioned record: If-Match's twin. */
   expectedVersion?: number;
+  /** `idempotencyKey` of a tool whose route honours Idempotency-Key: the header's twin. */
+  idempotencyKey?: string;
 }
 
+// Common to many tools, so described once, in the server's instructions (server.ts).
 const EXPECTED_VERSION = 'expectedVersion';
-const expectedVersionSchema = {
-  type: 'integer',
-  minimum: 1,
-  description:
-    "The record's version your change is based on; if it changed since, nothing is written and the answer is PRECONDITION_FAILED with the current record.",
-};
+const expectedVersionSchema = { type: 'integer', minimum: 1 };
+const IDEMPOTENCY_KEY = 'idempotencyKey';
+const idempotencyKeySchema = { type: 'string' };
 
 export interface McpTool {
   definition: ToolDefinition;
+  /** The operation the tool is named after (a by-key twin it may run instead has the same method). */
+  op: Operation;
   /**
    * The operation that serves these arguments, and the arguments split as HTTP would send
    * them. `dropped`: argument names the client sent that the protocol layer removed.
    */
   resolve(args: Record<string, unknown>, dropped?: readonly string[]): { op: Operation; input: RawInput };
-}
-
-interface Fields {
-  properties: Record<string, JsonSchema>;
-  required: string[];
-}
-
-/** Plain JSON Schema (drops TypeBox's symbol metadata). */
-const plain = (schema: TSchema): JsonSchema => JSON.parse(JSON.stringify(schema)) as JsonSchema;
-
-/** Properties of an object schema, or of every member of a union of object schemas. */
-function fieldsOf(schema: TSchema | undefined): Fields {
-  if (!schema) return { properties: {}, required: [] };
-  const json = plain(schema);
-  if (json.properties)
-    return { properties: json.properties as Record<string, JsonSchema>, required: (json.required as string[]) ?? [] };
-  const members = (json.anyOf ?? json.oneOf) as JsonSchema[] | undefined;
-  if (!members) return { properties: {}, required: [] };
-  return {
-    properties: Object.assign({}, ...members.map((m) => m.properties ?? {})) as Record<string, JsonSchema>,
-    required: [],
-  };
 }
 
 const pathParams = (op: Operation): string[] => Object.keys(fieldsOf(op.params).properties);
@@ -84,24 +68,19 @@ function definitionOf(op: Operation, twin: Operation | undefined): ToolDefinitio
   const body = fieldsOf(op.body);
   const aliases = Object.entries(op.mcpAliases ?? {});
   const twinParams = twin ? fieldsOf(twin.params).properties : {};
-  const aliasProperties = Object.fromEntries(
-    aliases.map(([alias, target]) => [alias, { type: 'string', description: `Stands for ${target}.` }]),
-  );
+  // The parameter's own description says what else it takes (issueId: "issueId or issueKey").
+  const aliasProperties = Object.fromEntries(aliases.map(([alias]) => [alias, { type: 'string' }]));
   // A path parameter that another argument can stand for is not required on its own.
   const aliasTargets = new Set(aliases.map(([, target]) => target));
   const paramsRequired = twin ? [] : params.required.filter((name) => !aliasTargets.has(name));
   // A field with its own error code is never required here, so that code reaches the caller.
   const bodyRequired = body.required.filter((field) => !op.fieldCodes?.[field]);
   const required = [...new Set([...paramsRequired, ...query.required, ...bodyRequired])];
-  const alternatives = [
-    twin && `or by ${Object.keys(twinParams).join(' and ')}`,
-    ...aliases.filter(([alias]) => !(alias in twinParams)).map(([alias, target]) => `${alias} may stand for ${target}`),
-  ]
-    .filter(Boolean)
-    .join('; ');
+  // The twin's key parameters, unless one is already a stand-in (issueKey): the description says so.
+  const twinKeys = Object.keys(twinParams).filter((name) => !Object.hasOwn(op.mcpAliases ?? {}, name));
   return {
     name: op.id,
-    description: alternatives ? `${op.summary} (${alternatives})` : op.summary,
+    description: twinKeys.length ? `${op.summary} (or by ${twinKeys.join(' and ')})` : op.summary,
     inputSchema: {
       type: 'object',
       properties: {
@@ -111,10 +90,11 @@ function definitionOf(op: Operation, twin: Operation | undefined): ToolDefinitio
         ...aliasProperties,
         ...params.properties,
         ...(takesVersionCondition(op) ? { [EXPECTED_VERSION]: expectedVersionSchema } : {}),
+        ...(acceptsIdempotencyKey(op) ? { [IDEMPOTENCY_KEY]: idempotencyKeySchema } : {}),
       },
       ...(required.length ? { required } : {}),
     },
-    annotations: { readOnlyHint: op.method === 'GET', destructiveHint: op.method === 'DELETE' },
+    annotations: annotationsOf(op),
   };
 }
 
@@ -156,11 +136,15 @@ function splitArguments(shape: RouteShape, args: Record<string, unknown>, droppe
   const body: Array<[string, unknown]> = [];
   const unknownFields = [...dropped];
   let expectedVersion: number | undefined;
+  let idempotencyKey: string | undefined;
   for (const name of Object.keys(args)) {
     const value = args[name];
     const target = shape.aliases.get(name);
     if (name === EXPECTED_VERSION && takesVersionCondition(shape.op)) expectedVersion = parseExpectedVersion(value);
-    else if (shape.paramNames.has(name)) params.push([name, value]);
+    else if (name === IDEMPOTENCY_KEY && acceptsIdempotencyKey(shape.op)) {
+      assertValidKey(value, IDEMPOTENCY_KEY);
+      idempotencyKey = value;
+    } else if (shape.paramNames.has(name)) params.push([name, value]);
     else if (target !== undefined && shape.paramNames.has(target)) {
       // The parameter itself wins over its alias.
       if (!has(args, target)) params.push([target, value]);
@@ -168,6 +152,8 @@ function splitArguments(shape: RouteShape, args: Record<string, unknown>, droppe
     else if (shape.bodyNames.has(name)) body.push([name, value]);
     else unknownFields.push(name);
   }
+  // An alias nested in a known field (a bulk write's items) is refused as well.
+  unknownFields.push(...aliasesSent(shape.op.body, Object.fromEntries(body)));
   if (unknownFields.length > 0) {
     throw new ApiError(
       'VALIDATION_FAILED',
@@ -180,6 +166,7 @@ function splitArguments(shape: RouteShape, args: Record<string, unknown>, droppe
     query: Object.fromEntries(query),
     body: undefined,
     ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
   };
   for (const name of shape.paramNames) {
     const value = Object.hasOwn(input.params, name) ? input.params[name] : undefined;
@@ -212,6 +199,7 @@ export function buildTools(operations: Operation[]): McpTool[] {
     const byKeys = twin && shapeOf(twin);
     return {
       definition: definitionOf(op, twin),
+      op,
       resolve(args, dropped = []) {
         const shape = byKeys && [...byKeys.paramNames].every((name) => has(args, name)) ? byKeys : primary;
         return { op: shape.op, input: splitArguments(shape, args, dropped) };

@@ -15,6 +15,8 @@ export interface Result {
 
 export const ok = (body: unknown): Result => ({ status: 200, body });
 export const created = (body: unknown): Result => ({ status: 201, body });
+/** Taken on, to be done after the answer (a webhook ping or redelivery, sent by the dispatcher). */
+export const accepted = (body: unknown): Result => ({ status: 202, body });
 export const noContent = (): Result => ({ status: 204 });
 
 export interface OperationInput<P, Q, B> {
@@ -48,7 +50,7 @@ export interface Operation<
   /** Documented success body (OpenAPI only). */
   response?: TSchema;
   /** Documented success status (OpenAPI only; `run` decides the real one). */
-  successStatus?: 200 | 201 | 204;
+  successStatus?: 200 | 201 | 202 | 204;
   /**
    * A create that answers 200 with the existing record, creating nothing, when what it
    * would create is already there (a link that exists, an item already converted).
@@ -85,6 +87,11 @@ export interface Operation<
   /** Extra MCP tool argument that may stand for a path parameter (e.g. issueKey for issueId). */
   mcpAliases?: Record<string, string>;
   /**
+   * MCP tool annotations the method does not tell (src/mcp/annotations.ts): `destructive`
+   * for a POST that removes or overwrites what was there (a retitle, a promotion).
+   */
+  mcpHints?: { destructive?: boolean };
+  /**
    * Slow work a write needs that must not hold its transaction (a DNS lookup): runs before
    * the transaction opens, reads no database and writes nothing; what it answers reaches
    * `run` as `prepared`. `run` still makes every decision, in its transaction.
@@ -96,6 +103,10 @@ export interface Operation<
 /** How many requests beyond itself a call weighs on the rate limit (a bulk write: one per item, less this one). */
 export const extraRequestCost = (op: Operation, body: unknown): number =>
   Math.max(0, (op.requestCost?.(body) ?? 1) - 1);
+
+/** Whether an operation honours Idempotency-Key (MCP: idempotencyKey): every POST, and writes that opt in. */
+export const acceptsIdempotencyKey = (op: Operation): boolean =>
+  op.method === 'POST' || op.takesIdempotencyKey === true;
 
 /** Whether an operation changes a versioned record, and so takes If-Match (MCP: expectedVersion). */
 export const takesVersionCondition = (op: Operation): boolean =>

@@ -1,6 +1,7 @@
 import { Type, type TObject } from '@sinclair/typebox';
 import { ApiError } from '../core/errors.js';
 import type { Operation, Result } from './define.js';
+import { commonParameter } from './schema-helpers.js';
 
 /**
  * `fields=` on reads and lists: a client names the fields it needs (`fields=issueKey,title,
@@ -90,10 +91,12 @@ export function withFieldSelection(op: Operation): Operation {
   if (!shape) return op;
   const query = op.query as TObject | undefined;
   const fields = Type.Optional(
-    Type.String({
-      maxLength: MAX_FIELDS_LENGTH,
-      description: `Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: ${shape.names.join(', ')}.`,
-    }),
+    commonParameter(
+      Type.String({
+        maxLength: MAX_FIELDS_LENGTH,
+        description: `Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: ${shape.names.join(', ')}.`,
+      }),
+    ),
   );
   return {
     ...op,

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { LIST_SORTS } from '../core/list-order.js';
+import { commonParameter } from './schema-helpers.js';
 
 /**
  * The `sort` and `updatedSince` query parameters of the lists a client can sync (issues,
@@ -11,24 +12,28 @@ export function ListOrderQueryFields(records: string, options: { hidesArchived?:
   const archivedToo = options.hidesArchived ? ` Without archived, archived ${records} are listed too.` : '';
   return {
     sort: Type.Optional(
-      Type.Union(
-        LIST_SORTS.map((sort) => Type.Literal(sort)),
-        {
-          description:
-            `createdAt (default): newest first. updatedAt: oldest change first, by (updatedAt, id); ` +
-            `page to the end to see every change, including those made while paging.${archivedToo}`,
-        },
+      commonParameter(
+        Type.Union(
+          LIST_SORTS.map((sort) => Type.Literal(sort)),
+          {
+            description:
+              `createdAt (default): newest first. updatedAt: oldest change first, by (updatedAt, id); ` +
+              `page to the end to see every change, including those made while paging.${archivedToo}`,
+          },
+        ),
       ),
     ),
     updatedSince: Type.Optional(
-      Type.String({
-        // The longest form the service accepts (nanoseconds and an offset) is 35 characters.
-        maxLength: 40,
-        description:
-          `ISO 8601 date-time with offset (e.g. 2026-01-05T10:00:00.000Z): only ${records} updated at or ` +
-          `after it. Inclusive: resume from the last updatedAt you saw and nothing is missed ` +
-          `(records already seen may come again).${archivedToo}`,
-      }),
+      commonParameter(
+        Type.String({
+          // The longest form the service accepts (nanoseconds and an offset) is 35 characters.
+          maxLength: 40,
+          description:
+            `ISO 8601 date-time with offset (e.g. 2026-01-05T10:00:00.000Z): only ${records} updated at or ` +
+            `after it. Inclusive: resume from the last updatedAt you saw and nothing is missed ` +
+            `(records already seen may come again).${archivedToo}`,
+        }),
+      ),
     ),
   };
 }

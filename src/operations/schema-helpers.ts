@@ -10,7 +10,7 @@ import { LIMITS } from '../core/limits.js';
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** Dates are checked for their exact form by the services (own codes), which bounds them. */
-export const DateString = (description = 'Calendar date, YYYY-MM-DD.') => Type.String({ description });
+export const DateString = (description = 'YYYY-MM-DD.') => Type.String({ description });
 
 /** An id, key or other reference in a body or query string. */
 export const Ref = (description?: string) =>
@@ -59,12 +59,30 @@ export function overLimitCode<T extends TSchema>(schema: T, code: ErrorCode): T 
   return Object.assign(schema, { [OVER_LIMIT_CODE]: code });
 }
 
+/**
+ * Marks a parameter many routes share with one meaning (limit, cursor, fields, sort,
+ * updatedSince). It is explained once, in the MCP server's instructions and docs/mcp.md,
+ * so MCP tool schemas show it without its description; the OpenAPI document keeps it.
+ */
+export const COMMON_PARAMETER: unique symbol = Symbol.for('wsx.commonParameter');
+
+export function commonParameter<T extends TSchema>(schema: T): T {
+  return Object.assign(schema, { [COMMON_PARAMETER]: true });
+}
+
+export const isCommonParameter = (schema: unknown): boolean =>
+  typeof schema === 'object' && schema !== null && (schema as Record<symbol, unknown>)[COMMON_PARAMETER] === true;
+
 export const PaginationQuery = {
   limit: Type.Optional(
-    Type.Integer({ minimum: 1, description: 'Page size, default 50; values above 200 are clamped to 200.' }),
+    commonParameter(
+      Type.Integer({ minimum: 1, description: 'Page size, default 50; values above 200 are clamped to 200.' }),
+    ),
   ),
   cursor: Type.Optional(
-    Type.String({ maxLength: LIMITS.cursor, description: 'nextCursor of the previous page (same filters).' }),
+    commonParameter(
+      Type.String({ maxLength: LIMITS.cursor, description: 'nextCursor of the previous page (same filters).' }),
+    ),
   ),
 };
 
@@ -81,8 +99,29 @@ export const TagList = Type.Array(TagName, {
   description: 'At most 50 tag names, 1–50 characters each, compared case-insensitively.',
 });
 
+/**
+ * Marks an input field as a second name for a concept that has a primary field (`labels`
+ * for `tags`, `project` for `projectId`/`projectKey`): HTTP accepts it as before and the
+ * OpenAPI document shows it deprecated, while MCP tool schemas leave it out and refuse it
+ * as an unknown argument (one name per concept). The symbol holds what to send instead.
+ */
+export const ALIAS_OF: unique symbol = Symbol.for('wsx.aliasOf');
+
+export function alias<T extends TSchema>(schema: T, insteadSend: string): T {
+  return Object.assign(schema, { deprecated: true, [ALIAS_OF]: insteadSend });
+}
+
+/** What to send instead of a field, when its schema is an alias. */
+export const aliasOf = (schema: unknown): string | undefined =>
+  typeof schema === 'object' && schema !== null
+    ? ((schema as Record<symbol, unknown>)[ALIAS_OF] as string | undefined)
+    : undefined;
+
 /** Input field `labels`: the legacy name of `tags`, which it must agree with when both are sent. */
-export const LabelList = Type.Array(TagName, {
-  maxItems: LIMITS.tags,
-  description: 'Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).',
-});
+export const LabelList = alias(
+  Type.Array(TagName, {
+    maxItems: LIMITS.tags,
+    description: 'Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).',
+  }),
+  'tags',
+);

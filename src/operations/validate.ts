@@ -275,8 +275,12 @@ function paramsFailure(where: 'query parameter' | 'path parameter', error: Value
   });
 }
 
-/** A misspelt filter (`projectkey`) must not pass for no filter at all: unknown names are refused. */
-function checkQuery(schema: TSchema | undefined, query: unknown): unknown {
+/**
+ * A misspelt filter (`projectkey`) must not pass for no filter at all: unknown names are
+ * refused. `coerce`: the values are query-string text to convert to the schema's types;
+ * without it they must already have them (MCP arguments are JSON: "true" is not true).
+ */
+function checkQuery(schema: TSchema | undefined, query: unknown, coerce: boolean): unknown {
   const raw = isPlainObject(query) ? query : {};
   const properties = (schema as TObject | undefined)?.properties ?? {};
   const unknownFields = Object.keys(raw).filter((name) => !hasOwn(properties, name));
@@ -288,7 +292,7 @@ function checkQuery(schema: TSchema | undefined, query: unknown): unknown {
     );
   }
   if (!schema) return {};
-  const value = convertQuery(schema, raw);
+  const value = coerce ? convertQuery(schema, raw) : { ...raw };
   const error = firstError(schema, value);
   if (error) throw paramsFailure('query parameter', error);
   const field = firstNulText(value);
@@ -307,9 +311,15 @@ function checkParams(schema: TSchema | undefined, params: unknown): Record<strin
   return value;
 }
 
+export interface ParseOptions {
+  /** Convert query values from text (HTTP query strings; the default) rather than take them as typed. */
+  coerceQuery?: boolean;
+}
+
 export function parseInput(
   op: Operation,
   raw: { params?: unknown; query?: unknown; body?: unknown },
+  { coerceQuery = true }: ParseOptions = {},
 ): OperationInput<any, any, any> {
   // Depth first: every later check walks the input recursively.
   checkDepth(raw.params, 'path');
@@ -317,7 +327,7 @@ export function parseInput(
   checkDepth(raw.body, 'body');
   return {
     params: checkParams(op.params, raw.params),
-    query: checkQuery(op.query, raw.query),
+    query: checkQuery(op.query, raw.query, coerceQuery),
     body: checkBody(op, raw.body),
   };
 }

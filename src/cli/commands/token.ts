@@ -17,6 +17,7 @@ export interface TokenCreateOptions {
   project?: string[];
   allProjects?: boolean;
   expiresAt?: string;
+  readOnly?: boolean;
   json?: boolean;
 }
 
@@ -28,6 +29,7 @@ export async function tokenCreateCommand(ctx: CliContext, options: TokenCreateOp
       projects: options.project ?? [],
       allProjects: options.allProjects === true,
       expiresAt: options.expiresAt,
+      access: options.readOnly ? 'read' : 'write',
     }),
   );
   if (options.json) {
@@ -36,6 +38,7 @@ export async function tokenCreateCommand(ctx: CliContext, options: TokenCreateOp
   }
   ctx.out(`Created token "${created.name}" in workspace "${options.workspace}" (assignee id ${created.assigneeId}).`);
   if (created.expiresAt) ctx.out(`It expires at ${created.expiresAt}.`);
+  if (created.access === 'read') ctx.out('It can only read: every write with it is refused (403 TOKEN_READ_ONLY).');
   ctx.out('Its secret, shown only this once:');
   ctx.out(`  ${created.secret}`);
 }
@@ -103,22 +106,23 @@ function table(rows: string[][]): string[] {
 
 const tokenTable = (tokens: TokenSummary[]) =>
   table([
-    ['NAME', 'ACTIVE', 'PROJECTS', 'CREATED'],
+    ['NAME', 'ACTIVE', 'PROJECTS', 'ACCESS', 'CREATED'],
     ...tokens.map((t) => [
       t.name,
       state(t.active, t.expiresAt),
       t.allProjects ? '*' : t.projects.join(', ') || '-',
+      t.access,
       t.createdAt,
     ]),
   ]);
 
 const oauthTable = (tokens: OauthTokenSummary[]) =>
   table([
-    ['OAUTH TOKEN', 'USER', 'ACTIVE', 'CREATED'],
-    ...tokens.map((t) => [t.id, t.user, state(t.active, t.expiresAt), t.createdAt]),
+    ['OAUTH TOKEN', 'USER', 'ACTIVE', 'ACCESS', 'CREATED'],
+    ...tokens.map((t) => [t.id, t.user, state(t.active, t.expiresAt), t.access, t.createdAt]),
   ]);
 
-/** Workspace tokens, then OAuth tokens: names, ids and state, never a secret. */
+/** Workspace tokens, then OAuth tokens: names, ids, state and access level, never a secret. */
 export async function tokenListCommand(ctx: CliContext, options: { workspace: string; json?: boolean }): Promise<void> {
   const [tokens, oauthTokens] = await ctx.withDatabase(
     async (database) =>

@@ -13,6 +13,8 @@ import * as textSearch from './0011_text_search.js';
 import * as versions from './0012_versions.js';
 import * as changeFeed from './0013_change_feed.js';
 import * as syncIndexes from './0014_sync_indexes.js';
+import * as credentialAccess from './0015_credential_access.js';
+import * as webhookRotation from './0016_webhook_rotation.js';
 
 /** Every migration, by name; names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +32,6 @@ export const migrations: Record<string, Migration> = {
   '0012_versions': versions,
   '0013_change_feed': changeFeed,
   '0014_sync_indexes': syncIndexes,
+  '0015_credential_access': credentialAccess,
+  '0016_webhook_rotation': webhookRotation,
 };

@@ -26,6 +26,14 @@ export interface WebhookRow {
    * the subscription (migration 0007_webhook_trust).
    */
   url_set_by_token_id: string | null;
+  /** The secret a rotation replaced: it still signs, beside `secret`, until its expiry (0016_webhook_rotation). */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  /** When the running streak of deliveries whose last attempt failed began; null after a success. */
+  failing_since: string | null;
+  /** Why and when the server deactivated the subscription (`consecutive_failures`); null otherwise. */
+  disabled_reason: string | null;
+  disabled_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -51,6 +59,10 @@ export interface WebhookJobRow {
   holder_id: string | null;
   holder_host: string | null;
   holder_pid: number | null;
+  /** 1 for a ping or a redelivery a client asked for: sent even while the subscription is inactive. */
+  requested: number;
+  /** The last attempt this job may make, set by a redelivery; null: WSX_WEBHOOK_MAX_ATTEMPTS. */
+  attempt_limit: number | null;
   created_at: string;
   updated_at: string;
 }

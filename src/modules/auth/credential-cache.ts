@@ -5,8 +5,9 @@ import type { Authenticated } from '../../core/context.js';
  * Recently resolved credentials, so a hot loop of requests does not read the token tables on
  * every call. An entry lives at most `CREDENTIAL_TTL_MS`, which bounds how long another
  * process (the CLI beside the server, another server on the same PostgreSQL) may take to see
- * a revocation; in this process every write to the credential tables empties every cache at
- * once (`forgetCachedCredentials`), so a revocation made here applies to the next request.
+ * a revocation or a change of access level; in this process every write to the credential
+ * tables empties every cache at once (`forgetCachedCredentials`), so a revocation or a new
+ * access level set here applies to the next request.
  * Expiry is checked on every use, cached or not.
  */
 export const CREDENTIAL_TTL_MS = 1_000;

@@ -10,6 +10,7 @@ export async function findActiveApiToken(db: Kysely<DB>, secretHash: string) {
       't.name',
       't.all_projects',
       't.expires_at',
+      't.access',
       'w.id as workspace_id',
       'w.slug',
       'w.name as workspace_name',
@@ -24,7 +25,15 @@ export async function findActiveOauthToken(db: Kysely<DB>, secretHash: string) {
     .selectFrom('oauth_tokens as o')
     .innerJoin('workspaces as w', 'w.id', 'o.workspace_id')
     .innerJoin('users as u', 'u.id', 'o.user_id')
-    .select(['o.id', 'o.user_id', 'o.expires_at', 'w.id as workspace_id', 'w.slug', 'w.name as workspace_name'])
+    .select([
+      'o.id',
+      'o.user_id',
+      'o.expires_at',
+      'o.access',
+      'w.id as workspace_id',
+      'w.slug',
+      'w.name as workspace_name',
+    ])
     .where('o.secret_hash', '=', secretHash)
     .where('o.active', '=', 1)
     .executeTakeFirst();

@@ -7,10 +7,11 @@ import type { CredentialCache } from './credential-cache.js';
 import { hashSecret, looksLikeCredential } from './secrets.js';
 
 /**
- * Resolves a presented secret to its workspace, principal and project access, or null.
- * Every failure (malformed, unknown, revoked, inactive, expired) is the same null, so
- * callers cannot tell them apart. A resolved credential may come from `cache` (see
- * credential-cache.ts for how revocation still takes effect); expiry is checked every time.
+ * Resolves a presented secret to its workspace, principal, project access and access level
+ * (read or write), or null. Every failure (malformed, unknown, revoked, inactive, expired)
+ * is the same null, so callers cannot tell them apart. A resolved credential may come from
+ * `cache` (see credential-cache.ts for how revocation, and a change of access level, still
+ * take effect); expiry is checked every time.
  */
 export async function authenticate(
   db: Kysely<DB>,
@@ -42,6 +43,7 @@ async function lookUp(
       principal: { kind: 'api_token', id: tokenIdentity(token.name), tokenId: token.id, tokenName: token.name },
       access: { all, tokenId: token.id, granted: new Set(all ? [] : await listGrantedProjectIds(db, token.id)) },
       credentialId: token.id,
+      accessLevel: token.access,
     };
     return { auth, expiresAt: token.expires_at };
   }
@@ -52,6 +54,7 @@ async function lookUp(
     principal: { kind: 'user', id: oauth.user_id, userId: oauth.user_id, oauthTokenId: oauth.id },
     access: { all: true, tokenId: null, granted: new Set() },
     credentialId: oauth.id,
+    accessLevel: oauth.access,
   };
   return { auth, expiresAt: oauth.expires_at };
 }

@@ -112,7 +112,7 @@ export const listOauthTokenRows = (db: Kysely<DB>, workspaceId: string) =>
   db
     .selectFrom('oauth_tokens as o')
     .innerJoin('users as u', 'u.id', 'o.user_id')
-    .select(['o.id', 'o.active', 'o.expires_at', 'o.created_at', 'u.handle'])
+    .select(['o.id', 'o.active', 'o.expires_at', 'o.access', 'o.created_at', 'u.handle'])
     .where('o.workspace_id', '=', workspaceId)
     .orderBy('o.created_at')
     .orderBy('o.id')

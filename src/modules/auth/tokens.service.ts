@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../../core/clock.js';
+import type { AccessLevel } from '../../core/access-level.js';
 import { tokenIdentity } from '../../core/context.js';
 import { newId } from '../../core/ids.js';
 import type { ApiTokenRow, DB, OauthTokenRow } from '../../db/schema.js';
@@ -28,8 +29,8 @@ import {
 } from './tokens.repository.js';
 
 /**
- * Administration of credentials: workspace tokens (name, secret, project grants, active)
- * and OAuth access tokens. Used by `wsx token …` and by the workspace file's sections.
+ * Administration of credentials: workspace tokens (name, secret, project grants, active,
+ * expiry, access level) and OAuth access tokens. Used by `wsx token …` and by the workspace file's sections.
  */
 
 export const TOKEN_NAME_RE = /^[A-Za-z0-9._-]{1,64}$/;
@@ -60,6 +61,8 @@ export interface DesiredToken {
   active?: boolean;
   /** ISO-8601 UTC instant. Omitted: a new token never expires and an existing one keeps its expiry. */
   expiresAt?: string;
+  /** Omitted: a new token may write and an existing one keeps its level. */
+  access?: AccessLevel;
 }
 
 /**
@@ -84,6 +87,7 @@ export async function convergeToken(db: Kysely<DB>, workspaceId: string, desired
       active: desired.active === false ? 0 : 1,
       all_projects: desired.allProjects ? 1 : 0,
       expires_at: desired.expiresAt ?? null,
+      access: desired.access ?? 'write',
       created_at: now,
       updated_at: now,
     });
@@ -97,6 +101,7 @@ export async function convergeToken(db: Kysely<DB>, workspaceId: string, desired
   if (desired.allProjects && existing.all_projects !== 1) changes.all_projects = 1;
   if (desired.expiresAt !== undefined && desired.expiresAt !== existing.expires_at)
     changes.expires_at = desired.expiresAt;
+  if (desired.access !== undefined && desired.access !== existing.access) changes.access = desired.access;
   if (Object.keys(changes).length > 0) await updateToken(db, existing.id, { ...changes, updated_at: now });
   const held = await listGrantedProjectIds(db, existing.id);
   await insertGrants(
@@ -119,6 +124,8 @@ export interface DesiredOauthToken {
   active?: boolean;
   /** With a secret: that token's expiry; without: every token's of the user (and a generated one's). */
   expiresAt?: string;
+  /** Like expiresAt; omitted: a new token may write and an existing one keeps its level. */
+  access?: AccessLevel;
 }
 
 /** The changes that bring an existing OAuth token to `desired` (empty when it is there already). */
@@ -126,6 +133,7 @@ function oauthChanges(row: OauthTokenRow, desired: DesiredOauthToken, now: strin
   const changes: Partial<OauthTokenRow> = {};
   if (desired.active !== undefined && (desired.active ? 1 : 0) !== row.active) changes.active = desired.active ? 1 : 0;
   if (desired.expiresAt !== undefined && desired.expiresAt !== row.expires_at) changes.expires_at = desired.expiresAt;
+  if (desired.access !== undefined && desired.access !== row.access) changes.access = desired.access;
   return Object.keys(changes).length > 0 ? { ...changes, updated_at: now } : {};
 }
 
@@ -148,6 +156,7 @@ export async function convergeOauthToken(
       secret_hash: hashSecret(value),
       active: desired.active === false ? 0 : 1,
       expires_at: desired.expiresAt ?? null,
+      access: desired.access ?? 'write',
       created_at: now,
       updated_at: now,
     });
@@ -170,7 +179,7 @@ export async function convergeOauthToken(
   for (const row of held) {
     const changes = oauthChanges(
       row,
-      { active: desired.active === false ? false : undefined, expiresAt: desired.expiresAt },
+      { active: desired.active === false ? false : undefined, expiresAt: desired.expiresAt, access: desired.access },
       now,
     );
     if (Object.keys(changes).length > 0) await updateOauthTokens(db, [row.id], changes);
@@ -204,6 +213,8 @@ export interface CreateTokenInput {
   allProjects: boolean;
   /** As typed by the operator: ISO 8601 with an offset, in the future. */
   expiresAt?: string;
+  /** `read` (`--read-only`): the token may only read. Default `write`. */
+  access?: AccessLevel;
 }
 
 /** A new workspace token; its secret is answered here and never again. */
@@ -233,16 +244,18 @@ export async function createToken(db: Kysely<DB>, input: CreateTokenInput) {
         throw new TokenAdminError('project', `no project "${ref}" in workspace "${workspace.slug}" (use TEAM/PROJ)`);
       return id;
     });
+    const access = input.access ?? 'write';
     const { secret } = await convergeToken(
       trx,
       workspace.id,
-      { name: input.name, allProjects: input.allProjects, projectIds, expiresAt },
+      { name: input.name, allProjects: input.allProjects, projectIds, expiresAt, access },
       nowIso(),
     );
     return {
       name: input.name,
       secret: secret as string,
       assigneeId: tokenIdentity(input.name),
+      access,
       ...(expiresAt ? { expiresAt } : {}),
     };
   });
@@ -297,6 +310,7 @@ export interface TokenSummary {
   allProjects: boolean;
   /** Granted projects as `TEAM/PROJ`, sorted. */
   projects: string[];
+  access: AccessLevel;
   /** Only when the token has an expiry. */
   expiresAt?: string;
   createdAt: string;
@@ -309,6 +323,7 @@ export interface OauthTokenSummary {
   /** The approving user's handle. */
   user: string;
   active: boolean;
+  access: AccessLevel;
   /** Only when the token has an expiry. */
   expiresAt?: string;
   createdAt: string;
@@ -321,6 +336,7 @@ export async function listOauthTokens(db: Kysely<DB>, workspaceSlug: string): Pr
     id: row.id,
     user: row.handle,
     active: row.active === 1,
+    access: row.access,
     ...(row.expires_at ? { expiresAt: row.expires_at } : {}),
     createdAt: row.created_at,
   }));
@@ -345,6 +361,7 @@ export async function listTokens(db: Kysely<DB>, workspaceSlug: string): Promise
     active: token.active === 1,
     allProjects: token.all_projects === 1,
     projects: (projectsOf.get(token.id) ?? []).sort(),
+    access: token.access,
     ...(token.expires_at ? { expiresAt: token.expires_at } : {}),
     createdAt: token.created_at,
   }));

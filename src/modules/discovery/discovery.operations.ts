@@ -23,7 +23,8 @@ export const discoveryOperations: Operation[] = [
     method: 'GET',
     path: '/api/external',
     tag,
-    summary: 'Verify the credential: token identity, principal, workspace, capability flags and endpoint map.',
+    summary:
+      'Verify the credential: token identity, principal, access level, workspace, capability flags and endpoint map.',
     response: WhoamiResponse,
     run: async (ctx) => ok(describeCaller(ctx)),
   }),

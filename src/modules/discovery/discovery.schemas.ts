@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable } from '../../operations/schema-helpers.js';
+import { ACCESS_LEVELS } from '../auth/access-level.js';
 import { STATUS_CATEGORIES } from '../workspace-file/sections/team-workflow.js';
 import { TAG_SCOPES } from '../workspace-file/sections/tags.js';
 import { CAPABILITIES, ENDPOINT_MAP } from './endpoint-map.js';
@@ -20,6 +21,13 @@ export const WhoamiResponse = Type.Object({
     kind: literals(['api_token', 'user']),
     id: Type.String({ description: 'usr_… for a person (OAuth), api-token:<name> for a workspace token.' }),
   }),
+  access: Type.Union(
+    ACCESS_LEVELS.map((level) => Type.Literal(level)),
+    {
+      description:
+        'What the credential may do: `write` (every operation) or `read` (reads only; every write answers 403 TOKEN_READ_ONLY).',
+    },
+  ),
   workspace: Type.Object({
     id: Type.String(),
     name: Type.String(),

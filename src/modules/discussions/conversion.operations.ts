@@ -9,8 +9,7 @@ export const conversionOperations: Operation[] = [
     method: 'POST',
     path: '/api/external/discussion/topics/{topicId}/convert',
     tag: 'Discussions',
-    summary:
-      'Convert a topic to an issue (201); a repeat answers the existing issue with created: false (200). Accepts Idempotency-Key.',
+    summary: 'Convert a topic to an issue (201); a repeat answers the existing issue with created: false (200).',
     params: TopicIdParams,
     body: ConvertTopicBody,
     errors: ['PROJECT_NOT_FOUND', 'PROJECT_REQUIRED', 'STATUS_NOT_FOUND', 'TEAM_NOT_FOUND'],

@@ -7,7 +7,8 @@ import { hiddenSourceProject, resolveProjectRef } from '../projects/projects.ser
 import { firstLinkedProjectOfTopic } from './topic-links.service.js';
 import type { TopicView } from './topics.presenter.js';
 import { claimConversion, updateTopic } from './topics.repository.js';
-import { presentTopicRow, requireVisibleTopic } from './topics.service.js';
+import { presentTopicRow, recordTopicWrite } from './topic-events.js';
+import { requireVisibleTopic } from './topics.service.js';
 
 export interface ConvertTopicInput {
   projectId?: string;
@@ -84,5 +85,10 @@ export async function convertTopic(ctx: Ctx, topicId: string, input: ConvertTopi
   );
   const changes = { converted: 1, converted_issue_id: issue.issueId, updated_at: ctx.now };
   const version = await updateTopic(ctx, topic.id, changes);
-  return { issue, topic: await presentTopicRow(ctx, { ...topic, ...changes, version }), created: true };
+  const written = { ...topic, ...changes, version };
+  return {
+    issue,
+    topic: await recordTopicWrite(ctx, 'discussion_topic.converted', written, { row: topic }, issue),
+    created: true,
+  };
 }

@@ -10,10 +10,11 @@ import { parseIssueTitle, parseTagFields } from '../issues/issue-rules.js';
 import type { WorkTarget, WorkTargetInput } from '../work-links/work-links.service.js';
 import { requireVisibleProject } from '../projects/projects.service.js';
 import { replaceTagUsages } from '../tags/tags.service.js';
-import { visibleIdsOf } from '../visibility/visibility.service.js';
+import { snapshotForEvent } from '../visibility/event-presentation.js';
 import { requireVisibleGroup } from './groups.service.js';
 import { firstLinkedProjectId, listTopicLinks, replaceTopicLinks, resolveTopicLinks } from './topic-links.service.js';
-import { presentTopic, type TopicView } from './topics.presenter.js';
+import type { TopicView } from './topics.presenter.js';
+import { presentTopicRow, presentTopics, recordTopicWrite, topicPresenter } from './topic-events.js';
 import { findVisibleTopic, insertTopic, searchVisibleTopics, updateTopic } from './topics.repository.js';
 
 export interface TopicInput {
@@ -34,36 +35,6 @@ export async function requireVisibleTopic(ctx: Ctx, topicId: string): Promise<Di
   const topic = await findVisibleTopic(ctx, topicId);
   if (!topic) throw new ApiError('DISCUSSION_TOPIC_NOT_FOUND', { topicId });
   return topic;
-}
-
-/**
- * Topics as the caller may see them: links to what it can see, and no source project or
- * converted issue of a project outside its grants (a constant number of queries).
- */
-async function presentTopics(ctx: Ctx, topics: DiscussionTopicRow[]): Promise<TopicView[]> {
-  const [links, visibleIssues] = await Promise.all([
-    listTopicLinks(
-      ctx,
-      topics.map((t) => t.id),
-    ),
-    visibleIdsOf(
-      ctx,
-      'issue',
-      topics.flatMap((t) => (t.converted_issue_id ? [t.converted_issue_id] : [])),
-    ),
-  ]);
-  return topics.map((t) =>
-    presentTopic(t, links.get(t.id) ?? [], {
-      sourceProjectId:
-        t.source_project_id && canSeeProject(ctx.access, t.source_project_id) ? t.source_project_id : null,
-      convertedIssueId: t.converted_issue_id && visibleIssues.has(t.converted_issue_id) ? t.converted_issue_id : null,
-    }),
-  );
-}
-
-export async function presentTopicRow(ctx: Ctx, topic: DiscussionTopicRow): Promise<TopicView> {
-  const [view] = await presentTopics(ctx, [topic]);
-  return view;
 }
 
 type LinkedTargets = Array<Pick<WorkTarget, 'targetType' | 'targetId'>>;
@@ -134,7 +105,7 @@ export async function createTopic(ctx: Ctx, input: TopicInput & { groupId: strin
   await insertTopic(ctx, topic);
   await replaceTopicLinks(ctx, topic.id, links);
   await replaceTagUsages(ctx, 'discussion_topic', topic.id, tags, topic.source_project_id);
-  return presentTopicRow(ctx, topic);
+  return recordTopicWrite(ctx, 'discussion_topic.created', topic);
 }
 
 const PATCHABLE = ['title', 'description', 'status', 'tags', 'labels', 'sourceProjectId', 'links'] as const;
@@ -152,6 +123,8 @@ export async function updateTopicById(ctx: Ctx, topicId: string, input: TopicInp
   if (writtenTags !== undefined) changes.tags = JSON.stringify(tags);
 
   const newLinks = input.links === undefined ? undefined : await resolveTopicLinks(ctx, input.links);
+  // New links change the topic's relations: its event compares with it as presented now.
+  const before = newLinks ? await snapshotForEvent(ctx, topicPresenter, topic) : { row: topic };
   const sourceProjectId = await sourceProjectFor(
     ctx,
     input,
@@ -165,5 +138,5 @@ export async function updateTopicById(ctx: Ctx, topicId: string, input: TopicInp
     await replaceTagUsages(ctx, 'discussion_topic', topic.id, tags, sourceProjectId);
   }
   const version = await updateTopic(ctx, topic.id, changes);
-  return presentTopicRow(ctx, { ...topic, ...changes, version });
+  return recordTopicWrite(ctx, 'discussion_topic.updated', { ...topic, ...changes, version }, before);
 }

@@ -18,7 +18,7 @@ export const ListEventsQuery = Type.Object({
   types: Type.Optional(
     Type.String({
       maxLength: MAX_TYPES_LENGTH,
-      description: `Comma-separated event types to list (default: all): ${EVENT_TYPES.join(', ')}. The cursor is not bound to them.`,
+      description: `Comma-separated event types to list (default: all). The cursor is not bound to them. Types: ${EVENT_TYPES.join(', ')}.`,
     }),
   ),
   limit: PaginationQuery.limit,

@@ -2,9 +2,10 @@ import { canSeeProject, type Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { cursorSigningKey } from '../../db/installation-secrets.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../db/paginate.js';
-import { parseAudience, payloadFor } from '../../events/audience.js';
+import { audienceGroups, parseAudience, payloadFor, type EventAudience } from '../../events/audience.js';
 import { prunedKeyOf } from '../../events/event-log.js';
 import { EVENT_TYPES, type EventType } from '../../events/outbox.js';
+import { existingVisibleIdsOf, visibleGroupsSubquery } from '../visibility/visibility.service.js';
 import { listEventsAfter, listPrunedPositions, type LoggedEvent } from './events.repository.js';
 import { openFeedCursor, sealFeedCursor } from './feed-cursor.js';
 
@@ -12,8 +13,9 @@ import { openFeedCursor, sealFeedCursor } from './feed-cursor.js';
  * The change feed (docs/change-feed.md): the workspace's event log, the one webhooks are
  * fanned out from, read by position. Each event is shown as a webhook subscription made by
  * the caller would receive it, with the caller's visibility now: events of projects it
- * cannot see are left out, so is an event about a hidden project (a link to its issue),
- * and parts of an event that concern a hidden project are left out of it.
+ * cannot see are left out, so is an event about a hidden project (a link to its issue)
+ * or about a topic of a discussion group it cannot see, and parts of an event that concern
+ * a hidden project are left out of it.
  */
 
 /** Rounds of reading a page may take while events it must leave out keep it short. */
@@ -41,13 +43,21 @@ function parseTypes(value: string | undefined): EventType[] {
   return [...new Set(named)] as EventType[];
 }
 
-/** The event as the caller may see it, or undefined when it concerns a project hidden from it. */
-function visibleEvent(ctx: Ctx, event: LoggedEvent): unknown {
-  const view = payloadFor(event.payload, parseAudience(event.audience), (projectId) =>
-    canSeeProject(ctx.access, projectId),
-  );
-  if (!view.send) return undefined;
-  return JSON.parse(view.body ?? event.payload);
+/**
+ * The events of `rows` as the caller may see them (undefined for one that concerns a project
+ * or discussion group hidden from it). Groups are looked up once for the rows that name any.
+ */
+async function visibleEvents(ctx: Ctx, rows: LoggedEvent[]): Promise<unknown[]> {
+  const audiences = rows.map((row): EventAudience | null => parseAudience(row.audience));
+  const groups = await existingVisibleIdsOf(ctx, 'discussion_group', audiences.flatMap(audienceGroups));
+  const sight = {
+    project: (projectId: string) => canSeeProject(ctx.access, projectId),
+    group: groups.has.bind(groups),
+  };
+  return rows.map((row, index): unknown => {
+    const view = payloadFor(row.payload, audiences[index], sight);
+    return view.send ? (JSON.parse(view.body ?? row.payload) as unknown) : undefined;
+  });
 }
 
 /**
@@ -72,19 +82,21 @@ interface FeedPage {
 }
 
 /**
- * Up to `limit` events after `after`. An event dropped for its audience (rare: a link to a
- * hidden project's issue) is read past, and more are read in its place, so `hasMore` says
+ * Up to `limit` events after `after`. An event dropped for its audience (a link to a hidden
+ * project's issue, a topic of a group the caller cannot see) is read past, and more are read in its place, so `hasMore` says
  * whether visible events follow. The position moves only over events of projects the
  * caller sees, so neither it nor `hasMore` tells of others' activity.
  */
 async function readPage(ctx: Ctx, after: number, types: EventType[], limit: number): Promise<FeedPage> {
+  const visibleGroups = visibleGroupsSubquery(ctx);
   const shown: Array<{ seq: number; event: unknown }> = [];
   let position = after;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const wanted = limit + 1 - shown.length;
-    const rows = await listEventsAfter(ctx, { after: position, types, limit: wanted });
-    for (const row of rows) {
-      const event = visibleEvent(ctx, row);
+    const rows = await listEventsAfter(ctx, { after: position, types, limit: wanted, visibleGroups });
+    const events = await visibleEvents(ctx, rows);
+    for (const [index, row] of rows.entries()) {
+      const event = events[index];
       if (event !== undefined) shown.push({ seq: row.seq, event });
       if (shown.length > limit) {
         return { events: shown.slice(0, limit).map((s) => s.event), hasMore: true, position: shown[limit - 1].seq };

@@ -19,13 +19,10 @@ import {
 
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
-export function assertValidKey(key: string): void {
-  if (!KEY_RE.test(key)) {
-    throw new ApiError(
-      'VALIDATION_FAILED',
-      { field: 'Idempotency-Key' },
-      { message: 'Idempotency-Key must be 1–255 visible ASCII characters.' },
-    );
+/** `field`: what the key was sent as (the HTTP header, or MCP's idempotencyKey argument). */
+export function assertValidKey(key: unknown, field = 'Idempotency-Key'): asserts key is string {
+  if (typeof key !== 'string' || !KEY_RE.test(key)) {
+    throw new ApiError('VALIDATION_FAILED', { field }, { message: `${field} must be 1–255 visible ASCII characters.` });
   }
 }
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
-import { Nullable, overLimitCode, Text } from '../../operations/schema-helpers.js';
+import { alias, Nullable, overLimitCode, Text } from '../../operations/schema-helpers.js';
 
 /** Link attachments, shared by issues and agenda items. */
 export const AttachmentSchema = Type.Object({
@@ -17,12 +17,12 @@ export const AttachmentListResponse = Type.Object({ attachments: Type.Array(Atta
 // A URL over 2,048 characters and a batch over 20 links have their own codes in the spec;
 // whether a URL is absolute http(s) is the service's check (ATTACHMENT_URL_REQUIRED too).
 const Url = (description: string) => overLimitCode(Text(description, LIMITS.url), 'ATTACHMENT_URL_REQUIRED');
-const LinkName = Nullable(Text('Display name (string or null).', LIMITS.attachmentName));
+const LinkName = () => Nullable(Text('Display name (string or null).', LIMITS.attachmentName));
 
 const LinkInput = Type.Object(
   {
     url: Url('Absolute http or https URL, at most 2,048 characters.'),
-    name: Type.Optional(LinkName),
+    name: Type.Optional(LinkName()),
   },
   { additionalProperties: false },
 );
@@ -37,8 +37,9 @@ export const AddAttachmentsBody = Type.Partial(
       }),
       'ATTACHMENT_LIMIT_EXCEEDED',
     ),
-    url: Url("A single link's URL, instead of links."),
-    name: LinkName,
+    // The one-link form is a second way to say `links: [{ url, name }]`.
+    url: alias(Url("A single link's URL, instead of links."), 'links'),
+    name: alias(LinkName(), 'links'),
   }),
 );
 

@@ -24,6 +24,8 @@ export const evolutionOperations: Operation[] = [
     path: '/api/external/issues/{issueId}/evolve',
     tag,
     mcpAliases,
+    // The current title is replaced (the evolution keeps the prior one).
+    mcpHints: { destructive: true },
     summary: 'Retitle an issue and keep the change (prior title, new title, reason) as an immutable evolution event.',
     params: IssueIdParams,
     body: EvolveBody,

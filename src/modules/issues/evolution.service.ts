@@ -56,7 +56,7 @@ export async function evolveIssueTitle(ctx: Ctx, idOrKey: string, input: { title
   const { title, reason } = parseEvolution(issue, input);
   const evolution = await recordTitleChange(ctx, issue, title, reason);
   await updateIssueRow(ctx, issue.id, { title, updated_at: ctx.now });
-  const view = await recordIssueEvent(ctx, 'issue.updated', issue.id);
+  const view = await recordIssueEvent(ctx, 'issue.updated', issue.id, issue);
   return { evolution: presentEvolution(evolution), issue: view };
 }
 

@@ -1,6 +1,8 @@
-import type { Ctx, ProjectAccess } from '../../core/context.js';
+import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
-import { recordEvent, type EventType } from '../../events/outbox.js';
+import type { EventType } from '../../events/outbox.js';
+import { recordWriteEvent, type Presented, type ScopedPart } from '../../events/resource-event.js';
+import { EVERY_PROJECT, ownProjectFields } from '../visibility/event-presentation.js';
 import { presentIssue, type IssueView } from './issues.presenter.js';
 import { findVisibleIssueById, type IssueRecord } from './issues.repository.js';
 import { sourceVisibility } from './issue-sources.js';
@@ -15,20 +17,35 @@ import { listLinksOfIssues, type LinkWithTarget } from './links.repository.js';
  * a subscriber that sees everything gets every link.
  */
 
-const EVERY_PROJECT: ProjectAccess = { all: true, tokenId: null, granted: new Set() };
+/** Fields that name records of the issue's project: an earlier project's are not shown to whoever cannot see it. */
+const PROJECT_FIELDS = ['projectId', 'projectKey', 'issueContainerId', 'epicId', 'milestoneId'];
+
+function issueParts(view: IssueView, issue: IssueRecord, links: LinkWithTarget[]): ScopedPart[] {
+  return [
+    ...ownProjectFields(view, PROJECT_FIELDS, issue.project_id),
+    ...links.map((link, index): ScopedPart => ({
+      path: ['links', index],
+      scope: { projectId: link.target_project_id },
+      show: 'omit',
+    })),
+  ];
+}
 
 /**
  * Reads the issue as just written, records the event for it and answers the caller's view;
  * one read of the issue and its links serves both. `type` may depend on the new state.
+ * `before` is the issue as read before the write: the event then carries `changes`
+ * (the write changes no link, so the links read now present both sides).
  */
 export async function recordIssueEvent(
   ctx: Ctx,
   type: EventType | ((view: IssueView) => EventType),
   issueId: string,
+  before?: IssueRecord,
 ): Promise<IssueView> {
   const issue = await findVisibleIssueById(ctx, issueId);
   if (!issue) throw new ApiError('ISSUE_NOT_FOUND', { issueId });
-  return recordEventOfIssue(ctx, type, issue, await listLinksOfIssues(ctx, [issue.id]));
+  return recordEventOfIssue(ctx, type, issue, await listLinksOfIssues(ctx, [issue.id]), before);
 }
 
 /** `issue.created` for an issue just inserted: its row is the one the insert returned, and it has no links yet. */
@@ -40,26 +57,31 @@ async function recordEventOfIssue(
   type: EventType | ((view: IssueView) => EventType),
   issue: IssueRecord,
   links: LinkWithTarget[],
+  before?: IssueRecord,
 ): Promise<IssueView> {
   const sourceVisible = await sourceVisibility(ctx, [issue]);
   // The source record (agenda item, topic, sub-task) is named only when the actor can see it,
   // so no subscriber learns of one through an actor with wider sight.
-  const everything = presentIssue(issue, links, EVERY_PROJECT, sourceVisible);
-  const hidden = links.flatMap((link, index) =>
-    link.target_project_id === issue.project_id
-      ? []
-      : [{ path: ['issue', 'links', index], projectId: link.target_project_id }],
-  );
-  // earliestStartDate is recomputed per subscriber from the blockers it may see.
+  const widest = (record: IssueRecord): Presented => {
+    const view = presentIssue(record, links, EVERY_PROJECT, sourceVisible);
+    return { view, parts: issueParts(view, record, links) };
+  };
+  // earliestStartDate is recomputed per subscriber from the blockers it may see. A write
+  // to the issue itself never moves it (its blockers are other issues), so it is never
+  // among the changes.
   const blockers = schedulingBlockers(links);
   const schedule = blockers.some((b) => b.projectId !== issue.project_id)
     ? { path: ['issue', 'earliestStartDate'], blockers }
     : undefined;
   const view = presentIssue(issue, links, ctx.access, sourceVisible);
-  await recordEvent(ctx, typeof type === 'function' ? type(view) : type, { issue: everything }, issue.project_id, {
-    hidden,
-    schedule,
-  });
+  await recordWriteEvent(
+    ctx,
+    typeof type === 'function' ? type(view) : type,
+    'issue',
+    issue.project_id,
+    { after: widest(issue), before: before && widest(before) },
+    { audience: { schedule } },
+  );
   return view;
 }
 

@@ -167,5 +167,5 @@ export async function updateIssue(ctx: Ctx, idOrKey: string, input: UpdateIssueI
 
   await updateIssueRow(ctx, issue.id, { ...changes, updated_at: ctx.now });
   await touchIssuesBlockedBy(ctx, issue, changes);
-  return recordIssueEvent(ctx, (view) => eventFor(issue.archived === 1, view.archived), issue.id);
+  return recordIssueEvent(ctx, (view) => eventFor(issue.archived === 1, view.archived), issue.id, issue);
 }

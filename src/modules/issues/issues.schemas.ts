@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../core/errors.js';
 import {
+  alias,
   DateString,
   LabelList,
   Nullable,
@@ -83,7 +84,7 @@ const issueFields = {
   durationDays: Nullable(
     Type.Integer({ description: 'Days from startDate to dueDate; any two of the three give the third.' }),
   ),
-  epicId: Nullable(Ref('Alias of issueContainerId.')),
+  epicId: alias(Nullable(Ref('Alias of issueContainerId.')), 'issueContainerId'),
   issueContainerId: Nullable(Ref()),
   milestoneId: Nullable(Ref("A milestone of the issue's container.")),
   subtasksEnabled: Type.Boolean(),
@@ -107,13 +108,13 @@ export const issueFieldCodes: Record<string, ErrorCode> = {
 
 export const ListIssuesQuery = Type.Object({
   ...ProjectScopeQueryFields,
-  assignee: Type.Optional(Ref('Alias of assigneeId.')),
+  assignee: Type.Optional(alias(Ref('Alias of assigneeId.'), 'assigneeId')),
   assigneeId: Type.Optional(Ref()),
   assignedToMe: Type.Optional(
     Type.Boolean({ description: "Issues assigned to the caller's identity; not with assignee." }),
   ),
-  status: Type.Optional(Ref('statusId or statusKey.')),
-  statusKey: Type.Optional(Ref()),
+  status: Type.Optional(alias(Ref('statusId or statusKey.'), 'statusKey')),
+  statusKey: Type.Optional(Ref('A status key (a statusId works too).')),
   q: SearchText('Case-insensitive text in title or description, or an exact issueKey.'),
   archived: Type.Optional(Type.Boolean({ description: archivedDescription('issues') })),
   ...ListOrderQueryFields('issues', { hidesArchived: true }),

@@ -7,11 +7,11 @@ import { requireVisibleProject } from '../projects/projects.service.js';
 import { parseTagFields } from '../issues/issue-rules.js';
 import { touchIssuesMadeFrom } from '../issues/issue-touch.js';
 import { removeTagUsages, replaceTagUsages } from '../tags/tags.service.js';
-import { visibleIdsOf } from '../visibility/visibility.service.js';
 import { requireAgendaGroup } from './agenda-groups.service.js';
 import { listGroupRows } from './agenda-groups.repository.js';
 import { arrangeAgenda, insertAt, storeItemOrder } from './agenda-order.js';
-import { presentAgendaItem, type AgendaItemView } from './agenda-items.presenter.js';
+import type { AgendaItemView } from './agenda-items.presenter.js';
+import { presentAgendaItemRow, presentAgendaItems, recordAgendaItemWrite } from './agenda-item-events.js';
 import {
   deleteItemRows,
   insertItemRow,
@@ -20,12 +20,11 @@ import {
   updateItemRow,
 } from './agenda-items.repository.js';
 import { defaultAgendaStatus, requireAgendaStatus } from './agenda-statuses.service.js';
-import { listAttachmentsOfItems, removeAttachmentsOfItems } from './item-attachments.service.js';
+import { removeAttachmentsOfItems } from './item-attachments.service.js';
 import { requireAgendaItem, requireVisibleMeeting } from './meeting-access.js';
 import type { MeetingWithKeys } from './meetings.repository.js';
 import { deleteOwnersOfItems } from './owners.repository.js';
-import { listOwnersOfItems } from './owners.service.js';
-import { listWorkLinks, removeWorkLinksOfRecords } from '../work-links/work-links.service.js';
+import { removeWorkLinksOfRecords } from '../work-links/work-links.service.js';
 
 export interface AgendaItemInput {
   title?: unknown;
@@ -41,43 +40,6 @@ export interface AgendaItemInput {
 }
 
 export type { AgendaItemView } from './agenda-items.presenter.js';
-
-const taskIssueIdsOf = (item: AgendaItemRow): string[] => JSON.parse(item.task_issue_ids) as string[];
-
-/**
- * Items with their owners, links and attachments, each loaded for all items at once. The
- * caller sees no source project, converted issue or task issue in a project outside its
- * grants, nor links to what it cannot see.
- */
-async function presentAgendaItems(ctx: Ctx, items: AgendaItemRow[]): Promise<AgendaItemView[]> {
-  const ids = items.map((i) => i.id);
-  const issueIds = items.flatMap((i) => [
-    ...(i.converted_issue_id ? [i.converted_issue_id] : []),
-    ...taskIssueIdsOf(i),
-  ]);
-  const [owners, links, attachments, visibleIssues] = await Promise.all([
-    listOwnersOfItems(ctx, ids),
-    listWorkLinks(ctx, 'agenda_item', ids),
-    listAttachmentsOfItems(ctx, ids),
-    visibleIdsOf(ctx, 'issue', issueIds),
-  ]);
-  return items.map((i) =>
-    presentAgendaItem(i, {
-      owners: owners.get(i.id) ?? [],
-      links: links.get(i.id) ?? [],
-      attachments: attachments.get(i.id) ?? [],
-      sourceProjectId:
-        i.source_project_id && canSeeProject(ctx.access, i.source_project_id) ? i.source_project_id : null,
-      convertedIssueId: i.converted_issue_id && visibleIssues.has(i.converted_issue_id) ? i.converted_issue_id : null,
-      taskIssueIds: taskIssueIdsOf(i).filter((id) => visibleIssues.has(id)),
-    }),
-  );
-}
-
-export async function presentAgendaItemRow(ctx: Ctx, item: AgendaItemRow): Promise<AgendaItemView> {
-  const [view] = await presentAgendaItems(ctx, [item]);
-  return view;
-}
 
 function validTitle(value: unknown): string {
   const title = nonBlank(value);
@@ -169,7 +131,7 @@ export async function createAgendaItem(ctx: Ctx, meetingId: string, input: Agend
   };
   await insertItemRow(ctx, row);
   await replaceTagUsages(ctx, 'agenda_item', row.id, tags, sourceProjectId);
-  return presentAgendaItemRow(ctx, row);
+  return recordAgendaItemWrite(ctx, 'agenda_item.created', meeting, row);
 }
 
 const PATCHABLE = [
@@ -239,7 +201,7 @@ export async function updateAgendaItem(
       updated.item.source_project_id,
     );
   }
-  return presentAgendaItemRow(ctx, updated.item);
+  return recordAgendaItemWrite(ctx, 'agenda_item.updated', meeting, updated.item, { row: item });
 }
 
 /**

@@ -14,7 +14,8 @@ import {
 } from '../issues/issues.service.js';
 import { hiddenSourceProject } from '../projects/projects.service.js';
 import { visibleIdsOf } from '../visibility/visibility.service.js';
-import { presentAgendaItemRow, type AgendaItemView } from './agenda-items.service.js';
+import { presentAgendaItemRow, recordAgendaItemWrite } from './agenda-item-events.js';
+import type { AgendaItemView } from './agenda-items.presenter.js';
 import { updateItemRow } from './agenda-items.repository.js';
 import { requireAgendaItem } from './meeting-access.js';
 import type { MeetingWithKeys } from './meetings.repository.js';
@@ -98,7 +99,15 @@ export async function convertAgendaItem(
   const issue = await createIssue(ctx, issueInput(ctx, meeting, item, input), sourceOf(item));
   const changes = { converted: 1, converted_issue_id: issue.issueId, updated_at: ctx.now };
   const version = await updateItemRow(ctx, item.id, changes);
-  return { issue, agendaItem: await presentAgendaItemRow(ctx, { ...item, ...changes, version }), created: true };
+  const agendaItem = await recordAgendaItemWrite(
+    ctx,
+    'agenda_item.converted',
+    meeting,
+    { ...item, ...changes, version },
+    { row: item },
+    issue,
+  );
+  return { issue, agendaItem, created: true };
 }
 
 /** A new related issue on every call; the item is not marked converted. */
@@ -110,7 +119,11 @@ export async function createAgendaItemTask(ctx: Ctx, meetingId: string, itemId: 
     updated_at: ctx.now,
   };
   const version = await updateItemRow(ctx, item.id, changes);
-  return { issue, agendaItem: await presentAgendaItemRow(ctx, { ...item, ...changes, version }) };
+  const written = { ...item, ...changes, version };
+  return {
+    issue,
+    agendaItem: await recordAgendaItemWrite(ctx, 'agenda_item.updated', meeting, written, { row: item }),
+  };
 }
 
 export interface PublishInput {

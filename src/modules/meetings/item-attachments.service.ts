@@ -2,11 +2,13 @@ import type { Ctx } from '../../core/context.js';
 import {
   insertAttachments,
   listAttachments,
-  listAttachmentsOf,
   parseAttachmentLinks,
   removeAttachmentsOf,
   type AttachmentView,
 } from '../issues/attachments.service.js';
+import { touchRows } from '../../db/touch.js';
+import { snapshotForEvent } from '../visibility/event-presentation.js';
+import { agendaItemPresenter, recordAgendaItemRelationsWrite } from './agenda-item-events.js';
 import { requireAgendaItem } from './meeting-access.js';
 
 /** Link attachments of agenda items, in the table and format issue attachments use. */
@@ -27,12 +29,15 @@ export async function addAgendaItemAttachments(
   itemId: string,
   body: unknown,
 ): Promise<AttachmentView[]> {
-  const { item } = await requireAgendaItem(ctx, meetingId, itemId);
-  return insertAttachments(ctx, { kind: 'agenda_item', id: item.id }, parseAttachmentLinks(body));
+  const { meeting, item } = await requireAgendaItem(ctx, meetingId, itemId);
+  const links = parseAttachmentLinks(body);
+  const before = await snapshotForEvent(ctx, agendaItemPresenter, item);
+  const attachments = await insertAttachments(ctx, { kind: 'agenda_item', id: item.id }, links);
+  // The item's GET lists its attachments, so its updatedAt and version move (db/touch.ts).
+  await touchRows(ctx, 'agenda_items', (eb) => eb('id', '=', item.id));
+  await recordAgendaItemRelationsWrite(ctx, meeting, item.id, before);
+  return attachments;
 }
-
-/** Attachments of many items, keyed by item id (one query). */
-export const listAttachmentsOfItems = (ctx: Ctx, itemIds: string[]) => listAttachmentsOf(ctx, 'agenda_item', itemIds);
 
 export const removeAttachmentsOfItems = (ctx: Ctx, itemIds: string[]) =>
   removeAttachmentsOf(ctx, 'agenda_item', itemIds);

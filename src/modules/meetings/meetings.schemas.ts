@@ -1,6 +1,7 @@
 import { LIMITS } from '../../core/limits.js';
 import { Type } from '@sinclair/typebox';
 import {
+  alias,
   Description,
   Nullable,
   PageInfoSchema,
@@ -67,9 +68,12 @@ export const ListMeetingsQuery = Type.Object({
   recurrenceType: Type.Optional(RecurrenceTypeSchema),
   archived: Type.Optional(Type.Boolean({ description: archivedDescription('meetings') })),
   view: Type.Optional(
-    Type.Union([Type.Literal('active'), Type.Literal('archived')], {
-      description: 'archived: same as archived=true; active: same as archived=false.',
-    }),
+    alias(
+      Type.Union([Type.Literal('active'), Type.Literal('archived')], {
+        description: 'archived: same as archived=true; active: same as archived=false.',
+      }),
+      'archived',
+    ),
   ),
   q: SearchText('Case-insensitive match on title and description.'),
   ...ListOrderQueryFields('meetings', { hidesArchived: true }),

@@ -8,25 +8,11 @@ import type { MeetingRow } from '../../db/tables/meetings.js';
 import { resolveProjectRef, type ProjectWithTeam } from '../projects/projects.service.js';
 import { resolveTeamRef } from '../teams/teams.service.js';
 import { deleteAgendaOfMeeting } from './agenda-items.service.js';
-import { presentMeeting, type MeetingView } from './meetings.presenter.js';
+import type { MeetingView } from './meetings.presenter.js';
+import { presentMeetings, recordMeetingWrite } from './meeting-events.js';
 import { requireVisibleMeeting } from './meeting-access.js';
-import {
-  deleteMeetingRows,
-  insertMeeting,
-  listVisibleMeetings,
-  updateMeeting,
-  type MeetingWithKeys,
-} from './meetings.repository.js';
-import { listWorkLinks, removeWorkLinksOwnedBy } from '../work-links/work-links.service.js';
-
-async function presentMeetings(ctx: Ctx, rows: MeetingWithKeys[]): Promise<MeetingView[]> {
-  const links = await listWorkLinks(
-    ctx,
-    'meeting',
-    rows.map((m) => m.id),
-  );
-  return rows.map((m) => presentMeeting(m, links.get(m.id) ?? []));
-}
+import { deleteMeetingRows, insertMeeting, listVisibleMeetings, updateMeeting } from './meetings.repository.js';
+import { removeWorkLinksOwnedBy } from '../work-links/work-links.service.js';
 
 async function reload(ctx: Ctx, meetingId: string): Promise<MeetingView> {
   const [view] = await presentMeetings(ctx, [await requireVisibleMeeting(ctx, meetingId)]);
@@ -141,7 +127,7 @@ export async function createMeeting(ctx: Ctx, input: MeetingInput): Promise<Meet
     updated_at: ctx.now,
     version: 1,
   });
-  return reload(ctx, id);
+  return recordMeetingWrite(ctx, 'meeting.created', await requireVisibleMeeting(ctx, id));
 }
 
 const PATCHABLE = [
@@ -177,7 +163,7 @@ export async function updateMeetingById(ctx: Ctx, meetingId: string, input: Meet
     await placement(ctx, input, meeting),
   );
   await updateMeeting(ctx, meeting.id, { ...changes, updated_at: ctx.now });
-  return reload(ctx, meeting.id);
+  return recordMeetingWrite(ctx, 'meeting.updated', await requireVisibleMeeting(ctx, meeting.id), { row: meeting });
 }
 
 export async function getMeeting(ctx: Ctx, meetingId: string): Promise<MeetingView> {

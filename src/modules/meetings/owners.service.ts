@@ -4,6 +4,9 @@ import { newId } from '../../core/ids.js';
 import { nonBlank } from '../../core/values.js';
 import type { AgendaOwnerRow } from '../../db/tables/meetings.js';
 import { resolveIdentity } from '../users/users.service.js';
+import { touchRows } from '../../db/touch.js';
+import { snapshotForEvent } from '../visibility/event-presentation.js';
+import { agendaItemPresenter, recordAgendaItemRelationsWrite } from './agenda-item-events.js';
 import { requireAgendaItem } from './meeting-access.js';
 import { presentOwner, type OwnerView } from './owners.presenter.js';
 import { deleteOwnerRow, findOwnerRow, insertOwnerRow, listOwnerRows } from './owners.repository.js';
@@ -69,6 +72,9 @@ async function ownerValues(ctx: Ctx, input: OwnerInput): Promise<OwnerValues> {
   };
 }
 
+/** The item's GET lists its owners: a change to them moves its updatedAt and version (db/touch.ts). */
+const touchOwnedItem = (ctx: Ctx, itemId: string) => touchRows(ctx, 'agenda_items', (eb) => eb('id', '=', itemId));
+
 /**
  * The same person already on the item: same identity, same preset, or same email
  * (case-insensitive); external owners without an email compare by name.
@@ -79,13 +85,6 @@ function sameOwner(a: OwnerValues, b: OwnerValues): boolean {
   const same = (x: string | null, y: string | null) => Boolean(x && y && x.toLowerCase() === y.toLowerCase());
   if (a.external_email || b.external_email) return same(a.external_email, b.external_email);
   return same(a.external_name, b.external_name);
-}
-
-/** Owners of many items, keyed by item id (one query). */
-export async function listOwnersOfItems(ctx: Ctx, itemIds: string[]): Promise<Map<string, OwnerView[]>> {
-  const byItem = new Map<string, OwnerView[]>(itemIds.map((id) => [id, []]));
-  for (const row of await listOwnerRows(ctx, itemIds)) byItem.get(row.agenda_item_id)?.push(presentOwner(row));
-  return byItem;
 }
 
 export async function listAgendaItemOwners(ctx: Ctx, meetingId: string, itemId: string): Promise<OwnerView[]> {
@@ -100,7 +99,7 @@ export async function addAgendaItemOwner(
   itemId: string,
   input: OwnerInput,
 ): Promise<{ owner: OwnerView; created: boolean }> {
-  const { item } = await requireAgendaItem(ctx, meetingId, itemId);
+  const { meeting, item } = await requireAgendaItem(ctx, meetingId, itemId);
   const values = await ownerValues(ctx, input);
   const existing = (await listOwnerRows(ctx, [item.id])).find((row) => sameOwner(row, values));
   if (existing) return { owner: presentOwner(existing), created: false };
@@ -111,7 +110,10 @@ export async function addAgendaItemOwner(
     ...values,
     created_at: ctx.now,
   };
+  const before = await snapshotForEvent(ctx, agendaItemPresenter, item);
   await insertOwnerRow(ctx, row);
+  await touchOwnedItem(ctx, item.id);
+  await recordAgendaItemRelationsWrite(ctx, meeting, item.id, before);
   return { owner: presentOwner(row), created: true };
 }
 
@@ -121,8 +123,11 @@ export async function removeAgendaItemOwner(
   itemId: string,
   ownerId: string,
 ): Promise<void> {
-  const { item } = await requireAgendaItem(ctx, meetingId, itemId);
+  const { meeting, item } = await requireAgendaItem(ctx, meetingId, itemId);
   const owner = await findOwnerRow(ctx, item.id, ownerId);
   if (!owner) throw new ApiError('OWNER_NOT_FOUND', { ownerId });
+  const before = await snapshotForEvent(ctx, agendaItemPresenter, item);
   await deleteOwnerRow(ctx, owner.id);
+  await touchOwnedItem(ctx, item.id);
+  await recordAgendaItemRelationsWrite(ctx, meeting, item.id, before);
 }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import {
+  alias,
   DateString,
   LabelList,
   Nullable,
@@ -61,7 +62,10 @@ export const MilestoneDetailSchema = Type.Composite([
 const milestoneFields = {
   title: Title('Required on create (TITLE_REQUIRED); at most 500 characters.'),
   issueContainerId: Nullable(Ref('The container (epic) the milestone belongs to; required on create.')),
-  epicId: Nullable(Ref('Legacy name of issueContainerId; both must agree when both are sent.')),
+  epicId: alias(
+    Nullable(Ref('Legacy name of issueContainerId; both must agree when both are sent.')),
+    'issueContainerId',
+  ),
   ownerId: Nullable(Ref('usr_… or api-token:<name>; null clears.')),
   status: StatusSchema,
   startDate: Nullable(DateString()),
@@ -90,7 +94,7 @@ export const milestoneFieldCodes = {
 export const ListMilestonesQuery = Type.Object({
   ...ProjectScopeQueryFields,
   issueContainerId: Type.Optional(Ref()),
-  epicId: Type.Optional(Ref()),
+  epicId: Type.Optional(alias(Ref('Legacy name of issueContainerId.'), 'issueContainerId')),
   ownerId: Type.Optional(Ref()),
   status: Type.Optional(StatusSchema),
   q: SearchText('Case-insensitive text in the title.'),

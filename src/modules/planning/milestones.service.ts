@@ -4,6 +4,7 @@ import { newId } from '../../core/ids.js';
 import { hasOwn, nonBlank } from '../../core/values.js';
 import type { MilestoneRow } from '../../db/schema.js';
 import { recordEvent } from '../../events/outbox.js';
+import { plain, recordWriteEvent } from '../../events/resource-event.js';
 import { removeCommentsOf } from '../issues/comments.service.js';
 import { parseTagFields } from '../issues/issue-rules.js';
 import { scheduleFromInput } from '../issues/schedule.js';
@@ -193,8 +194,12 @@ export async function updateMilestoneById(
   await updateMilestone(ctx, milestoneId, { ...changes, updated_at: ctx.now });
   if (changes.container_id) await detachIssues(ctx, milestoneId, changes.container_id);
   const milestone = await reload(ctx, milestoneId);
-  await recordMilestoneChanges(ctx, presentMilestone(stored), milestone);
-  await recordEvent(ctx, 'milestone.updated', { milestone }, milestone.projectId);
+  const before = presentMilestone(stored);
+  await recordMilestoneChanges(ctx, before, milestone);
+  await recordWriteEvent(ctx, 'milestone.updated', 'milestone', milestone.projectId, {
+    after: plain(milestone),
+    before: plain(before),
+  });
   return milestone;
 }
 

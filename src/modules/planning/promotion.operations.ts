@@ -16,6 +16,8 @@ export const promotionOperations: Operation[] = [
     method: 'POST',
     path: '/api/external/issues/{issueId}/subtasks/{subtaskId}/promote',
     tag: 'Sub-tasks',
+    // The sub-task is migrated: it stops being a sub-task of its parent.
+    mcpHints: { destructive: true },
     summary: 'Promote a sub-task to a mainline issue with a status mapping; the issue is linked related to the parent.',
     params: SubtaskParams,
     body: PromoteSubtaskBody,

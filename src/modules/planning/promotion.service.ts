@@ -6,7 +6,7 @@ import { createIssueLink } from '../issues/links.service.js';
 import { workflowStatusIds, type ProjectWithTeam } from '../projects/projects.service.js';
 import { listStatuses } from '../teams/teams.service.js';
 import { updateSubtask } from './subtasks.repository.js';
-import { openSubtaskForWrite, recordSubtaskEvent, subtaskView } from './subtasks.service.js';
+import { openSubtaskForWrite, recordSubtaskEvent, subtaskViewsAround } from './subtasks.service.js';
 
 export interface PromoteInput {
   statusMapping?: unknown;
@@ -78,8 +78,8 @@ export async function promoteSubtask(ctx: Ctx, issueId: string, subtaskId: strin
   );
   await createIssueLink(ctx, promoted.issueId, { type: 'related', targetIssueId: parent.id });
   await updateSubtask(ctx, subtask.id, { migrated: 1, migrated_issue_id: promoted.issueId, updated_at: ctx.now });
-  const view = await subtaskView(ctx, parent, subtask.id);
-  await recordSubtaskEvent(ctx, 'subtask.promoted', view, parent);
+  const { before, after: view } = await subtaskViewsAround(ctx, parent, subtask);
+  await recordSubtaskEvent(ctx, 'subtask.promoted', view, parent, before);
   // Read again so the answer shows the link made after the issue was created.
   return { issue: await getIssueView(ctx, promoted.issueId), subtask: view };
 }

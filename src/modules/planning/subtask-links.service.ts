@@ -74,12 +74,13 @@ export async function createSubtaskLink(ctx: Ctx, issueId: string, subtaskId: st
     created_at: ctx.now,
   });
   const own = side(subtask.id, target.id, type);
+  const before = await subtaskView(ctx, parent, subtask.id);
   await insertLinkSides(ctx, [own, side(target.id, subtask.id, INVERSE_LINK_TYPE[type])]);
   const stored = (await findLinkSide(ctx, subtask.id, target.id, type)) as SubtaskLinkRow;
   const created = stored.id === own.id;
   if (created) {
     await touchLinkedSubtasks(ctx, [subtask.id, target.id]);
-    await recordSubtaskEvent(ctx, 'subtask.updated', await subtaskView(ctx, parent, subtask.id), parent);
+    await recordSubtaskEvent(ctx, 'subtask.updated', await subtaskView(ctx, parent, subtask.id), parent, before);
   }
   return { link: await presentedLink(ctx, subtask, stored.id), created };
 }
@@ -96,8 +97,9 @@ export async function deleteSubtaskLink(
   if (!linkId) throw new ApiError('ISSUE_LINK_ID_REQUIRED', { field: 'linkId' });
   const link = await findLinkOfSubtask(ctx, subtask.id, linkId);
   if (!link) throw new ApiError('ISSUE_LINK_NOT_FOUND', { linkId, subtaskId: subtask.id });
+  const before = await subtaskView(ctx, parent, subtask.id);
   await deleteLinkSide(ctx, subtask.id, link.target_subtask_id, link.type);
   await deleteLinkSide(ctx, link.target_subtask_id, subtask.id, INVERSE_LINK_TYPE[link.type as LinkType]);
   await touchLinkedSubtasks(ctx, [subtask.id, link.target_subtask_id]);
-  await recordSubtaskEvent(ctx, 'subtask.updated', await subtaskView(ctx, parent, subtask.id), parent);
+  await recordSubtaskEvent(ctx, 'subtask.updated', await subtaskView(ctx, parent, subtask.id), parent, before);
 }

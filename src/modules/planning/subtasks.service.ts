@@ -3,7 +3,8 @@ import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { hasOwn, nonBlank } from '../../core/values.js';
 import type { SubtaskRow } from '../../db/tables/planning.js';
-import { recordEvent, type EventType } from '../../events/outbox.js';
+import type { EventType } from '../../events/outbox.js';
+import { plain, recordWriteEvent } from '../../events/resource-event.js';
 import { checkAssignee, TITLE_MAX } from '../issues/issue-rules.js';
 import { touchIssuesMadeFrom } from '../issues/issue-touch.js';
 import { issueRef } from '../issues/issues.presenter.js';
@@ -89,14 +90,39 @@ export async function subtaskView(ctx: Ctx, parent: IssueRecord, subtaskId: stri
   return view;
 }
 
-/** Every sub-task event carries the sub-task and a reference to its parent issue. */
+/**
+ * The sub-task as read before a write and as it is now, presented together (one read of
+ * the links serves both): for a write that changes no link.
+ */
+export async function subtaskViewsAround(
+  ctx: Ctx,
+  parent: IssueRecord,
+  before: SubtaskRow,
+): Promise<{ before: SubtaskView; after: SubtaskView }> {
+  const [was, now] = await presentSubtasks(ctx, parent, [before, await requireSubtask(ctx, parent, before.id)]);
+  return { before: was, after: now };
+}
+
+/**
+ * Every sub-task event carries the sub-task and a reference to its parent issue; one about
+ * a write to an existing sub-task, given its view before, also `changes`. Sub-tasks name
+ * only records of their parent's project, so every subscriber of the event sees them whole.
+ */
 export async function recordSubtaskEvent(
   ctx: Ctx,
   type: Extract<EventType, `subtask.${string}`>,
   subtask: SubtaskView,
   parent: IssueRecord,
+  before?: SubtaskView,
 ): Promise<void> {
-  await recordEvent(ctx, type, { subtask, issue: issueRef(parent) }, parent.project_id);
+  await recordWriteEvent(
+    ctx,
+    type,
+    'subtask',
+    parent.project_id,
+    { after: plain(subtask), before: before && plain(before) },
+    { data: { issue: issueRef(parent) } },
+  );
 }
 
 function validTitle(value: unknown): string {
@@ -178,9 +204,9 @@ export async function updateSubtaskById(
   }
   await updateSubtask(ctx, subtask.id, { ...changes, updated_at: ctx.now });
   await touchSubtasksBlockedBy(ctx, subtask, changes.status);
-  const updated = await subtaskView(ctx, parent, subtask.id);
-  await recordSubtaskEvent(ctx, 'subtask.updated', updated, parent);
-  return updated;
+  const { before, after } = await subtaskViewsAround(ctx, parent, subtask);
+  await recordSubtaskEvent(ctx, 'subtask.updated', after, parent, before);
+  return after;
 }
 
 /** Deleting a sub-task removes both sides of its links, so no sibling points at it. */

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import {
+  alias,
   DateString,
   Description,
   Nullable,
@@ -53,8 +54,10 @@ export const projectFieldCodes = {
 
 /** The project and team filters of the issue, container and milestone lists (project-scope.ts). */
 export const ProjectScopeQueryFields = {
-  project: Type.Optional(Ref('projectId or projectKey (add team when the key is used in several teams).')),
-  team: Type.Optional(Ref('teamId or teamKey.')),
+  project: Type.Optional(
+    alias(Ref('projectId or projectKey (add team when the key is used in several teams).'), 'projectId or projectKey'),
+  ),
+  team: Type.Optional(alias(Ref('teamId or teamKey.'), 'teamId or teamKey')),
   projectId: Type.Optional(Ref()),
   projectKey: Type.Optional(Ref('Add teamId or teamKey when the key is used in several teams.')),
   teamId: Type.Optional(Ref()),

@@ -6,6 +6,7 @@ import { hasOwn, isCalendarDate, nonBlank } from '../../core/values.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { ProjectRow, TeamRow } from '../../db/schema.js';
 import { recordEvent } from '../../events/outbox.js';
+import { plain, recordWriteEvent } from '../../events/resource-event.js';
 import { requireTeam, resolveTeamRef, teamsByKey, type TeamRef } from '../teams/teams.service.js';
 import { ownerIdFrom } from '../users/users.service.js';
 import { touchReferrersOfProjectKey } from './project-key-touch.js';
@@ -330,7 +331,10 @@ export async function updateProjectById(ctx: Ctx, projectId: string, input: Proj
   }
   if (changes.key !== undefined) await touchReferrersOfProjectKey(ctx, project.id);
   const updated = await reload(ctx, project.id);
-  await recordEvent(ctx, 'project.updated', { project: updated }, project.id);
+  await recordWriteEvent(ctx, 'project.updated', 'project', project.id, {
+    after: plain(updated),
+    before: plain(presentProject(project)),
+  });
   return updated;
 }
 

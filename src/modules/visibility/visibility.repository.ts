@@ -68,3 +68,60 @@ export async function visibleProjectIds(ctx: Ctx, projectIds: string[]): Promise
     .where('projects.id', 'in', [...new Set(projectIds)]);
   return new Set((await whereProjectVisible(ctx, query, 'projects.id').execute()).map((r) => r.id));
 }
+
+/** The ids of the discussion groups of the workspace the caller can see, as a sub-select. */
+export const visibleGroupIdsQuery = (ctx: Ctx) =>
+  whereGroupVisible(
+    ctx,
+    ctx.db.selectFrom('discussion_groups as g').select('g.id').where('g.workspace_id', '=', ctx.workspace.id),
+    'g.id',
+  );
+
+/** Discussion groups, among these, the caller can see. */
+export async function visibleGroupIds(ctx: Ctx, groupIds: string[]): Promise<Set<string>> {
+  if (groupIds.length === 0) return new Set();
+  const rows = await visibleGroupIdsQuery(ctx)
+    .where('g.id', 'in', [...new Set(groupIds)])
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/*
+ * Who may see a referenced record, whoever asks (events are built once for every
+ * subscriber, see event-presentation.ts): the project of each issue, the project of each
+ * agenda item's meeting (null: none), the group of each topic.
+ */
+
+export async function projectsOfIssues(ctx: Ctx, issueIds: string[]): Promise<Map<string, string>> {
+  if (issueIds.length === 0) return new Map();
+  const rows = await ctx.db
+    .selectFrom('issues')
+    .select(['id', 'project_id'])
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', 'in', issueIds)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.project_id]));
+}
+
+export async function meetingProjectsOfAgendaItems(ctx: Ctx, itemIds: string[]): Promise<Map<string, string | null>> {
+  if (itemIds.length === 0) return new Map();
+  const rows = await ctx.db
+    .selectFrom('agenda_items as i')
+    .innerJoin('meetings as m', 'm.id', 'i.meeting_id')
+    .select(['i.id', 'm.project_id'])
+    .where('i.workspace_id', '=', ctx.workspace.id)
+    .where('i.id', 'in', itemIds)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.project_id]));
+}
+
+export async function groupsOfTopics(ctx: Ctx, topicIds: string[]): Promise<Map<string, string>> {
+  if (topicIds.length === 0) return new Map();
+  const rows = await ctx.db
+    .selectFrom('discussion_topics')
+    .select(['id', 'group_id'])
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', 'in', topicIds)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.group_id]));
+}

@@ -1,6 +1,8 @@
 import type { Ctx } from '../../core/context.js';
 import {
   visibleAgendaItemIds,
+  visibleGroupIds,
+  visibleGroupIdsQuery,
   visibleIssueIds,
   visibleProjectIds,
   visibleSubtaskIds,
@@ -14,7 +16,7 @@ import {
  * place, apart from the areas' services, so any area can ask without importing the others.
  */
 
-export type RecordKind = 'issue' | 'project' | 'agenda_item' | 'discussion_topic' | 'subtask';
+export type RecordKind = 'issue' | 'project' | 'agenda_item' | 'discussion_topic' | 'subtask' | 'discussion_group';
 
 const CHECKS: Record<RecordKind, (ctx: Ctx, ids: string[]) => Promise<Set<string>>> = {
   issue: visibleIssueIds,
@@ -22,7 +24,11 @@ const CHECKS: Record<RecordKind, (ctx: Ctx, ids: string[]) => Promise<Set<string
   agenda_item: visibleAgendaItemIds,
   discussion_topic: visibleTopicIds,
   subtask: visibleSubtaskIds,
+  discussion_group: visibleGroupIds,
 };
+
+/** The discussion groups the caller can see, as a sub-select for a set-based filter (the change feed's). */
+export const visibleGroupsSubquery = visibleGroupIdsQuery;
 
 /**
  * Issues and projects are never deleted, so a stored reference to one always names a record

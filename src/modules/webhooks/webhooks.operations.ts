@@ -1,9 +1,15 @@
-import { created, defineOperation, noContent, ok, type Operation } from '../../operations/define.js';
+import { accepted, created, defineOperation, noContent, ok, type Operation } from '../../operations/define.js';
+import { pingWebhook, redeliver } from './delivery-requests.js';
+import { rotateSecret } from './secret-rotation.js';
 import {
   CreatedWebhookResponse,
   CreateWebhookBody,
+  DeliveryIdParams,
   DeliveryListResponse,
   ListQuery,
+  QueuedDeliverySchema,
+  RotatedSecretSchema,
+  RotateSecretBody,
   UpdateWebhookBody,
   WebhookIdParams,
   WebhookListResponse,
@@ -113,5 +119,50 @@ export const webhooksOperations: Operation[] = [
     query: ListQuery,
     response: DeliveryListResponse,
     run: async (ctx, { params, query }) => ok(await listDeliveries(ctx, params.webhookId, query)),
+  }),
+  defineOperation({
+    id: 'ping_webhook',
+    method: 'POST',
+    path: '/api/external/webhooks/{webhookId}/ping',
+    tag,
+    summary:
+      'Send a signed webhook.ping event ({ data: { webhook } }) to this subscription only, whatever its events and even while inactive.',
+    description:
+      'Goes through the delivery queue like any event: signed, logged in the delivery log and retried on failure. Answers where to find the attempt in the log. The ping is not in the change feed and reaches no other subscription.',
+    params: WebhookIdParams,
+    response: QueuedDeliverySchema,
+    successStatus: 202,
+    run: async (ctx, { params }) => accepted(await pingWebhook(ctx, params.webhookId)),
+  }),
+  defineOperation({
+    id: 'redeliver_webhook_delivery',
+    method: 'POST',
+    path: '/api/external/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
+    tag,
+    summary:
+      'Send the event of a delivery record again, now: same webhook-id and body, a new timestamp and signature, a new attempt in the log.',
+    description:
+      'Goes to the subscription as it is now (its URL and secrets), even while it is inactive. An event whose attempts had ended gets this one attempt; one waiting for a retry is sent now and keeps its remaining retries. 409 WEBHOOK_DELIVERY_IN_PROGRESS while an attempt of it is under way.',
+    params: DeliveryIdParams,
+    errors: ['WEBHOOK_DELIVERY_NOT_FOUND', 'WEBHOOK_DELIVERY_IN_PROGRESS'],
+    response: QueuedDeliverySchema,
+    successStatus: 202,
+    run: async (ctx, { params }) => accepted(await redeliver(ctx, params.webhookId, params.deliveryId)),
+  }),
+  defineOperation({
+    id: 'rotate_webhook_secret',
+    method: 'POST',
+    path: '/api/external/webhooks/{webhookId}/rotate-secret',
+    tag,
+    summary:
+      'Replace the signing secret; the answer holds the new one, shown only once. Both sign during the overlap (default 24 h).',
+    description:
+      'Until previousSecretExpiresAt every delivery carries two signatures in webhook-signature (new, then replaced), so a receiver holding either secret verifies; then only the new one signs. Rotating again during an overlap drops the secret replaced before.',
+    params: WebhookIdParams,
+    body: RotateSecretBody,
+    response: RotatedSecretSchema,
+    successStatus: 200,
+    mcpHints: { destructive: true },
+    run: async (ctx, { params, body }) => ok(await rotateSecret(ctx, params.webhookId, body.overlapSeconds)),
   }),
 ];

@@ -122,3 +122,64 @@ export function listFileWebhooks(db: Kysely<DB>, workspaceId: string): Promise<W
     .where('creator_kind', '=', 'workspace_file')
     .execute();
 }
+
+/** One delivery record of one of the caller's subscriptions. */
+export const findDelivery = (ctx: Ctx, webhookId: string, deliveryId: string) =>
+  ctx.db
+    .selectFrom('webhook_deliveries')
+    .select(['job_id', 'event_id'])
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('webhook_id', '=', webhookId)
+    .where('id', '=', deliveryId)
+    .executeTakeFirst();
+
+/** A delivery job, with whether its payload is still kept (on the job, or as the outbox event). */
+export const findJobWithPayload = (db: Kysely<DB>, jobId: string) =>
+  db
+    .selectFrom('webhook_jobs as j')
+    .leftJoin('outbox_events as e', 'e.id', 'j.event_id')
+    .select(['j.id', 'j.event_id', 'j.event_type', 'j.state', 'j.attempts', 'j.attempt_limit'])
+    .select((eb) => eb.or([eb('j.body', 'is not', null), eb('e.id', 'is not', null)]).as('has_payload'))
+    .where('j.id', '=', jobId)
+    .executeTakeFirst();
+
+/**
+ * Makes a job due now as a requested one, unless an attempt of it is under way (then
+ * answers false): a client's redelivery.
+ */
+export async function requeueJob(
+  db: Kysely<DB>,
+  jobId: string,
+  attemptLimit: number | null,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_jobs')
+    .set({ state: 'pending', due_at: now, requested: 1, attempt_limit: attemptLimit, updated_at: now })
+    .where('id', '=', jobId)
+    .where('state', '!=', 'sending')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Deactivates a subscription for its failures, if it is still active and still in the
+ * streak that began at `failingSince` (no success, no re-activation since); answers the
+ * row as it now is, or undefined when it changed meanwhile.
+ */
+export function deactivateFailing(db: Kysely<DB>, webhookId: string, failingSince: string, now: string) {
+  return db
+    .updateTable('webhooks')
+    .set({
+      active: 0,
+      disabled_reason: 'consecutive_failures',
+      disabled_at: now,
+      updated_at: now,
+      version: sql`version + 1`,
+    })
+    .where('id', '=', webhookId)
+    .where('active', '=', 1)
+    .where('failing_since', '=', failingSince)
+    .returningAll()
+    .executeTakeFirst();
+}

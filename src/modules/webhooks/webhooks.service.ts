@@ -80,7 +80,7 @@ function validEvents(value: unknown): string[] {
   return check.events;
 }
 
-async function requireWebhook(ctx: Ctx, webhookId: string): Promise<WebhookRow> {
+export async function requireWebhook(ctx: Ctx, webhookId: string): Promise<WebhookRow> {
   const webhook = await findWebhook(ctx, webhookId);
   if (!webhook) throw new ApiError('WEBHOOK_NOT_FOUND', { webhookId });
   return webhook;
@@ -91,6 +91,24 @@ function creatorOf(ctx: Ctx): Pick<WebhookRow, 'creator_kind' | 'creator_id' | '
   return ctx.principal.kind === 'api_token'
     ? { creator_kind: 'api_token', creator_id: ctx.principal.id, creator_token_id: ctx.principal.tokenId }
     : { creator_kind: 'user', creator_id: ctx.principal.userId, creator_token_id: null };
+}
+
+/** What the server keeps beside what clients set (a rotation's previous secret, failures): nothing, for a new subscription. */
+const NO_HISTORY = {
+  previous_secret: null,
+  previous_secret_expires_at: null,
+  failing_since: null,
+  disabled_reason: null,
+  disabled_at: null,
+} as const;
+
+/**
+ * Setting `active`. Turning an inactive subscription on clears why the server turned it
+ * off and its failure streak, so it gets the whole WSX_WEBHOOK_DISABLE_AFTER_HOURS again.
+ */
+function activation(row: WebhookRow, active: boolean): Partial<WebhookRow> {
+  if (!active || row.active === 1) return { active: active ? 1 : 0 };
+  return { active: 1, failing_since: null, disabled_reason: null, disabled_at: null };
 }
 
 /** Who sets a URL: delivery uses a URL only while its setter could still set it (see events/attempts.ts). */
@@ -122,6 +140,7 @@ export async function createWebhook(
     events: JSON.stringify(events),
     secret: newWebhookSecret(),
     active: input.active === false ? 0 : 1,
+    ...NO_HISTORY,
     ...creatorOf(ctx),
     url_set_by_token_id: urlSetterOf(ctx),
     created_at: ctx.now,
@@ -148,7 +167,7 @@ export async function updateWebhookById(
     changes.url_set_by_token_id = urlSetterOf(ctx);
   }
   if (hasOwn(input, 'events')) changes.events = JSON.stringify(validEvents(input.events));
-  if (hasOwn(input, 'active')) changes.active = input.active ? 1 : 0;
+  if (hasOwn(input, 'active')) Object.assign(changes, activation(webhook, input.active === true));
   const version = await updateWebhook(ctx.db, ctx.workspace.id, webhookId, changes);
   return presentWebhook({ ...webhook, ...changes, version });
 }
@@ -206,6 +225,7 @@ export async function convergeFileWebhooks(
         events,
         secret: spec.secret ?? newWebhookSecret(),
         active: spec.active === false ? 0 : 1,
+        ...NO_HISTORY,
         creator_kind: 'workspace_file',
         creator_id: null,
         creator_token_id: null,
@@ -220,7 +240,8 @@ export async function convergeFileWebhooks(
     const changes: Partial<WebhookRow> = {};
     if (row.events !== events) changes.events = events;
     if (spec.secret !== undefined && row.secret !== spec.secret) changes.secret = spec.secret;
-    if (spec.active !== undefined && row.active !== (spec.active ? 1 : 0)) changes.active = spec.active ? 1 : 0;
+    if (spec.active !== undefined && row.active !== (spec.active ? 1 : 0))
+      Object.assign(changes, activation(row, spec.active));
     if (Object.keys(changes).length > 0) await updateWebhook(trx, workspaceId, row.id, { ...changes, updated_at: now });
     ids[spec.url] = row.id;
   }

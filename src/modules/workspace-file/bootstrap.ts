@@ -40,7 +40,7 @@ export async function bootstrapWorkspace(database: Database, config: AppConfig):
     if (!adminSecret) return null;
     const admin = await authenticate(trx, adminSecret);
     if (!admin) throw new Error('bootstrap: the admin token just created does not authenticate');
-    const { workspace, principal, access } = admin;
+    const { workspace, principal, access, accessLevel } = admin;
     // As every write does (operations/execute.ts): its event then takes its log position in commit order.
     const nowMs = await takeWriteInstant(trx, database.dialect, workspace.id);
     const ctx: Ctx = {
@@ -50,6 +50,7 @@ export async function bootstrapWorkspace(database: Database, config: AppConfig):
       workspace,
       principal,
       access,
+      accessLevel,
       nowMs,
       now: nowIso(nowMs),
     };

@@ -52,6 +52,7 @@ const MODULES: Array<Record<string, unknown>> = [
   discussionConversion,
   webhooks,
   envelopes.WEBHOOK_EVENT_SCHEMAS,
+  envelopes.CHANGES_SCHEMAS,
   events,
   { PageInfoSchema },
 ];

@@ -24,7 +24,8 @@ const EVERY_ROUTE: ErrorCode[] = [
 ];
 const WITH_BODY: ErrorCode[] = ['INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
 const PAGED: ErrorCode[] = ['INVALID_CURSOR'];
-const WRITE: ErrorCode[] = ['STORAGE_FULL'];
+// TOKEN_READ_ONLY: a read-only credential calling any write (http/operations.ts).
+const WRITE: ErrorCode[] = ['STORAGE_FULL', 'TOKEN_READ_ONLY'];
 const CREATE: ErrorCode[] = ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'];
 
 /** The code answered when the resource a path parameter names is not there (or not visible). */

@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '../../events/outbox.js';
+import { DELIVERED_EVENT_TYPES, PING_EVENT_TYPE } from '../../events/outbox.js';
 import { eventSchemaName, WEBHOOK_EVENT_SCHEMAS } from '../../modules/events/envelopes.schemas.js';
 import type { JsonSchema, SchemaConverter } from './json-schema.js';
 
@@ -23,14 +23,17 @@ const RECEIVER_ANSWERS = {
 export function webhookSection(converter: SchemaConverter): Record<string, unknown> {
   const refs: JsonSchema[] = [];
   const webhooks: Record<string, unknown> = {};
-  for (const type of EVENT_TYPES) {
+  for (const type of DELIVERED_EVENT_TYPES) {
     const name = eventSchemaName(type);
     const ref = converter.convert(WEBHOOK_EVENT_SCHEMAS[name], name);
     refs.push(ref);
     webhooks[type] = {
       post: {
         operationId: `on${name}`,
-        summary: `${type}, sent to subscriptions whose events include it or "*".`,
+        summary:
+          type === PING_EVENT_TYPE
+            ? `${type}, sent by POST /api/external/webhooks/{webhookId}/ping to that subscription only.`
+            : `${type}, sent to subscriptions whose events include it or "*".`,
         tags: ['Webhook events'],
         parameters: SIGNATURE_HEADERS,
         requestBody: { required: true, content: { 'application/json': { schema: ref } } },
@@ -43,7 +46,7 @@ export function webhookSection(converter: SchemaConverter): Record<string, unkno
     oneOf: refs,
     discriminator: {
       propertyName: 'type',
-      mapping: Object.fromEntries(EVENT_TYPES.map((type, i) => [type, refs[i].$ref])),
+      mapping: Object.fromEntries(DELIVERED_EVENT_TYPES.map((type, i) => [type, refs[i].$ref])),
     },
   };
   // A subscription whose events are ["*"] receives any of them.

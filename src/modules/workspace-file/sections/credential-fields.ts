@@ -1,3 +1,5 @@
+import type { AccessLevel } from '../../../core/access-level.js';
+import { ACCESS_LEVELS } from '../../auth/access-level.js';
 import { EXPIRY_FORMAT, parseExpiry } from '../../auth/expiry.js';
 import { secretWeakness } from '../../auth/secrets.js';
 import { fail } from '../errors.js';
@@ -17,4 +19,12 @@ export function strongSecret(secret: string, path: string, owner: string): strin
   const weakness = secretWeakness(secret);
   if (weakness) fail(path, `too weak for ${owner}: ${weakness}. Leave secret out to have a strong one generated.`);
   return secret;
+}
+
+/** `access`: `read` or `write`; omitted keeps the stored level (a new credential writes). */
+export function optionalAccess(fields: Fields, key: string, path: string): AccessLevel | undefined {
+  const value = fields[key];
+  if (value === undefined || value === null) return undefined;
+  if (ACCESS_LEVELS.includes(value as AccessLevel)) return value as AccessLevel;
+  return fail(at(path, key), `must be ${ACCESS_LEVELS.join(' or ')} (got ${JSON.stringify(value)})`);
 }

@@ -1,7 +1,8 @@
 import { convergeOauthToken, OAT_SECRET_RE } from '../../auth/tokens.service.js';
 import { atEntry, fail } from '../errors.js';
 import { at, optionalBoolean, optionalString, readList, readObject, requiredString } from '../fields.js';
-import { optionalExpiry, strongSecret } from './credential-fields.js';
+import type { AccessLevel } from '../../../core/access-level.js';
+import { optionalAccess, optionalExpiry, strongSecret } from './credential-fields.js';
 import { defineSection } from './section.js';
 import { HANDLE_RE } from './users.js';
 
@@ -12,12 +13,14 @@ export interface OauthTokenSpec {
   active?: boolean;
   /** UTC ISO-8601; omitted keeps the stored expiry. */
   expiresAt?: string;
+  /** Like expiresAt: with a secret that token's level, without it every token's of the user. */
+  access?: AccessLevel;
 }
 
 function parseOauthTokens(raw: unknown, path: string): OauthTokenSpec[] {
   return readList(raw, path).map((item, index) => {
     const where = at(path, index);
-    const fields = readObject(item, where, ['user', 'secret', 'active', 'expiresAt']);
+    const fields = readObject(item, where, ['user', 'secret', 'active', 'expiresAt', 'access']);
     const user = requiredString(fields, 'user', where, { pattern: HANDLE_RE });
     const secret = optionalString(fields, 'secret', where, { pattern: OAT_SECRET_RE });
     return {
@@ -26,6 +29,7 @@ function parseOauthTokens(raw: unknown, path: string): OauthTokenSpec[] {
         secret === undefined ? undefined : strongSecret(secret, at(where, 'secret'), `the OAuth token of "${user}"`),
       active: optionalBoolean(fields, 'active', where),
       expiresAt: optionalExpiry(fields, 'expiresAt', where),
+      access: optionalAccess(fields, 'access', where),
     };
   });
 }
@@ -45,7 +49,7 @@ export const oauthTokensSection = defineSection<OauthTokenSpec[]>({
     for (const [index, token] of tokens.entries()) {
       const where = at('oauthTokens', index);
       const userId = userIds.get(token.user) ?? fail(at(where, 'user'), `unknown user "${token.user}"`);
-      const desired = { secret: token.secret, active: token.active, expiresAt: token.expiresAt };
+      const desired = { secret: token.secret, active: token.active, expiresAt: token.expiresAt, access: token.access };
       result.oauthTokens[token.user] = await atEntry(where, () =>
         convergeOauthToken(trx, ws.id, userId, desired, ws.now),
       );

@@ -16,7 +16,8 @@ import {
   refuseDuplicates,
   requiredString,
 } from '../fields.js';
-import { optionalExpiry, strongSecret } from './credential-fields.js';
+import type { AccessLevel } from '../../../core/access-level.js';
+import { optionalAccess, optionalExpiry, strongSecret } from './credential-fields.js';
 import { defineSection } from './section.js';
 
 export interface TokenSpec {
@@ -29,6 +30,8 @@ export interface TokenSpec {
   active?: boolean;
   /** UTC ISO-8601; omitted keeps the stored expiry. */
   expiresAt?: string;
+  /** Omitted keeps the stored level; a new token writes. */
+  access?: AccessLevel;
 }
 
 function parseProjects(value: unknown, path: string): Pick<TokenSpec, 'allProjects' | 'projects'> {
@@ -47,7 +50,7 @@ function parseProjects(value: unknown, path: string): Pick<TokenSpec, 'allProjec
 function parseTokens(raw: unknown, path: string): TokenSpec[] {
   const tokens = readList(raw, path).map((item, index) => {
     const where = at(path, index);
-    const fields = readObject(item, where, ['name', 'secret', 'projects', 'active', 'expiresAt']);
+    const fields = readObject(item, where, ['name', 'secret', 'projects', 'active', 'expiresAt', 'access']);
     const name = requiredString(fields, 'name', where, { pattern: TOKEN_NAME_RE });
     const secret = optionalString(fields, 'secret', where, { pattern: PAT_SECRET_RE });
     return {
@@ -56,13 +59,17 @@ function parseTokens(raw: unknown, path: string): TokenSpec[] {
       ...parseProjects(fields.projects, at(where, 'projects')),
       active: optionalBoolean(fields, 'active', where),
       expiresAt: optionalExpiry(fields, 'expiresAt', where),
+      access: optionalAccess(fields, 'access', where),
     };
   });
   refuseDuplicates(tokens, path, (token) => token.name, 'token name');
   return tokens;
 }
 
-/** Workspace tokens: grants are only added (apply never takes access away). */
+/**
+ * Workspace tokens: project grants are only added (apply never takes a project away);
+ * `access` sets the level both ways, and a change applies to the token's next request.
+ */
 export const tokensSection = defineSection<TokenSpec[]>({
   key: 'tokens',
   parse: parseTokens,
@@ -81,6 +88,7 @@ export const tokensSection = defineSection<TokenSpec[]>({
         projectIds: ids,
         active: token.active,
         expiresAt: token.expiresAt,
+        access: token.access,
       };
       const { secret } = await atEntry(where, () => convergeToken(trx, ws.id, desired, ws.now));
       result.tokens[token.name] = secret;
