@@ -10,7 +10,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Verify the credential: token identity, principal, workspace, capability flags and endpoint map. */
+    /** Verify the credential: token identity, principal, access level, workspace, capability flags and endpoint map. */
     get: operations['whoami'];
     put?: never;
     post?: never;
@@ -458,7 +458,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List meetings the caller can see, newest first, or oldest change first with sort=updatedAt; active ones unless archived=true, view=archived or a sync. */
+    /** List meetings the caller can see, newest first, or oldest change first with sort=updatedAt; active ones unless archived=true or a sync. */
     get: operations['list_meetings'];
     put?: never;
     /** Create a meeting; a meeting with only a project takes the project's team. */
@@ -919,7 +919,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Convert a topic to an issue (201); a repeat answers the existing issue with created: false (200). Accepts Idempotency-Key. */
+    /** Convert a topic to an issue (201); a repeat answers the existing issue with created: false (200). */
     post: operations['convert_discussion_topic'];
     delete?: never;
     options?: never;
@@ -981,6 +981,66 @@ export interface paths {
     get: operations['list_webhook_deliveries'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/external/webhooks/{webhookId}/ping': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a signed webhook.ping event ({ data: { webhook } }) to this subscription only, whatever its events and even while inactive.
+     * @description Goes through the delivery queue like any event: signed, logged in the delivery log and retried on failure. Answers where to find the attempt in the log. The ping is not in the change feed and reaches no other subscription.
+     */
+    post: operations['ping_webhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/external/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send the event of a delivery record again, now: same webhook-id and body, a new timestamp and signature, a new attempt in the log.
+     * @description Goes to the subscription as it is now (its URL and secrets), even while it is inactive. An event whose attempts had ended gets this one attempt; one waiting for a retry is sent now and keeps its remaining retries. 409 WEBHOOK_DELIVERY_IN_PROGRESS while an attempt of it is under way.
+     */
+    post: operations['redeliver_webhook_delivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/external/webhooks/{webhookId}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Replace the signing secret; the answer holds the new one, shown only once. Both sign during the overlap (default 24 h).
+     * @description Until previousSecretExpiresAt every delivery carries two signatures in webhook-signature (new, then replaced), so a receiver holding either secret verifies; then only the new one signs. Rotating again during an overlap drops the secret replaced before.
+     */
+    post: operations['rotate_webhook_secret'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1315,6 +1375,176 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'meeting.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** meeting.created, sent to subscriptions whose events include it or "*". */
+    post: operations['onMeetingCreatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'meeting.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** meeting.updated, sent to subscriptions whose events include it or "*". */
+    post: operations['onMeetingUpdatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'agenda_item.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** agenda_item.created, sent to subscriptions whose events include it or "*". */
+    post: operations['onAgendaItemCreatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'agenda_item.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** agenda_item.updated, sent to subscriptions whose events include it or "*". */
+    post: operations['onAgendaItemUpdatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'agenda_item.converted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** agenda_item.converted, sent to subscriptions whose events include it or "*". */
+    post: operations['onAgendaItemConvertedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'discussion_topic.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** discussion_topic.created, sent to subscriptions whose events include it or "*". */
+    post: operations['onDiscussionTopicCreatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'discussion_topic.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** discussion_topic.updated, sent to subscriptions whose events include it or "*". */
+    post: operations['onDiscussionTopicUpdatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'discussion_topic.converted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** discussion_topic.converted, sent to subscriptions whose events include it or "*". */
+    post: operations['onDiscussionTopicConvertedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook.disabled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** webhook.disabled, sent to subscriptions whose events include it or "*". */
+    post: operations['onWebhookDisabledEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook.ping': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** webhook.ping, sent by POST /api/external/webhooks/{webhookId}/ping to that subscription only. */
+    post: operations['onWebhookPingEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '*': {
     parameters: {
       query?: never;
@@ -1347,9 +1577,11 @@ export interface components {
       }[];
       /**
        * Format: uri
+       * @deprecated
        * @description A single link's URL, instead of links.
        */
       url?: string;
+      /** @deprecated */
       name?: string | null;
     };
     AddAgendaItemOwnerRequest: {
@@ -1370,9 +1602,11 @@ export interface components {
       }[];
       /**
        * Format: uri
+       * @deprecated
        * @description A single link's URL, instead of links.
        */
       url?: string;
+      /** @deprecated */
       name?: string | null;
     };
     AddCommentRequest: {
@@ -1428,11 +1662,172 @@ export interface components {
       /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
       version: number;
     };
+    /** @description Each field whose value this write changed, as the record presents it before (`from`) and after (`to`). `from` is absent when the earlier value named a project the receiver cannot see (a record moved in from it). Fields sent with their current value, and updatedAt and version, are not listed. */
+    AgendaItemChanges: {
+      agendaItemId?: {
+        from?: string;
+        to: string;
+      };
+      meetingId?: {
+        from?: string;
+        to: string;
+      };
+      title?: {
+        from?: string;
+        to: string;
+      };
+      description?: {
+        from?: string | null;
+        to: string | null;
+      };
+      notes?: {
+        from?: string | null;
+        to: string | null;
+      };
+      agendaGroupId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      statusId?: {
+        from?: string;
+        to: string;
+      };
+      tags?: {
+        from?: string[];
+        to: string[];
+      };
+      labels?: {
+        from?: string[];
+        to: string[];
+      };
+      sourceProjectId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      checkInDate?: {
+        from?: string | null;
+        to: string | null;
+      };
+      owners?: {
+        from?: components['schemas']['Owner'][];
+        to: components['schemas']['Owner'][];
+      };
+      links?: {
+        from?: components['schemas']['WorkLink'][];
+        to: components['schemas']['WorkLink'][];
+      };
+      attachments?: {
+        from?: components['schemas']['Attachment'][];
+        to: components['schemas']['Attachment'][];
+      };
+      converted?: {
+        from?: boolean;
+        to: boolean;
+      };
+      convertedIssueId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      taskIssueIds?: {
+        from?: string[];
+        to: string[];
+      };
+      position?: {
+        from?: number;
+        to: number;
+      };
+      createdAt?: {
+        from?: string;
+        to: string;
+      };
+    };
+    AgendaItemConvertedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'agenda_item.converted';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
+        id: string;
+      };
+      data: {
+        agendaItem: components['schemas']['AgendaItem'];
+        meeting: {
+          meetingId: string;
+          title: string;
+        };
+        /** @description The issue made; null when the receiver cannot see its project. */
+        issue: {
+          issueId: string;
+          issueKey: string;
+        } | null;
+        changes: components['schemas']['AgendaItemChanges'];
+      };
+    };
+    AgendaItemCreatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'agenda_item.created';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
+        id: string;
+      };
+      data: {
+        agendaItem: components['schemas']['AgendaItem'];
+        meeting: {
+          meetingId: string;
+          title: string;
+        };
+      };
+    };
     AgendaItemListResponse: {
       agendaItems: components['schemas']['AgendaItem'][];
     };
     AgendaItemResponse: {
       agendaItem: components['schemas']['AgendaItem'];
+    };
+    AgendaItemUpdatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'agenda_item.updated';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
+        id: string;
+      };
+      data: {
+        agendaItem: components['schemas']['AgendaItem'];
+        meeting: {
+          meetingId: string;
+          title: string;
+        };
+        changes: components['schemas']['AgendaItemChanges'];
+      };
     };
     AgendaStatus: {
       statusId: string;
@@ -1502,11 +1897,15 @@ export interface components {
         priority?: 'none' | 'low' | 'medium' | 'high' | 'urgent';
         /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
         tags?: string[];
-        /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+        /**
+         * @deprecated
+         * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
+         */
         labels?: string[];
         startDate?: string | null;
         dueDate?: string | null;
         durationDays?: number | null;
+        /** @deprecated */
         epicId?: string | null;
         issueContainerId?: string | null;
         milestoneId?: string | null;
@@ -1542,11 +1941,15 @@ export interface components {
         priority?: 'none' | 'low' | 'medium' | 'high' | 'urgent';
         /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
         tags?: string[];
-        /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+        /**
+         * @deprecated
+         * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
+         */
         labels?: string[];
         startDate?: string | null;
         dueDate?: string | null;
         durationDays?: number | null;
+        /** @deprecated */
         epicId?: string | null;
         issueContainerId?: string | null;
         milestoneId?: string | null;
@@ -1607,7 +2010,7 @@ export interface components {
       teamKey?: string;
       /**
        * Format: date
-       * @description Calendar date, YYYY-MM-DD.
+       * @description YYYY-MM-DD.
        */
       dueDate?: string;
       assigneeId?: string | null;
@@ -1635,7 +2038,10 @@ export interface components {
       statusId?: string;
       /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
       tags?: string[];
-      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      /**
+       * @deprecated
+       * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
+       */
       labels?: string[];
       sourceProjectId?: string | null;
       checkInDate?: string | null;
@@ -1687,7 +2093,10 @@ export interface components {
       status?: 'open' | 'in-progress' | 'resolved' | 'closed';
       /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
       tags?: string[];
-      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      /**
+       * @deprecated
+       * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
+       */
       labels?: string[];
       sourceProjectId?: string | null;
       /** @description At most 100 work links; on update the list replaces the topic's links. */
@@ -1708,6 +2117,8 @@ export interface components {
       url: string;
       events: string[];
       active: boolean;
+      disabledReason: 'consecutive_failures' | null;
+      disabledAt: string | null;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -1747,11 +2158,15 @@ export interface components {
       priority?: 'none' | 'low' | 'medium' | 'high' | 'urgent';
       /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
       tags?: string[];
-      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      /**
+       * @deprecated
+       * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
+       */
       labels?: string[];
       startDate?: string | null;
       dueDate?: string | null;
       durationDays?: number | null;
+      /** @deprecated */
       epicId?: string | null;
       issueContainerId?: string | null;
       milestoneId?: string | null;
@@ -1777,6 +2192,7 @@ export interface components {
       /** @description Required on create (TITLE_REQUIRED); at most 500 characters. */
       title: string;
       issueContainerId?: string | null;
+      /** @deprecated */
       epicId?: string | null;
       ownerId?: string | null;
       /**
@@ -1790,7 +2206,10 @@ export interface components {
       order?: number;
       /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
       tags?: string[];
-      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      /**
+       * @deprecated
+       * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
+       */
       labels?: string[];
     };
     CreateProjectRequest: {
@@ -1827,7 +2246,7 @@ export interface components {
        * @description Absolute http(s) URL of the receiver, at most 2,048 characters, on a public (global unicast) address; loopback, private, link-local and other special ranges are refused.
        */
       url: string;
-      /** @description Event types to receive, or ["*"] for all: project.created, project.updated, issue.created, issue.updated, issue.archived, issue.restored, issue.comment.created, issue.comment.deleted, issue.link.created, issue.link.deleted, subtask.created, subtask.updated, subtask.deleted, subtask.promoted, milestone.created, milestone.updated, milestone.deleted, milestone.comment.created. */
+      /** @description Event types to receive, or ["*"] for all: project.created, project.updated, issue.created, issue.updated, issue.archived, issue.restored, issue.comment.created, issue.comment.deleted, issue.link.created, issue.link.deleted, subtask.created, subtask.updated, subtask.deleted, subtask.promoted, milestone.created, milestone.updated, milestone.deleted, milestone.comment.created, meeting.created, meeting.updated, agenda_item.created, agenda_item.updated, agenda_item.converted, discussion_topic.created, discussion_topic.updated, discussion_topic.converted, webhook.disabled. */
       events: string[];
       /** @description Default true. */
       active?: boolean;
@@ -1848,6 +2267,76 @@ export interface components {
     DeliveryListResponse: {
       deliveries: components['schemas']['Delivery'][];
       pageInfo: components['schemas']['PageInfo'];
+    };
+    DiscussionTopicConvertedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'discussion_topic.converted';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
+        id: string;
+      };
+      data: {
+        topic: components['schemas']['Topic'];
+        /** @description The issue made; null when the receiver cannot see its project. */
+        issue: {
+          issueId: string;
+          issueKey: string;
+        } | null;
+        changes: components['schemas']['TopicChanges'];
+      };
+    };
+    DiscussionTopicCreatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'discussion_topic.created';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
+        id: string;
+      };
+      data: {
+        topic: components['schemas']['Topic'];
+      };
+    };
+    DiscussionTopicUpdatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'discussion_topic.updated';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
+        id: string;
+      };
+      data: {
+        topic: components['schemas']['Topic'];
+        changes: components['schemas']['TopicChanges'];
+      };
     };
     Error: {
       /** @description Human-readable message. */
@@ -1902,6 +2391,7 @@ export interface components {
       | 'DATABASE_UNAVAILABLE'
       | 'STORAGE_FULL'
       | 'UNAUTHORIZED'
+      | 'TOKEN_READ_ONLY'
       | 'TEAM_NOT_FOUND'
       | 'NO_TEAM_AVAILABLE'
       | 'PROJECT_KEY_AMBIGUOUS'
@@ -1974,6 +2464,8 @@ export interface components {
       | 'DISCUSSION_GROUP_NOT_FOUND'
       | 'DISCUSSION_GROUP_NOT_OWNED'
       | 'WEBHOOK_NOT_FOUND'
+      | 'WEBHOOK_DELIVERY_NOT_FOUND'
+      | 'WEBHOOK_DELIVERY_IN_PROGRESS'
       | 'INVALID_WEBHOOK_URL'
       | 'WEBHOOK_LIMIT_REACHED';
     EventFeedPageInfo: {
@@ -2004,6 +2496,16 @@ export interface components {
         | components['schemas']['MilestoneUpdatedEvent']
         | components['schemas']['MilestoneDeletedEvent']
         | components['schemas']['MilestoneCommentCreatedEvent']
+        | components['schemas']['MeetingCreatedEvent']
+        | components['schemas']['MeetingUpdatedEvent']
+        | components['schemas']['AgendaItemCreatedEvent']
+        | components['schemas']['AgendaItemUpdatedEvent']
+        | components['schemas']['AgendaItemConvertedEvent']
+        | components['schemas']['DiscussionTopicCreatedEvent']
+        | components['schemas']['DiscussionTopicUpdatedEvent']
+        | components['schemas']['DiscussionTopicConvertedEvent']
+        | components['schemas']['WebhookDisabledEvent']
+        | components['schemas']['WebhookPingEvent']
       )[];
       pageInfo: components['schemas']['EventFeedPageInfo'];
     };
@@ -2123,11 +2625,145 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
         issue: components['schemas']['Issue'];
+        changes: components['schemas']['IssueChanges'];
+      };
+    };
+    /** @description Each field whose value this write changed, as the record presents it before (`from`) and after (`to`). `from` is absent when the earlier value named a project the receiver cannot see (a record moved in from it). Fields sent with their current value, and updatedAt and version, are not listed. */
+    IssueChanges: {
+      issueId?: {
+        from?: string;
+        to: string;
+      };
+      issueKey?: {
+        from?: string;
+        to: string;
+      };
+      title?: {
+        from?: string;
+        to: string;
+      };
+      description?: {
+        from?: string | null;
+        to: string | null;
+      };
+      projectId?: {
+        from?: string;
+        to: string;
+      };
+      projectKey?: {
+        from?: string;
+        to: string;
+      };
+      teamId?: {
+        from?: string;
+        to: string;
+      };
+      teamKey?: {
+        from?: string;
+        to: string;
+      };
+      statusId?: {
+        from?: string;
+        to: string;
+      };
+      statusKey?: {
+        from?: string;
+        to: string;
+      };
+      assigneeId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      reporterId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      priority?: {
+        /** @enum {string} */
+        from?: 'none' | 'low' | 'medium' | 'high' | 'urgent';
+        /** @enum {string} */
+        to: 'none' | 'low' | 'medium' | 'high' | 'urgent';
+      };
+      startDate?: {
+        from?: string | null;
+        to: string | null;
+      };
+      dueDate?: {
+        from?: string | null;
+        to: string | null;
+      };
+      durationDays?: {
+        from?: number | null;
+        to: number | null;
+      };
+      tags?: {
+        /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+        from?: string[];
+        /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+        to: string[];
+      };
+      labels?: {
+        /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+        from?: string[];
+        /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
+        to: string[];
+      };
+      archived?: {
+        from?: boolean;
+        to: boolean;
+      };
+      archivedAt?: {
+        from?: string | null;
+        to: string | null;
+      };
+      epicId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      issueContainerId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      milestoneId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      subtasksEnabled?: {
+        from?: boolean;
+        to: boolean;
+      };
+      links?: {
+        from?: components['schemas']['Link'][];
+        to: components['schemas']['Link'][];
+      };
+      source?: {
+        from?: {
+          /** @enum {string} */
+          type: 'agenda_item' | 'discussion_topic' | 'subtask';
+          id: string;
+        } | null;
+        to: {
+          /** @enum {string} */
+          type: 'agenda_item' | 'discussion_topic' | 'subtask';
+          id: string;
+        } | null;
+      };
+      createdBy?: {
+        from?: string;
+        to: string;
+      };
+      earliestStartDate?: {
+        from?: string | null;
+        to: string | null;
+      };
+      createdAt?: {
+        from?: string;
+        to: string;
       };
     };
     IssueCommentCreatedEvent: {
@@ -2144,7 +2780,7 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
@@ -2169,7 +2805,7 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
@@ -2213,7 +2849,7 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
@@ -2234,7 +2870,7 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
@@ -2259,7 +2895,7 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
@@ -2291,11 +2927,12 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
         issue: components['schemas']['Issue'];
+        changes: components['schemas']['IssueChanges'];
       };
     };
     IssueUpdatedEvent: {
@@ -2312,11 +2949,12 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
         issue: components['schemas']['Issue'];
+        changes: components['schemas']['IssueChanges'];
       };
     };
     Link: {
@@ -2381,12 +3019,114 @@ export interface components {
       /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
       version: number;
     };
+    /** @description Each field whose value this write changed, as the record presents it before (`from`) and after (`to`). `from` is absent when the earlier value named a project the receiver cannot see (a record moved in from it). Fields sent with their current value, and updatedAt and version, are not listed. */
+    MeetingChanges: {
+      meetingId?: {
+        from?: string;
+        to: string;
+      };
+      title?: {
+        from?: string;
+        to: string;
+      };
+      description?: {
+        from?: string | null;
+        to: string | null;
+      };
+      type?: {
+        from?: string;
+        to: string;
+      };
+      recurrenceType?: {
+        from?: string;
+        to: string;
+      };
+      startsAt?: {
+        from?: string | null;
+        to: string | null;
+      };
+      endsAt?: {
+        from?: string | null;
+        to: string | null;
+      };
+      teamId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      teamKey?: {
+        from?: string | null;
+        to: string | null;
+      };
+      projectId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      projectKey?: {
+        from?: string | null;
+        to: string | null;
+      };
+      archived?: {
+        from?: boolean;
+        to: boolean;
+      };
+      links?: {
+        from?: components['schemas']['WorkLink'][];
+        to: components['schemas']['WorkLink'][];
+      };
+      createdAt?: {
+        from?: string;
+        to: string;
+      };
+    };
+    MeetingCreatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'meeting.created';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
+        id: string;
+      };
+      data: {
+        meeting: components['schemas']['Meeting'];
+      };
+    };
     MeetingListResponse: {
       meetings: components['schemas']['Meeting'][];
       pageInfo: components['schemas']['PageInfo'];
     };
     MeetingResponse: {
       meeting: components['schemas']['Meeting'];
+    };
+    MeetingUpdatedEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'meeting.updated';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
+        id: string;
+      };
+      data: {
+        meeting: components['schemas']['Meeting'];
+        changes: components['schemas']['MeetingChanges'];
+      };
     };
     Milestone: {
       milestoneId: string;
@@ -2424,6 +3164,73 @@ export interface components {
       /** Format: date-time */
       createdAt: string;
     };
+    /** @description Each field whose value this write changed, as the record presents it before (`from`) and after (`to`). `from` is absent when the earlier value named a project the receiver cannot see (a record moved in from it). Fields sent with their current value, and updatedAt and version, are not listed. */
+    MilestoneChanges: {
+      milestoneId?: {
+        from?: string;
+        to: string;
+      };
+      issueContainerId?: {
+        from?: string;
+        to: string;
+      };
+      epicId?: {
+        /** @description Legacy name of issueContainerId (same value). */
+        from?: string;
+        /** @description Legacy name of issueContainerId (same value). */
+        to: string;
+      };
+      projectId?: {
+        from?: string;
+        to: string;
+      };
+      title?: {
+        from?: string;
+        to: string;
+      };
+      ownerId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      status?: {
+        /**
+         * @description planned (default), at-risk, blocked or complete.
+         * @enum {string}
+         */
+        from?: 'planned' | 'at-risk' | 'blocked' | 'complete';
+        /**
+         * @description planned (default), at-risk, blocked or complete.
+         * @enum {string}
+         */
+        to: 'planned' | 'at-risk' | 'blocked' | 'complete';
+      };
+      startDate?: {
+        from?: string | null;
+        to: string | null;
+      };
+      dueDate?: {
+        from?: string | null;
+        to: string | null;
+      };
+      order?: {
+        from?: number;
+        to: number;
+      };
+      tags?: {
+        from?: string[];
+        to: string[];
+      };
+      labels?: {
+        /** @description Legacy name of tags (same value). */
+        from?: string[];
+        /** @description Legacy name of tags (same value). */
+        to: string[];
+      };
+      createdAt?: {
+        from?: string;
+        to: string;
+      };
+    };
     MilestoneCommentCreatedEvent: {
       /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
       id: string;
@@ -2438,7 +3245,7 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
@@ -2464,7 +3271,7 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
@@ -2485,7 +3292,7 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
@@ -2543,11 +3350,12 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
         milestone: components['schemas']['Milestone'];
+        changes: components['schemas']['MilestoneChanges'];
       };
     };
     Owner: {
@@ -2606,6 +3414,57 @@ export interface components {
       /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
       version: number;
     };
+    /** @description Each field whose value this write changed, as the record presents it before (`from`) and after (`to`). `from` is absent when the earlier value named a project the receiver cannot see (a record moved in from it). Fields sent with their current value, and updatedAt and version, are not listed. */
+    ProjectChanges: {
+      projectId?: {
+        from?: string;
+        to: string;
+      };
+      projectKey?: {
+        from?: string;
+        to: string;
+      };
+      name?: {
+        from?: string;
+        to: string;
+      };
+      description?: {
+        from?: string | null;
+        to: string | null;
+      };
+      teamId?: {
+        from?: string;
+        to: string;
+      };
+      teamKey?: {
+        from?: string;
+        to: string;
+      };
+      ownerId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      startDate?: {
+        from?: string | null;
+        to: string | null;
+      };
+      endDate?: {
+        from?: string | null;
+        to: string | null;
+      };
+      subtasksEnabled?: {
+        from?: boolean;
+        to: boolean;
+      };
+      issueContainersEnabled?: {
+        from?: boolean;
+        to: boolean;
+      };
+      createdAt?: {
+        from?: string;
+        to: string;
+      };
+    };
     ProjectCreatedEvent: {
       /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
       id: string;
@@ -2620,7 +3479,7 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
@@ -2648,11 +3507,12 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
         project: components['schemas']['Project'];
+        changes: components['schemas']['ProjectChanges'];
       };
     };
     PromoteSubtaskRequest: {
@@ -2673,6 +3533,14 @@ export interface components {
       comment: components['schemas']['Comment'];
       issue: components['schemas']['Issue'];
     };
+    QueuedDelivery: {
+      webhookId: string;
+      /** @description The webhook-id header and body id the receiver gets. */
+      eventId: string;
+      eventType: string;
+      /** @description The attempt number the delivery log will show for it (GET …/deliveries). */
+      attempt: number;
+    };
     ReorderAgendaGroupsRequest: {
       /** @description Every group of the meeting, once each, in the new order (a meeting has at most 1,000 groups). */
       agendaGroupIds: string[];
@@ -2680,6 +3548,16 @@ export interface components {
     ReorderAgendaStatusesRequest: {
       /** @description Every agenda status id of the workspace (system ones too), once each (a workspace has at most 1,000). */
       orderedStatusIds: string[];
+    };
+    RotatedSecret: {
+      webhookId: string;
+      /** @description The new whsec_… signing secret; shown only in this answer. */
+      secret: string;
+      previousSecretExpiresAt: string | null;
+    };
+    RotateWebhookSecretRequest: {
+      /** @description How long the replaced secret keeps signing beside the new one, 0 to 604800 (a week); default WSX_WEBHOOK_SECRET_OVERLAP_HOURS (24 h). 0 replaces it at once. */
+      overlapSeconds?: number;
     };
     SettingsResponse: {
       settings: {
@@ -2736,6 +3614,89 @@ export interface components {
       /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
       version: number;
     };
+    /** @description Each field whose value this write changed, as the record presents it before (`from`) and after (`to`). `from` is absent when the earlier value named a project the receiver cannot see (a record moved in from it). Fields sent with their current value, and updatedAt and version, are not listed. */
+    SubtaskChanges: {
+      subtaskId?: {
+        from?: string;
+        to: string;
+      };
+      parentIssueId?: {
+        from?: string;
+        to: string;
+      };
+      title?: {
+        from?: string;
+        to: string;
+      };
+      status?: {
+        /**
+         * @description to-do (default), in-progress or done.
+         * @enum {string}
+         */
+        from?: 'to-do' | 'in-progress' | 'done';
+        /**
+         * @description to-do (default), in-progress or done.
+         * @enum {string}
+         */
+        to: 'to-do' | 'in-progress' | 'done';
+      };
+      assigneeId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      reporterId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      projectId?: {
+        /** @description The parent issue's project. */
+        from?: string;
+        /** @description The parent issue's project. */
+        to: string;
+      };
+      epicId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      issueContainerId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      startDate?: {
+        from?: string | null;
+        to: string | null;
+      };
+      dueDate?: {
+        from?: string | null;
+        to: string | null;
+      };
+      durationDays?: {
+        from?: number | null;
+        to: number | null;
+      };
+      links?: {
+        from?: components['schemas']['SubtaskLink'][];
+        to: components['schemas']['SubtaskLink'][];
+      };
+      migrated?: {
+        from?: boolean;
+        to: boolean;
+      };
+      migratedIssueId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      position?: {
+        /** @description 0-based place among the parent's sub-tasks. */
+        from?: number;
+        /** @description 0-based place among the parent's sub-tasks. */
+        to: number;
+      };
+      createdAt?: {
+        from?: string;
+        to: string;
+      };
+    };
     SubtaskCreatedEvent: {
       /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
       id: string;
@@ -2750,7 +3711,7 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
@@ -2775,7 +3736,7 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
@@ -2813,7 +3774,7 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
@@ -2822,6 +3783,7 @@ export interface components {
           issueId: string;
           issueKey: string;
         };
+        changes: components['schemas']['SubtaskChanges'];
       };
     };
     SubtaskResponse: {
@@ -2841,7 +3803,7 @@ export interface components {
       actor: {
         /** @enum {string} */
         kind: 'api_token' | 'user';
-        /** @description api-token:<name> or usr_… */
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
         id: string;
       };
       data: {
@@ -2850,6 +3812,7 @@ export interface components {
           issueId: string;
           issueKey: string;
         };
+        changes: components['schemas']['SubtaskChanges'];
       };
     };
     TagUsage: {
@@ -2902,6 +3865,61 @@ export interface components {
       /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
       version: number;
     };
+    /** @description Each field whose value this write changed, as the record presents it before (`from`) and after (`to`). `from` is absent when the earlier value named a project the receiver cannot see (a record moved in from it). Fields sent with their current value, and updatedAt and version, are not listed. */
+    TopicChanges: {
+      topicId?: {
+        from?: string;
+        to: string;
+      };
+      groupId?: {
+        from?: string;
+        to: string;
+      };
+      title?: {
+        from?: string;
+        to: string;
+      };
+      description?: {
+        from?: string | null;
+        to: string | null;
+      };
+      status?: {
+        /**
+         * @description open (default), in-progress, resolved or closed.
+         * @enum {string}
+         */
+        from?: 'open' | 'in-progress' | 'resolved' | 'closed';
+        to: components['schemas']['TopicStatus'];
+      };
+      tags?: {
+        from?: string[];
+        to: string[];
+      };
+      labels?: {
+        from?: string[];
+        to: string[];
+      };
+      sourceProjectId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      links?: {
+        from?: components['schemas']['WorkLink'][];
+        to: components['schemas']['WorkLink'][];
+      };
+      converted?: {
+        from?: boolean;
+        to: boolean;
+      };
+      convertedIssueId?: {
+        from?: string | null;
+        to: string | null;
+      };
+      createdAt?: {
+        from?: string;
+        to: string;
+      };
+    };
     TopicListResponse: {
       topics: components['schemas']['Topic'][];
       pageInfo: components['schemas']['PageInfo'];
@@ -2937,7 +3955,10 @@ export interface components {
       statusId?: string;
       /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
       tags?: string[];
-      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      /**
+       * @deprecated
+       * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
+       */
       labels?: string[];
       sourceProjectId?: string | null;
       checkInDate?: string | null;
@@ -2976,7 +3997,10 @@ export interface components {
       status?: 'open' | 'in-progress' | 'resolved' | 'closed';
       /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
       tags?: string[];
-      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      /**
+       * @deprecated
+       * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
+       */
       labels?: string[];
       sourceProjectId?: string | null;
       /** @description At most 100 work links; on update the list replaces the topic's links. */
@@ -3018,11 +4042,15 @@ export interface components {
       priority?: 'none' | 'low' | 'medium' | 'high' | 'urgent';
       /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
       tags?: string[];
-      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      /**
+       * @deprecated
+       * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
+       */
       labels?: string[];
       startDate?: string | null;
       dueDate?: string | null;
       durationDays?: number | null;
+      /** @deprecated */
       epicId?: string | null;
       issueContainerId?: string | null;
       milestoneId?: string | null;
@@ -3050,6 +4078,7 @@ export interface components {
       /** @description Required on create (TITLE_REQUIRED); at most 500 characters. */
       title?: string;
       issueContainerId?: string | null;
+      /** @deprecated */
       epicId?: string | null;
       ownerId?: string | null;
       /**
@@ -3063,7 +4092,10 @@ export interface components {
       order?: number;
       /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
       tags?: string[];
-      /** @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT). */
+      /**
+       * @deprecated
+       * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
+       */
       labels?: string[];
     };
     UpdateProjectRequest: {
@@ -3100,7 +4132,7 @@ export interface components {
        * @description Absolute http(s) URL of the receiver, at most 2,048 characters, on a public (global unicast) address; loopback, private, link-local and other special ranges are refused.
        */
       url?: string;
-      /** @description Event types to receive, or ["*"] for all: project.created, project.updated, issue.created, issue.updated, issue.archived, issue.restored, issue.comment.created, issue.comment.deleted, issue.link.created, issue.link.deleted, subtask.created, subtask.updated, subtask.deleted, subtask.promoted, milestone.created, milestone.updated, milestone.deleted, milestone.comment.created. */
+      /** @description Event types to receive, or ["*"] for all: project.created, project.updated, issue.created, issue.updated, issue.archived, issue.restored, issue.comment.created, issue.comment.deleted, issue.link.created, issue.link.deleted, subtask.created, subtask.updated, subtask.deleted, subtask.promoted, milestone.created, milestone.updated, milestone.deleted, milestone.comment.created, meeting.created, meeting.updated, agenda_item.created, agenda_item.updated, agenda_item.converted, discussion_topic.created, discussion_topic.updated, discussion_topic.converted, webhook.disabled. */
       events?: string[];
       /** @description Default true. */
       active?: boolean;
@@ -3130,12 +4162,35 @@ export interface components {
       url: string;
       events: string[];
       active: boolean;
+      disabledReason: 'consecutive_failures' | null;
+      disabledAt: string | null;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
       /** @description Bumped by every change; the ETag starts with it and If-Match compares it. */
       version: number;
+    };
+    WebhookDisabledEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'webhook.disabled';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user' | 'system';
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
+        id: string;
+      };
+      data: {
+        webhook: components['schemas']['Webhook'];
+      };
     };
     /** @description Every webhook event body; switch on `type`. */
     WebhookEvent:
@@ -3156,10 +4211,41 @@ export interface components {
       | components['schemas']['MilestoneCreatedEvent']
       | components['schemas']['MilestoneUpdatedEvent']
       | components['schemas']['MilestoneDeletedEvent']
-      | components['schemas']['MilestoneCommentCreatedEvent'];
+      | components['schemas']['MilestoneCommentCreatedEvent']
+      | components['schemas']['MeetingCreatedEvent']
+      | components['schemas']['MeetingUpdatedEvent']
+      | components['schemas']['AgendaItemCreatedEvent']
+      | components['schemas']['AgendaItemUpdatedEvent']
+      | components['schemas']['AgendaItemConvertedEvent']
+      | components['schemas']['DiscussionTopicCreatedEvent']
+      | components['schemas']['DiscussionTopicUpdatedEvent']
+      | components['schemas']['DiscussionTopicConvertedEvent']
+      | components['schemas']['WebhookDisabledEvent']
+      | components['schemas']['WebhookPingEvent'];
     WebhookListResponse: {
       webhooks: components['schemas']['Webhook'][];
       pageInfo: components['schemas']['PageInfo'];
+    };
+    WebhookPingEvent: {
+      /** @description evt_…; equals the webhook-id header and is the same on every attempt. */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'webhook.ping';
+      /** Format: date-time */
+      createdAt: string;
+      workspaceId: string;
+      actor: {
+        /** @enum {string} */
+        kind: 'api_token' | 'user';
+        /** @description api-token:<name>, usr_…, or wsx for the server itself */
+        id: string;
+      };
+      data: {
+        webhook: components['schemas']['Webhook'];
+      };
     };
     WebhookResponse: {
       webhook: components['schemas']['Webhook'];
@@ -3178,6 +4264,11 @@ export interface components {
         /** @description usr_… for a person (OAuth), api-token:<name> for a workspace token. */
         id: string;
       };
+      /**
+       * @description What the credential may do: `write` (every operation) or `read` (reads only; every write answers 403 TOKEN_READ_ONLY).
+       * @enum {string}
+       */
+      access: 'read' | 'write';
       workspace: {
         id: string;
         name: string;
@@ -3302,6 +4393,15 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
+    /** @description `TOKEN_READ_ONLY`: This credential has read access only; it cannot change anything. */
+    TokenReadOnly: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
     /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than 1 MiB. */
     PayloadTooLarge: {
       headers: {
@@ -3388,6 +4488,7 @@ export interface operations {
            *         "kind": "api_token",
            *         "id": "id"
            *       },
+           *       "access": "read",
            *       "workspace": {
            *         "id": "id",
            *         "name": "Public API",
@@ -3955,6 +5056,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /** @description `TEAM_NOT_FOUND`: Team not found. */
       404: {
         headers: {
@@ -4242,6 +5344,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `TEAM_NOT_FOUND`: Team not found.
        *
@@ -4308,6 +5411,7 @@ export interface operations {
         assignedToMe?: boolean;
         /** @description statusId or statusKey. */
         status?: string;
+        /** @description A status key (a statusId works too). */
         statusKey?: string;
         /** @description Case-insensitive text in title or description, or an exact issueKey. */
         q?: string;
@@ -4590,6 +5694,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `TEAM_NOT_FOUND`: Team not found.
        *
@@ -4990,6 +6095,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `TEAM_NOT_FOUND`: Team not found.
        *
@@ -5205,6 +6311,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `TEAM_NOT_FOUND`: Team not found.
        *
@@ -5400,6 +6507,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `TEAM_NOT_FOUND`: Team not found.
        *
@@ -5652,6 +6760,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /** @description `ISSUE_NOT_FOUND`: Issue not found. */
       404: {
         headers: {
@@ -5825,6 +6934,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `ISSUE_NOT_FOUND`: Issue not found.
        *
@@ -5880,7 +6990,11 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
-      /** @description `COMMENT_DELETE_FORBIDDEN`: Only the author of a comment may delete it. */
+      /**
+       * @description `TOKEN_READ_ONLY`: This credential has read access only; it cannot change anything.
+       *
+       *     `COMMENT_DELETE_FORBIDDEN`: Only the author of a comment may delete it.
+       */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6007,6 +7121,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `ISSUE_NOT_FOUND`: Issue not found.
        *
@@ -6076,6 +7191,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `ISSUE_NOT_FOUND`: Issue not found.
        *
@@ -6253,6 +7369,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /** @description `ISSUE_NOT_FOUND`: Issue not found. */
       404: {
         headers: {
@@ -6472,6 +7589,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /** @description `ISSUE_NOT_FOUND`: Issue not found. */
       404: {
         headers: {
@@ -6631,6 +7749,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `ISSUE_NOT_FOUND`: Issue not found.
        *
@@ -6762,6 +7881,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `ISSUE_NOT_FOUND`: Issue not found.
        *
@@ -6888,6 +8008,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `ISSUE_NOT_FOUND`: Issue not found.
        *
@@ -6962,6 +8083,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `ISSUE_NOT_FOUND`: Issue not found.
        *
@@ -7132,6 +8254,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `ISSUE_NOT_FOUND`: Issue not found.
        *
@@ -7281,6 +8404,7 @@ export interface operations {
         teamId?: string;
         teamKey?: string;
         issueContainerId?: string;
+        /** @description Legacy name of issueContainerId. */
         epicId?: string;
         ownerId?: string;
         /** @description planned (default), at-risk, blocked or complete. */
@@ -7488,6 +8612,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /** @description `ISSUE_CONTAINER_NOT_FOUND`: Issue container not found in the project. */
       404: {
         headers: {
@@ -7638,6 +8763,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /** @description `ISSUE_CONTAINER_MILESTONE_NOT_FOUND`: Milestone not found. */
       404: {
         headers: {
@@ -7758,6 +8884,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `ISSUE_CONTAINER_NOT_FOUND`: Issue container not found in the project.
        *
@@ -7940,6 +9067,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `COMMENT_PARENT_NOT_FOUND`: The parent comment is not on this issue or milestone.
        *
@@ -8188,6 +9316,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `TEAM_NOT_FOUND`: Team not found.
        *
@@ -8338,6 +9467,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /** @description `MEETING_NOT_FOUND`: Meeting not found. */
       404: {
         headers: {
@@ -8460,6 +9590,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `TEAM_NOT_FOUND`: Team not found.
        *
@@ -8636,6 +9767,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['IdempotencyKeyInUse'];
       413: components['responses']['PayloadTooLarge'];
@@ -8676,6 +9808,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /** @description `OWNER_NOT_FOUND`: Owner not found. */
       404: {
         headers: {
@@ -8754,6 +9887,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /** @description `OWNER_NOT_FOUND`: Owner not found. */
       404: {
         headers: {
@@ -8835,6 +9969,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['IdempotencyKeyInUse'];
       413: components['responses']['PayloadTooLarge'];
@@ -8906,6 +10041,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       408: components['responses']['RequestTimeout'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
@@ -8944,6 +10080,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /** @description `AGENDA_STATUS_NOT_FOUND`: Agenda status not found. */
       404: {
         headers: {
@@ -9031,6 +10168,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /** @description `AGENDA_STATUS_NOT_FOUND`: Agenda status not found. */
       404: {
         headers: {
@@ -9143,6 +10281,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `PROJECT_NOT_FOUND`: Project not found.
        *
@@ -9203,6 +10342,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `MEETING_NOT_FOUND`: Meeting not found.
        *
@@ -9318,6 +10458,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `MEETING_NOT_FOUND`: Meeting not found.
        *
@@ -9373,6 +10514,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `MEETING_NOT_FOUND`: Meeting not found.
        *
@@ -9540,6 +10682,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /** @description `MEETING_NOT_FOUND`: Meeting not found. */
       404: {
         headers: {
@@ -9623,6 +10766,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /** @description `MEETING_NOT_FOUND`: Meeting not found. */
       404: {
         headers: {
@@ -9671,6 +10815,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `MEETING_NOT_FOUND`: Meeting not found.
        *
@@ -9754,6 +10899,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `MEETING_NOT_FOUND`: Meeting not found.
        *
@@ -10106,6 +11252,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `PROJECT_NOT_FOUND`: Project not found.
        *
@@ -10297,6 +11444,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `MEETING_NOT_FOUND`: Meeting not found.
        *
@@ -10453,6 +11601,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `PROJECT_NOT_FOUND`: Project not found.
        *
@@ -10649,6 +11798,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `MEETING_NOT_FOUND`: Meeting not found.
        *
@@ -10857,6 +12007,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `MEETING_NOT_FOUND`: Meeting not found.
        *
@@ -10914,6 +12065,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `MEETING_NOT_FOUND`: Meeting not found.
        *
@@ -11057,6 +12209,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `ISSUE_NOT_FOUND`: Issue not found.
        *
@@ -11383,6 +12536,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `PROJECT_NOT_FOUND`: Project not found.
        *
@@ -11586,6 +12740,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `PROJECT_NOT_FOUND`: Project not found.
        *
@@ -11772,6 +12927,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['IdempotencyKeyInUse'];
       413: components['responses']['PayloadTooLarge'];
@@ -11856,7 +13012,11 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
-      /** @description `DISCUSSION_GROUP_NOT_OWNED`: Only the owner of the group may change it. */
+      /**
+       * @description `TOKEN_READ_ONLY`: This credential has read access only; it cannot change anything.
+       *
+       *     `DISCUSSION_GROUP_NOT_OWNED`: Only the owner of the group may change it.
+       */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12106,6 +13266,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `PROJECT_NOT_FOUND`: Project not found.
        *
@@ -12336,6 +13497,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `PROJECT_NOT_FOUND`: Project not found.
        *
@@ -12614,6 +13776,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /**
        * @description `TEAM_NOT_FOUND`: Team not found.
        *
@@ -12650,7 +13813,7 @@ export interface operations {
         limit?: number;
         /** @description nextCursor of the previous page (same filters). */
         cursor?: string;
-        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: webhookId, url, events, active, createdAt, updatedAt, version. */
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: webhookId, url, events, active, disabledReason, disabledAt, createdAt, updatedAt, version. */
         fields?: string;
       };
       header?: {
@@ -12680,6 +13843,8 @@ export interface operations {
            *             "event"
            *           ],
            *           "active": false,
+           *           "disabledReason": "consecutive_failures",
+           *           "disabledAt": "2026-11-24T09:30:00.000Z",
            *           "createdAt": "2026-11-24T09:30:00.000Z",
            *           "updatedAt": "2026-11-24T09:30:00.000Z",
            *           "version": 1
@@ -12769,6 +13934,8 @@ export interface operations {
            *           "event"
            *         ],
            *         "active": false,
+           *         "disabledReason": "consecutive_failures",
+           *         "disabledAt": "2026-11-24T09:30:00.000Z",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z",
            *         "version": 1,
@@ -12795,6 +13962,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       408: components['responses']['RequestTimeout'];
       /**
        * @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running.
@@ -12824,7 +13992,7 @@ export interface operations {
   get_webhook: {
     parameters: {
       query?: {
-        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: webhookId, url, events, active, createdAt, updatedAt, version. */
+        /** @description Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: webhookId, url, events, active, disabledReason, disabledAt, createdAt, updatedAt, version. */
         fields?: string;
       };
       header?: {
@@ -12855,6 +14023,8 @@ export interface operations {
            *           "event"
            *         ],
            *         "active": false,
+           *         "disabledReason": "consecutive_failures",
+           *         "disabledAt": "2026-11-24T09:30:00.000Z",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z",
            *         "version": 1
@@ -12930,6 +14100,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found. */
       404: {
         headers: {
@@ -13000,6 +14171,8 @@ export interface operations {
            *           "event"
            *         ],
            *         "active": false,
+           *         "disabledReason": "consecutive_failures",
+           *         "disabledAt": "2026-11-24T09:30:00.000Z",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z",
            *         "version": 1
@@ -13027,6 +14200,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
       /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found. */
       404: {
         headers: {
@@ -13148,12 +14322,229 @@ export interface operations {
       503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
     };
   };
+  ping_webhook: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "webhookId": "whk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *       "eventId": "eventId",
+           *       "eventType": "eventType",
+           *       "attempt": 1
+           *     }
+           */
+          'application/json': components['schemas']['QueuedDelivery'];
+        };
+      };
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
+      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
+    };
+  };
+  redeliver_webhook_delivery: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        webhookId: string;
+        /** @description A deliveryId (dlv_…) from the delivery log. */
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "webhookId": "whk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *       "eventId": "eventId",
+           *       "eventType": "eventType",
+           *       "attempt": 1
+           *     }
+           */
+          'application/json': components['schemas']['QueuedDelivery'];
+        };
+      };
+      /** @description `VALIDATION_FAILED`: The request is not valid. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found.
+       *
+       *     `WEBHOOK_DELIVERY_NOT_FOUND`: Delivery not found for this subscription.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      /**
+       * @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running.
+       *
+       *     `WEBHOOK_DELIVERY_IN_PROGRESS`: An attempt of this event to this subscription is under way.
+       */
+      409: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
+    };
+  };
+  rotate_webhook_secret: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays the first result of a create for 24 hours (same credential, same request); 1–255 visible ASCII characters. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "overlapSeconds": 1
+         *     }
+         */
+        'application/json': components['schemas']['RotateWebhookSecretRequest'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "webhookId": "whk_01jd7q8x3k2m9v5t6w4y0z1a2b",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+           *       "previousSecretExpiresAt": "2026-11-24T09:30:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['RotatedSecret'];
+        };
+      };
+      /**
+       * @description `VALIDATION_FAILED`: The request is not valid.
+       *
+       *     `INVALID_JSON`: The request body is not valid JSON.
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['TokenReadOnly'];
+      /** @description `WEBHOOK_NOT_FOUND`: Webhook subscription not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['IdempotencyKeyInUse'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServerShuttingDownOrDatabaseUnavailable'];
+      507: components['responses']['StorageFull'];
+    };
+  };
   list_events: {
     parameters: {
       query?: {
         /** @description pageInfo.nextCursor of your previous call: the feed goes on after it. Without it, the feed starts at the oldest event it keeps. */
         after?: string;
-        /** @description Comma-separated event types to list (default: all): project.created, project.updated, issue.created, issue.updated, issue.archived, issue.restored, issue.comment.created, issue.comment.deleted, issue.link.created, issue.link.deleted, subtask.created, subtask.updated, subtask.deleted, subtask.promoted, milestone.created, milestone.updated, milestone.deleted, milestone.comment.created. The cursor is not bound to them. */
+        /** @description Comma-separated event types to list (default: all). The cursor is not bound to them. Types: project.created, project.updated, issue.created, issue.updated, issue.archived, issue.restored, issue.comment.created, issue.comment.deleted, issue.link.created, issue.link.deleted, subtask.created, subtask.updated, subtask.deleted, subtask.promoted, milestone.created, milestone.updated, milestone.deleted, milestone.comment.created, meeting.created, meeting.updated, agenda_item.created, agenda_item.updated, agenda_item.converted, discussion_topic.created, discussion_topic.updated, discussion_topic.converted, webhook.disabled. */
         types?: string;
         /** @description Page size, default 50; values above 200 are clamped to 200. */
         limit?: number;
@@ -13885,6 +15276,366 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['MilestoneCommentCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMeetingCreatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MeetingCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMeetingUpdatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MeetingUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onAgendaItemCreatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AgendaItemCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onAgendaItemUpdatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AgendaItemUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onAgendaItemConvertedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AgendaItemConvertedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onDiscussionTopicCreatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DiscussionTopicCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onDiscussionTopicUpdatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DiscussionTopicUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onDiscussionTopicConvertedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DiscussionTopicConvertedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onWebhookDisabledEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookDisabledEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer (or none within 10 s) is retried with backoff. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onWebhookPingEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed; refuse ones older than five minutes. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookPingEvent'];
       };
     };
     responses: {
