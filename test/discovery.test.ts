@@ -48,6 +48,8 @@ describe('GET /api/external', () => {
       issues: '/api/external/issues',
       comments: '/api/external/issues/{issueId}/comments',
       meetings: '/api/external/meetings',
+      events: '/api/external/events',
+      issuesBulk: '/api/external/issues/bulk',
     });
     for (const path of Object.values<string>(endpoints)) expect(path).toMatch(/^\/api\/(external|mcp)(\/|$)/);
   });

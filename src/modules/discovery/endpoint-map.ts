@@ -24,6 +24,8 @@ export const ENDPOINT_MAP = {
   discussion: '/api/external/discussion',
   discussionTopics: '/api/external/discussion/topics',
   webhooks: '/api/external/webhooks',
+  events: '/api/external/events',
+  issuesBulk: '/api/external/issues/bulk',
   openapi: '/api/external/openapi.json',
   mcp: '/api/mcp',
 } as const;

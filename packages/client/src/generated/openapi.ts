@@ -4311,6 +4311,8 @@ export interface components {
         discussion: string;
         discussionTopics: string;
         webhooks: string;
+        events: string;
+        issuesBulk: string;
         openapi: string;
         mcp: string;
       };
@@ -4529,6 +4531,8 @@ export interface operations {
            *         "discussion": "discussion",
            *         "discussionTopics": "discussionTopics",
            *         "webhooks": "webhooks",
+           *         "events": "events",
+           *         "issuesBulk": "issuesBulk",
            *         "openapi": "openapi",
            *         "mcp": "mcp"
            *       }
