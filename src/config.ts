@@ -25,6 +25,36 @@ export interface AppConfig {
   headersTimeoutMs: number;
   /** How long an idle keep-alive connection stays open between requests. */
   keepAliveTimeoutMs: number;
+  /**
+   * The origin clients reach wsx at, without a trailing slash: the OAuth issuer and the base
+   * of every URL wsx hands out. WSX_PUBLIC_URL, or http://<HOST>:<PORT> (a wildcard HOST read
+   * as 127.0.0.1).
+   */
+  publicUrl: string;
+  /** True when WSX_PUBLIC_URL is unset: a running server puts its listening port in (PORT=0 picks one). */
+  publicUrlDerived: boolean;
+  /** Lifetime of an OAuth access token issued to a connector. */
+  oauthAccessTokenTtlSeconds: number;
+  /** Lifetime of an OAuth refresh token (each use replaces it with a new one). */
+  oauthRefreshTokenTtlDays: number;
+  /** Requests per minute per client address to each OAuth endpoint (registration: a sixth); 0 turns it off. */
+  oauthRateLimitPerMinute: number;
+  /** An upstream OpenID Connect provider people may sign in to the browser pages with; off when unset. */
+  oidc: UpstreamOidc | undefined;
+}
+
+/** WSX_OIDC_ISSUER, WSX_OIDC_CLIENT_ID and WSX_OIDC_CLIENT_SECRET: wsx as a client of that provider. */
+export interface UpstreamOidc {
+  issuer: string;
+  /** The issuer's host, as the sign-in pages name the provider ("Sign in with id.example.com"). */
+  issuerHost: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** A setting the operator must fix: `wsx` prints its message alone, as one line. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Infinity): number {
@@ -33,10 +63,72 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
     const range = max === Infinity ? `≥ ${min}` : `from ${min} to ${max}`;
-    throw new Error(`${name} must be an integer ${range} (got "${raw}")`);
+    throw new ConfigError(`${name} must be an integer ${range} (got "${raw}")`);
   }
   return value;
 }
+
+/** Hosts plain http is acceptable on for OAuth: the loopback names the MCP SDK accepts as an http issuer. */
+export const isLoopbackHost = (hostname: string): boolean => hostname === 'localhost' || hostname === '127.0.0.1';
+
+/**
+ * WSX_PUBLIC_URL as an origin, or undefined when unset. OAuth 2.1 wants its endpoints on
+ * https; plain http is accepted only on a loopback host (a server used from its own machine).
+ */
+function publicUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.WSX_PUBLIC_URL;
+  if (raw === undefined || raw === '') return undefined;
+  const wrong = (why: string) => new ConfigError(`WSX_PUBLIC_URL ${why} (got "${raw}")`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw wrong('must be an absolute URL such as https://wsx.example.com');
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
+    throw wrong('must use https (plain http only on localhost or 127.0.0.1)');
+  if (url.pathname !== '/' || url.search || url.hash || url.username || url.password)
+    throw wrong('must be an origin only: scheme, host and port, without a path, query or fragment');
+  return url.origin;
+}
+
+const OIDC_SETTINGS = ['WSX_OIDC_ISSUER', 'WSX_OIDC_CLIENT_ID', 'WSX_OIDC_CLIENT_SECRET'] as const;
+
+/**
+ * The upstream sign-in provider, or undefined when none of its three settings is set. A
+ * partial set is a mistake (sign-in would fail only when someone tries it), so it stops the
+ * start. The issuer is https, or plain http on a loopback host, as for WSX_PUBLIC_URL.
+ */
+function upstreamOidcFrom(env: NodeJS.ProcessEnv): UpstreamOidc | undefined {
+  const [issuer, clientId, clientSecret] = OIDC_SETTINGS.map((name) => env[name] || undefined);
+  const missing = OIDC_SETTINGS.filter((name) => !env[name]);
+  if (missing.length === OIDC_SETTINGS.length) return undefined;
+  if (missing.length > 0)
+    throw new ConfigError(
+      `${OIDC_SETTINGS.join(', ')} are set together or not at all (missing: ${missing.join(', ')})`,
+    );
+  let url: URL | undefined;
+  try {
+    url = new URL(issuer!);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))))
+    throw new ConfigError(
+      `WSX_OIDC_ISSUER must be an https URL (plain http only on localhost or 127.0.0.1) (got "${issuer}")`,
+    );
+  return { issuer: issuer!, issuerHost: url.host, clientId: clientId!, clientSecret: clientSecret! };
+}
+
+/** The address a server listening on `host` is reached at from its own machine, as a URL host. */
+function reachableHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  if (host === '::1') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** The default public URL: the server's own address (see AppConfig.publicUrl). */
+export const derivedPublicUrl = (host: string, port: number): string => `http://${reachableHost(host)}:${port}`;
 
 /** The longest overlap of a secret rotation: a week. */
 export const MAX_SECRET_OVERLAP_HOURS = 168;
@@ -46,13 +138,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const headersTimeoutMs = intFrom(env, 'WSX_HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 1);
   // Node refuses a headers timeout longer than the request timeout: say so at start-up.
   if (headersTimeoutMs > requestTimeoutMs) {
-    throw new Error(
+    throw new ConfigError(
       `WSX_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed WSX_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
     );
   }
+  const port = intFrom(env, 'PORT', 8080);
+  const host = env.HOST || '127.0.0.1';
+  const publicUrl = publicUrlFrom(env);
   return {
-    port: intFrom(env, 'PORT', 8080),
-    host: env.HOST || '127.0.0.1',
+    port,
+    host,
     databaseUrl: env.DATABASE_URL || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     bootstrap: env.WSX_BOOTSTRAP !== 'off',
@@ -69,5 +164,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     requestTimeoutMs,
     headersTimeoutMs,
     keepAliveTimeoutMs: intFrom(env, 'WSX_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1),
+    publicUrl: publicUrl ?? derivedPublicUrl(host, port),
+    publicUrlDerived: publicUrl === undefined,
+    oauthAccessTokenTtlSeconds: intFrom(env, 'WSX_OAUTH_ACCESS_TOKEN_TTL_SECONDS', 3600, 1),
+    oauthRefreshTokenTtlDays: intFrom(env, 'WSX_OAUTH_REFRESH_TOKEN_TTL_DAYS', 30, 1),
+    oauthRateLimitPerMinute: intFrom(env, 'WSX_OAUTH_RATE_LIMIT', 60),
+    oidc: upstreamOidcFrom(env),
   };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
-import { oatFor, patFor, startHarness, type Harness } from './support/harness.js';
+import { challengeOf, oatFor, patFor, startHarness, type Harness } from './support/harness.js';
 
 let h: Harness;
 let acme: Awaited<ReturnType<Harness['apply']>>;
@@ -57,7 +57,7 @@ describe('rejected credentials', () => {
     for (const [label, headers] of Object.entries(rejected)) {
       const reply = await whoami(headers);
       expect(reply.status, label).toBe(401);
-      expect(reply.headers['www-authenticate'], label).toBe('Bearer');
+      expect(reply.headers['www-authenticate'], label).toBe(challengeOf('/api/external'));
       expect(reply.body, label).toEqual(baseline.body);
     }
   });
@@ -127,7 +127,7 @@ describe('revocation', () => {
       .toBe(401);
     const refused = await h.call('GET', '/api/external', { token: TOKENS.alice });
     await setActive('oauth_tokens', token.id, 1);
-    expect(refused.headers['www-authenticate']).toBe('Bearer');
+    expect(refused.headers['www-authenticate']).toBe(challengeOf('/api/external'));
     expect(refused.body).toEqual((await h.call('GET', '/api/external')).body);
     await expect
       .poll(async () => (await h.call('GET', '/api/external', { token: TOKENS.alice })).status, withinOneSecond)

@@ -1,9 +1,6 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../src/operations/catalog.js';
+import { launchChromium, type HeadlessChromium } from './support/browser.js';
 import { ACME, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';
 
@@ -12,22 +9,16 @@ import { startHarness, type Harness } from './support/harness.js';
  * sends the request with a bearer token to this server and shows the answer, and nothing
  * the page loads or sends leaves the machine.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const WAIT = { timeout: 60_000 };
 
 const listIssues = catalog.find((op) => op.id === 'list_issues')!;
 
 let h: Harness;
 let origin: string;
-let userDataDir: string | undefined;
-let browser: Browser | undefined;
+let chromium: HeadlessChromium | undefined;
 let issueId: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `The browser test drives Debian's Chromium at ${CHROMIUM}, which is missing: install it (apt-get install chromium).`,
-    );
   h = await startHarness([ACME]);
   const created = await h.call('POST', '/api/external/issues', {
     token: TOKENS.admin,
@@ -36,34 +27,17 @@ beforeAll(async () => {
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   issueId = created.body.issue.issueId;
   origin = await h.app.listen({ host: '127.0.0.1', port: 0 });
-  userDataDir = mkdtempSync(join(tmpdir(), 'wsx-chromium-'));
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    // Without the background-networking flags Chromium waits on services it cannot reach.
-    args: [
-      '--headless=new',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      `--user-data-dir=${userDataDir}`,
-    ],
-  });
+  chromium = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  await chromium?.close();
   await h?.close();
 });
 
 describe('/docs in a browser', () => {
   it('searches for list_issues, sends it with a bearer token and shows the answer, all on 127.0.0.1', async () => {
-    const page = await browser!.newPage();
+    const page = await chromium!.browser.newPage();
     await page.setViewport({ width: 1400, height: 1000 });
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));

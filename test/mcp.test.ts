@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
-import { startHarness, type Harness } from './support/harness.js';
+import { challengeOf, startHarness, type Harness } from './support/harness.js';
 import { CONTRACT_TOOLS } from './support/contract-tools.js';
 
 /** /api/mcp through the SDK's own client over real HTTP. */
@@ -199,7 +199,7 @@ describe('MCP over Streamable HTTP', () => {
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
       });
       expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      expect(res.headers.get('www-authenticate')).toBe(challengeOf('/api/mcp', endpoint.origin));
       expect(await res.json()).toMatchObject({ code: 'UNAUTHORIZED' });
     }
     const client = new Client({ name: 'anonymous', version: '1.0.0' });

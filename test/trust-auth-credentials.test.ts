@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkspaceFileError } from '../src/modules/workspace-file/apply.js';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
-import { oatFor, patFor, startHarness, type Harness } from './support/harness.js';
+import { challengeOf, oatFor, patFor, startHarness, type Harness } from './support/harness.js';
 import { runWsx } from './support/cli.js';
 
 /**
@@ -38,7 +38,7 @@ async function expectRefused(secret: string) {
   for (const headers of forms) {
     const reply = await h.call('GET', '/api/external/projects', { headers });
     expect(reply.status).toBe(401);
-    expect(reply.headers['www-authenticate']).toBe('Bearer');
+    expect(reply.headers['www-authenticate']).toBe(challengeOf('/api/external'));
     expect(reply.body).toEqual(unauthorized);
   }
   // The MCP door refuses it the same way.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, TOKENS } from './support/fixtures.js';
-import { startHarness, type Harness } from './support/harness.js';
+import { challengeOf, startHarness, type Harness } from './support/harness.js';
 
 /**
  * The credential decision is taken on the path the router matches, not on the raw URL:
@@ -48,7 +48,7 @@ describe('encoded spellings of /api/mcp', () => {
     for (const message of [initialize, toolsList]) {
       const reply = await post(url, message);
       expect(reply.statusCode).toBe(401);
-      expect(reply.headers['www-authenticate']).toBe('Bearer');
+      expect(reply.headers['www-authenticate']).toBe(challengeOf('/api/mcp'));
       expect(reply.json()).toMatchObject({ code: 'UNAUTHORIZED', details: {} });
     }
   });

@@ -1,3 +1,4 @@
+import { ConfigError } from '../config.js';
 import { TokenAdminError } from '../modules/auth/tokens.service.js';
 import { WorkspaceFileError } from '../modules/workspace-file/apply.js';
 
@@ -8,4 +9,7 @@ export class CliError extends Error {
 
 /** Errors whose message alone tells the operator what to fix; anything else is a bug and keeps its stack. */
 export const isOperatorError = (error: unknown): error is Error =>
-  error instanceof CliError || error instanceof WorkspaceFileError || error instanceof TokenAdminError;
+  error instanceof CliError ||
+  error instanceof WorkspaceFileError ||
+  error instanceof TokenAdminError ||
+  error instanceof ConfigError;

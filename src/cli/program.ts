@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config.js';
 import { applyCommand } from './commands/apply.js';
+import { loginLinkCommand } from './commands/login-link.js';
 import { migrateCommand } from './commands/migrate.js';
+import { oauthListCommand, oauthRevokeCommand } from './commands/oauth.js';
 import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './commands/token.js';
 import { processContext, type CliContext } from './context.js';
 import { isOperatorError } from './errors.js';
@@ -83,6 +85,37 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
     .option('--json', 'print { tokens: [...], oauthTokens: [...] }')
     .addHelpText('after', DATABASE_HELP)
     .action((options: Parameters<typeof tokenListCommand>[1]) => tokenListCommand(ctx, options));
+
+  program
+    .command('login-link')
+    .description('Print a one-time sign-in link (10 minutes) that opens a browser session for one user.')
+    .requiredOption('--workspace <slug>', 'workspace slug')
+    .requiredOption('--user <user>', "the user's handle, email or id")
+    .option('--next <path>', 'a page of this server to open after signing in (e.g. /oauth/consent?request=…)')
+    .option('--json', 'print { url, workspace, user, expiresAt }')
+    .addHelpText('after', `\nThe link starts with WSX_PUBLIC_URL (default http://HOST:PORT).${DATABASE_HELP}`)
+    .action((options: Parameters<typeof loginLinkCommand>[1]) =>
+      loginLinkCommand(ctx, options, loadConfig(env).publicUrl),
+    );
+
+  const oauth = program.command('oauth').description('List and revoke the connectors (OAuth grants) people approved.');
+  oauth
+    .command('list')
+    .description('List the connectors of a workspace: client, user, scopes, created, last used; never secrets.')
+    .requiredOption('--workspace <slug>', 'workspace slug')
+    .option('--user <user>', "only this user's (handle, email or id)")
+    .option('--json', 'print { grants: [...] }')
+    .addHelpText('after', DATABASE_HELP)
+    .action((options: Parameters<typeof oauthListCommand>[1]) => oauthListCommand(ctx, options));
+  oauth
+    .command('revoke')
+    .description('Revoke a connector and every token issued under it; its next request is refused.')
+    .argument('<grantId>', 'the grant id `oauth list` shows (ogr_…)')
+    .requiredOption('--workspace <slug>', 'workspace slug')
+    .addHelpText('after', DATABASE_HELP)
+    .action((grantId: string, options: Parameters<typeof oauthRevokeCommand>[2]) =>
+      oauthRevokeCommand(ctx, grantId, options),
+    );
 
   return program;
 }

@@ -36,7 +36,13 @@ export type IdPrefix =
   | 'whk'
   | 'evt'
   | 'dlv'
-  | 'act';
+  | 'act'
+  | 'lgn'
+  | 'ses'
+  | 'ocl'
+  | 'oar'
+  | 'ogr'
+  | 'orf';
 
 export function newId(prefix: IdPrefix, at: number = Date.now()): string {
   return `${prefix}_${nextUlid(at).toLowerCase()}`;

@@ -4,7 +4,7 @@ import { nowIso } from '../core/clock.js';
 import type { DB } from './schema.js';
 
 /** The names of the installation's secrets. */
-export type InstallationSecretName = 'cursor-signing';
+export type InstallationSecretName = 'cursor-signing' | 'oauth-client-secret' | 'oidc-flow';
 
 const SECRET_BYTES = 32;
 

@@ -100,6 +100,9 @@ export interface OauthTokenRow extends Timestamps {
   expires_at: string | null;
   /** `read`: reads only (migration 0015_credential_access). */
   access: AccessLevel;
+  /** The grant and client an OAuth flow issued it under; null for tokens of the workspace file (0017_oauth). */
+  grant_id: string | null;
+  client_id: string | null;
 }
 export interface TagRow extends Timestamps {
   id: string;
@@ -236,6 +239,8 @@ import type { MeetingsTables } from './tables/meetings.js';
 import type { PlanningTables } from './tables/planning.js';
 import type { ReliabilityTables } from './tables/reliability.js';
 import type { WebhooksTables } from './tables/webhooks.js';
+import type { BrowserSessionTables } from './tables/browser-sessions.js';
+import type { OauthTables } from './tables/oauth.js';
 
 export type DB = CoreTables &
   IssuesTables &
@@ -244,4 +249,6 @@ export type DB = CoreTables &
   DiscussionsTables &
   WebhooksTables &
   InstallationTables &
-  ReliabilityTables;
+  ReliabilityTables &
+  BrowserSessionTables &
+  OauthTables;

@@ -6,10 +6,14 @@ import { cursorSigningKey } from '../db/installation-secrets.js';
 import { registerWorkers } from '../events/workers.js';
 import { registerMcp } from '../mcp/route.js';
 import { catalog } from '../operations/catalog.js';
+import { registerWeb } from '../web/register.js';
+import { registerSessionHook } from '../web/session-hook.js';
 import { registerAuth } from './auth.js';
 import { registerDocs } from './docs.js';
 import { answerUnknownRoutesBeforeBody, registerErrorHandling, renderUrlError } from './errors.js';
 import { registerHealth } from './health.js';
+import { registerOAuth } from './oauth.js';
+import { publicOrigin } from './public-url.js';
 import { parseJsonBody } from './json-body.js';
 import { registerOperations } from './operations.js';
 import { registerRateLimit } from './rate-limit.js';
@@ -67,11 +71,21 @@ export async function buildApp({
 
   registerErrorHandling(app);
   answerRequestsWhileDraining(app);
+  // The OAuth endpoints take the raw request before any later hook reads or refuses it.
+  registerOAuth(app, database, config);
+  // The browser session first: the credential hook lets an app page through only with one.
+  registerSessionHook(app, database.db, config.oidc?.issuerHost);
   registerAuth(app, database.db);
   await registerRateLimit(app, config);
   answerUnknownRoutesBeforeBody(app);
   registerHealth(app, database);
   registerDocs(app);
+  // Behind TLS (an https public URL) the session cookie is Secure.
+  registerWeb(app, database.db, {
+    secureCookies: config.publicUrl.startsWith('https:'),
+    oidc: config.oidc,
+    publicOrigin: () => publicOrigin(config, app),
+  });
   registerOperations(app, catalog, database, config);
   registerMcp(app, catalog, database, config);
   if (workers) registerWorkers(app, database, config);

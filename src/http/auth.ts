@@ -5,6 +5,7 @@ import type { DB } from '../db/schema.js';
 import { CredentialCache } from '../modules/auth/credential-cache.js';
 import type { Authenticated } from '../core/context.js';
 import { authenticate, credentialFromHeaders } from '../modules/auth/credentials.service.js';
+import { APP_PAGE_RE } from '../web/paths.js';
 import { requestPath } from './request-path.js';
 
 declare module 'fastify' {
@@ -20,8 +21,6 @@ declare module 'fastify' {
   }
 }
 
-/** Browser app pages: never served to an API credential. */
-const APP_PAGE_RE = /^\/(settings|board|discussion)(\/|$)/;
 /** Public, unauthenticated API documents. */
 const PUBLIC_API_PATHS = new Set(['/api/external/openapi.json']);
 const API_RE = /^\/api\/(external|mcp)(\/|$)/;
@@ -40,7 +39,10 @@ export function registerAuth(app: FastifyInstance, db: Kysely<DB>): void {
   app.addHook('onClose', async () => credentials.dispose());
   app.addHook('onRequest', async (request) => {
     const path = requestPath(request);
-    if (APP_PAGE_RE.test(path))
+    // An app page opens with a browser session (read by src/web/session-hook.ts, which runs
+    // first) and never with an API credential.
+    if (APP_PAGE_RE.test(path)) {
+      if (request.browserSession) return;
       throw new ApiError(
         'UNAUTHORIZED',
         { reason: 'browser_session_required' },
@@ -49,6 +51,7 @@ export function registerAuth(app: FastifyInstance, db: Kysely<DB>): void {
           suggestion: 'Use the routes under /api/external; app pages need a browser session.',
         },
       );
+    }
     if (!API_RE.test(path) || PUBLIC_API_PATHS.has(path)) return;
     const auth = await authenticate(db, credentialFromHeaders(request.headers), credentials);
     if (!auth) {

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { catalog } from '../operations/catalog.js';
 import { buildOpenApiDocument } from '../operations/openapi.js';
+import { escapeHtml } from '../web/html.js';
 
 const DOCUMENT_PATH = '/api/external/openapi.json';
 
@@ -31,12 +32,6 @@ const scalarConfiguration = {
   documentDownloadType: 'json',
   authentication: { preferredSecurityScheme: 'bearer' },
 };
-
-const escapeHtml = (text: string): string =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
-  );
 
 /**
  * The page's policy: scripts only from this origin plus the one inline start-up script, by

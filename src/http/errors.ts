@@ -27,7 +27,12 @@ function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiEr
 
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  if (error.code === 'UNAUTHORIZED') reply.header('WWW-Authenticate', 'Bearer');
+  if (error.code === 'UNAUTHORIZED') {
+    // RFC 9728 §5.1: the API doors name their protected-resource metadata, where an OAuth
+    // client discovers how to obtain a token (src/http/oauth.ts).
+    const metadata = reply.server.resourceMetadataUrl?.(reply.request);
+    reply.header('WWW-Authenticate', metadata ? `Bearer resource_metadata="${metadata}"` : 'Bearer');
+  }
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.toBody());
 }
 

@@ -11,6 +11,14 @@ import { closeTestDatabase, openTestDatabase } from './database.js';
 export const patFor = (name: string): string => `svc_pat_${createHash('sha256').update(`pat:${name}`).digest('hex')}`;
 export const oatFor = (name: string): string => `svc_oat_${createHash('sha256').update(`oat:${name}`).digest('hex')}`;
 
+/**
+ * The WWW-Authenticate of a 401 from an API door: it names the door's protected-resource
+ * metadata (RFC 9728) at the public URL, which for an app on the default configuration that
+ * is not listening is http://127.0.0.1:8080.
+ */
+export const challengeOf = (door: '/api/external' | '/api/mcp', origin = 'http://127.0.0.1:8080'): string =>
+  `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${door}"`;
+
 export interface Reply<T = any> {
   status: number;
   body: T;

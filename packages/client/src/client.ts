@@ -1,19 +1,29 @@
 import createClient from 'openapi-fetch';
 import { WsxError } from './errors.js';
+import { authorizingFetch, fixedBearer, oauthBearer, type OAuthSession } from './oauth.js';
 import { retryingFetch, type Fetch } from './retry.js';
 import { syncWalk } from './sync.js';
 import type { GetIfChanged, Method, Paginate, paths, RawClient, Sync, WsxMethod } from './types.js';
 
-export interface WsxClientOptions {
+interface CommonOptions {
   /** The server's origin, e.g. `https://wsx.example.com` (paths carry `/api/external`). */
   baseUrl: string;
-  /** A workspace token (`svc_pat_…`) or OAuth access token (`svc_oat_…`). */
-  token: string;
   /** The fetch to send with (default: the global fetch). */
   fetch?: Fetch;
   /** Retries of a 429, a 503 or a lost answer (see retry.ts); default 3. */
   maxRetries?: number;
 }
+
+/** The credential: a token (or a function answering the current one), or an OAuth grant the client refreshes. */
+export type WsxClientOptions = CommonOptions &
+  (
+    | {
+        /** A workspace token (`svc_pat_…`) or OAuth access token (`svc_oat_…`), or a function called before every request. */
+        token: string | (() => string | Promise<string>);
+        oauth?: never;
+      }
+    | { oauth: OAuthSession; token?: never }
+  );
 
 export interface WsxClient {
   GET: WsxMethod<'get'>;
@@ -46,10 +56,11 @@ export function createWsxClient(options: WsxClientOptions): WsxClient {
   const maxRetries = options.maxRetries ?? 3;
   // The retry loop ends on this count: a fraction or NaN would never reach it.
   if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new RangeError('maxRetries must be a whole number ≥ 0');
+  const fetch = options.fetch ?? ((request) => globalThis.fetch(request));
+  const bearer = options.oauth ? oauthBearer(options.oauth, options.baseUrl, fetch) : fixedBearer(options.token);
   const raw = createClient<paths, 'application/json'>({
     baseUrl: options.baseUrl,
-    headers: { Authorization: `Bearer ${options.token}` },
-    fetch: retryingFetch(options.fetch ?? ((request) => globalThis.fetch(request)), maxRetries),
+    fetch: authorizingFetch(retryingFetch(fetch, maxRetries), bearer),
   });
 
   const send = raw.request as (method: Method, path: string, init?: LooseInit) => ReturnType<RawClient['GET']>;

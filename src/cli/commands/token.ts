@@ -9,6 +9,7 @@ import {
 } from '../../modules/auth/tokens.service.js';
 import { isExpired } from '../../core/credential-expiry.js';
 import { CliError } from '../errors.js';
+import { table } from '../table.js';
 import type { CliContext } from '../context.js';
 
 export interface TokenCreateOptions {
@@ -92,16 +93,6 @@ function state(active: boolean, expiresAt: string | undefined): string {
   if (!active) return 'no';
   if (!expiresAt) return 'yes';
   return isExpired(expiresAt) ? 'expired' : `until ${expiresAt}`;
-}
-
-function table(rows: string[][]): string[] {
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) =>
-    row
-      .map((cell, column) => cell.padEnd(widths[column]))
-      .join('  ')
-      .trimEnd(),
-  );
 }
 
 const tokenTable = (tokens: TokenSummary[]) =>

@@ -15,6 +15,8 @@ import * as changeFeed from './0013_change_feed.js';
 import * as syncIndexes from './0014_sync_indexes.js';
 import * as credentialAccess from './0015_credential_access.js';
 import * as webhookRotation from './0016_webhook_rotation.js';
+import * as oauth from './0017_oauth.js';
+import * as browserSessions from './0018_browser_sessions.js';
 
 /** Every migration, by name; names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +36,6 @@ export const migrations: Record<string, Migration> = {
   '0014_sync_indexes': syncIndexes,
   '0015_credential_access': credentialAccess,
   '0016_webhook_rotation': webhookRotation,
+  '0017_oauth': oauth,
+  '0018_browser_sessions': browserSessions,
 };

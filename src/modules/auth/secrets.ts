@@ -2,8 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** `prefix` + 40 random base62 characters (rejection sampling keeps them uniform). */
-export function generateSecret(prefix: 'svc_pat_' | 'svc_oat_'): string {
+/**
+ * `prefix` + 40 random base62 characters (rejection sampling keeps them uniform). `svc_ort_`
+ * is an OAuth refresh token: never an API credential (looksLikeCredential refuses it).
+ */
+export function generateSecret(prefix: 'svc_pat_' | 'svc_oat_' | 'svc_ort_'): string {
   let out = '';
   while (out.length < 40) {
     for (const byte of randomBytes(48)) {

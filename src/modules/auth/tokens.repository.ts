@@ -88,12 +88,19 @@ export const findOauthTokenById = (db: Kysely<DB>, workspaceId: string, id: stri
     .where('id', '=', id)
     .executeTakeFirst();
 
-export const listOauthTokensOfUser = (db: Kysely<DB>, workspaceId: string, userId: string) =>
+/** A user's OAuth tokens; `fileOnly`: without those issued to a connector (src/modules/oauth). */
+export const listOauthTokensOfUser = (
+  db: Kysely<DB>,
+  workspaceId: string,
+  userId: string,
+  { fileOnly = false }: { fileOnly?: boolean } = {},
+) =>
   db
     .selectFrom('oauth_tokens')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
     .where('user_id', '=', userId)
+    .$if(fileOnly, (query) => query.where('grant_id', 'is', null))
     .execute();
 
 export async function insertOauthToken(db: Kysely<DB>, row: OauthTokenRow): Promise<void> {

@@ -7,6 +7,7 @@ import type { ApiTokenRow, DB, OauthTokenRow } from '../../db/schema.js';
 import { isExpired } from '../../core/credential-expiry.js';
 import { EXPIRY_FORMAT, parseExpiry } from './expiry.js';
 import { generateSecret, hashSecret } from './secrets.js';
+import { revokeGrantById } from '../oauth/grants.js';
 import {
   findOauthTokenByHash,
   findOauthTokenById,
@@ -157,6 +158,8 @@ export async function convergeOauthToken(
       active: desired.active === false ? 0 : 1,
       expires_at: desired.expiresAt ?? null,
       access: desired.access ?? 'write',
+      grant_id: null,
+      client_id: null,
       created_at: now,
       updated_at: now,
     });
@@ -172,7 +175,8 @@ export async function convergeOauthToken(
     if (Object.keys(changes).length > 0) await updateOauthTokens(db, [holder.id], changes);
     return desired.secret;
   }
-  const held = await listOauthTokensOfUser(db, workspaceId, userId);
+  // The file's group entry is about the tokens it made: those a connector was issued keep their own expiry and level.
+  const held = await listOauthTokensOfUser(db, workspaceId, userId, { fileOnly: true });
   const generate =
     desired.active === true ? !held.some((row) => row.active === 1) : desired.active === undefined && held.length === 0;
   // The group changes apply to the tokens held before; a generated one is created in its final state.
@@ -273,10 +277,11 @@ export async function revokeToken(db: Kysely<DB>, input: { workspace: string; na
 /**
  * Revokes OAuth access tokens: every token of one user (`user`, a handle), or one token by
  * its id (`tokenId`, as `token list` shows it). Answers the user's handle and how many
- * tokens were active until now. The next request with a revoked token is refused.
+ * tokens were active until now. The next request with a revoked token is refused. A token a
+ * connector got through the OAuth flow ends its whole grant (refresh tokens included).
  */
 export async function revokeOauthTokens(db: Kysely<DB>, input: { workspace: string; user?: string; tokenId?: string }) {
-  return db.transaction().execute(async (trx) => {
+  const outcome = await db.transaction().execute(async (trx) => {
     const workspace = await requireWorkspace(trx, input.workspace);
     let handle: string;
     let rows: OauthTokenRow[];
@@ -299,8 +304,13 @@ export async function revokeOauthTokens(db: Kysely<DB>, input: { workspace: stri
     }
     const active = rows.filter((row) => row.active === 1).map((row) => row.id);
     await updateOauthTokens(trx, active, { active: 0, updated_at: nowIso() });
-    return { user: handle, revoked: active.length };
+    const grants = [...new Set(rows.flatMap((row) => (row.grant_id ? [row.grant_id] : [])))];
+    return { user: handle, revoked: active.length, grants };
   });
+  // A connector's token comes with a refresh token that would mint the next one: revoking
+  // the token ends the grant it was issued under, as `wsx oauth revoke` does.
+  for (const grantId of outcome.grants) await revokeGrantById(db, grantId);
+  return { user: outcome.user, revoked: outcome.revoked };
 }
 
 export interface TokenSummary {

@@ -1,0 +1,43 @@
+import { createLoginLink } from '../../web/login-links.js';
+import { sameOriginPath } from '../../web/next-path.js';
+import { LOGIN_PATH_PREFIX } from '../../web/paths.js';
+import type { CliContext } from '../context.js';
+import { CliError } from '../errors.js';
+import { requirePerson, requireWorkspace } from '../lookup.js';
+
+export interface LoginLinkOptions {
+  workspace: string;
+  user: string;
+  next?: string;
+  json?: boolean;
+}
+
+/**
+ * Prints a one-time sign-in link (10 minutes) for one person of one workspace, on the
+ * server's public URL. With `--next`, the browser goes on to that page of the server after
+ * signing in (a consent page, say).
+ */
+export async function loginLinkCommand(ctx: CliContext, options: LoginLinkOptions, publicUrl: string): Promise<void> {
+  let next: string | undefined;
+  if (options.next !== undefined) {
+    next = sameOriginPath(options.next);
+    if (!next)
+      throw new CliError(`--next must be a path on this server, like /oauth/consent?request=… (got "${options.next}")`);
+  }
+  const { person, link } = await ctx.withDatabase(async (database) => {
+    const workspace = await requireWorkspace(database.db, options.workspace);
+    const found = await requirePerson(database.db, workspace, options.user);
+    return { person: found, link: await createLoginLink(database.db, { workspaceId: workspace.id, userId: found.id }) };
+  });
+  const url = `${publicUrl.replace(/\/+$/, '')}${LOGIN_PATH_PREFIX}${link.secret}${next ? `?next=${encodeURIComponent(next)}` : ''}`;
+  if (options.json) {
+    ctx.out(
+      JSON.stringify({ url, workspace: options.workspace, user: person.handle, expiresAt: link.expiresAt }, null, 2),
+    );
+    return;
+  }
+  ctx.out(
+    `Sign-in link for ${person.name} (${person.handle}) in workspace "${options.workspace}", usable once until ${link.expiresAt}:`,
+  );
+  ctx.out(`  ${url}`);
+}

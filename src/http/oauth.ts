@@ -1,0 +1,177 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppConfig } from '../config.js';
+import type { Database } from '../db/database.js';
+import { RESOURCE_PATHS } from '../modules/oauth/resources.js';
+import { publicOrigin, servesOAuth } from './public-url.js';
+import { clientKey } from './rate-limit.js';
+import { requestPath } from './request-path.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The protected-resource metadata URL (RFC 9728) of the API door a request is for (/api/mcp
+     * or /api/external), which its 401 names in WWW-Authenticate; undefined for other paths or
+     * when the server offers no OAuth (see servesOAuth).
+     */
+    resourceMetadataUrl?: (request: FastifyRequest) => string | undefined;
+  }
+}
+
+const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
+
+/** The paths the OAuth router answers; every other request stays with Fastify. */
+const OAUTH_PATHS = new Set([
+  '/authorize',
+  '/token',
+  '/register',
+  '/revoke',
+  '/.well-known/oauth-authorization-server',
+  PROTECTED_RESOURCE_PATH,
+  ...RESOURCE_PATHS.map((path) => PROTECTED_RESOURCE_PATH + path),
+]);
+
+type NodeHandler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+/** The part of the Express application used here (the SDK's types for it resolve to `any`). */
+interface OAuthApp extends NodeHandler {
+  use(handler: unknown): void;
+  disable(setting: string): void;
+}
+
+/**
+ * The router's own rate limiter, per client address (keyed like the failed-authentication
+ * limit): nobody presents a credential on these endpoints, so the per-credential limit does
+ * not reach them. Registration, which writes a row, gets a sixth of the budget.
+ */
+function rateLimits(perMinute: number) {
+  const limit = (max: number) =>
+    perMinute <= 0
+      ? (false as const)
+      : {
+          windowMs: 60_000,
+          limit: max,
+          keyGenerator: (req: IncomingMessage) => clientKey(req.socket.remoteAddress ?? ''),
+          // The key is ours, not `req.ip`: the limiter's start-up checks of its own key and of
+          // proxy settings do not apply and would only log.
+          validate: false,
+        };
+  return {
+    authorizationOptions: { rateLimit: limit(perMinute) },
+    tokenOptions: { rateLimit: limit(perMinute) },
+    revocationOptions: { rateLimit: limit(perMinute) },
+    // Our clients store answers confidential clients' secrets without expiry.
+    clientRegistrationOptions: { rateLimit: limit(Math.ceil(perMinute / 6)), clientSecretExpirySeconds: 0 },
+  };
+}
+
+/**
+ * The MCP SDK's authorization-server router (`mcpAuthRouter`, an Express router) over
+ * WsxOAuthProvider, plus protected-resource metadata for /api/external and for the
+ * server as a whole (the router itself serves /api/mcp's). Loaded on the first OAuth
+ * request, like the MCP SDK on the first /api/mcp one, so start-up does not pay for Express.
+ */
+async function buildOAuthApp(database: Database, config: AppConfig, issuer: URL): Promise<OAuthApp> {
+  const [
+    { mcpAuthRouter, mcpAuthMetadataRouter, createOAuthMetadata },
+    { createMcpExpressApp },
+    { WsxOAuthProvider },
+    { SCOPES },
+  ] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/auth/router.js'),
+    import('@modelcontextprotocol/sdk/server/express.js'),
+    import('../modules/oauth/provider.js'),
+    import('../modules/oauth/scopes.js'),
+  ]);
+  const provider = new WsxOAuthProvider(database.db, issuer, {
+    accessTokenTtlSeconds: config.oauthAccessTokenTtlSeconds,
+    refreshTokenTtlDays: config.oauthRefreshTokenTtlDays,
+  });
+  const scopesSupported = [...SCOPES];
+  // With a loopback issuer the factory also refuses Host headers that are not loopback
+  // names (DNS rebinding); behind a public URL any Host is served.
+  const app = createMcpExpressApp({ host: issuer.hostname }) as OAuthApp;
+  app.disable('x-powered-by');
+  app.use(
+    mcpAuthRouter({
+      provider,
+      issuerUrl: issuer,
+      scopesSupported,
+      resourceServerUrl: new URL('/api/mcp', issuer),
+      resourceName: 'wsx MCP server',
+      ...rateLimits(config.oauthRateLimitPerMinute),
+    }),
+  );
+  const oauthMetadata = createOAuthMetadata({ provider, issuerUrl: issuer, scopesSupported });
+  for (const [resource, resourceName] of [
+    [new URL('/api/external', issuer), 'wsx External API'],
+    [issuer, 'wsx'],
+  ] as const)
+    app.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: resource, scopesSupported, resourceName }));
+  return app;
+}
+
+/** What an OAuth path answers when the router passes it on: a body it could not read, or a fault. */
+function answerUnrouted(res: ServerResponse, log: FastifyBaseLogger, error: unknown): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const fault = error as { status?: unknown; expose?: unknown; message?: unknown } | undefined;
+  const status = typeof fault?.status === 'number' ? fault.status : error === undefined ? 404 : 500;
+  if (status >= 500) log.error({ err: error }, 'OAuth request failed');
+  const body =
+    status >= 500
+      ? { error: 'server_error', error_description: 'Internal Server Error' }
+      : {
+          error: 'invalid_request',
+          error_description: fault?.expose === true && typeof fault.message === 'string' ? fault.message : 'Not found',
+        };
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('cache-control', 'no-store');
+  res.end(JSON.stringify(body));
+}
+
+/** `/token/` is `/token`, as Fastify's routes and the router read it. */
+const pathOf = (url: string): string => url.split('?', 1)[0].replace(/(.)\/+$/, '$1');
+
+/**
+ * wsx as the OAuth 2.1 authorization server of its own API. The OAuth paths are answered by
+ * the MCP SDK's router: an onRequest hook, registered before every hook that could refuse or
+ * read the request, hijacks the reply and hands the untouched Node request and response to
+ * it. Also sets `resourceMetadataUrl` for the 401s of /api/mcp and /api/external.
+ */
+export function registerOAuth(app: FastifyInstance, database: Database, config: AppConfig): void {
+  const origin = () => publicOrigin(config, app);
+  app.decorate('resourceMetadataUrl', (request: FastifyRequest) => {
+    const base = origin();
+    if (!servesOAuth(base)) return undefined;
+    const path = requestPath(request);
+    const door = RESOURCE_PATHS.find((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+    return door ? `${base}${PROTECTED_RESOURCE_PATH}${door}` : undefined;
+  });
+
+  app.addHook('onReady', async () => {
+    if (!servesOAuth(origin()))
+      app.log.warn(
+        { publicUrl: origin() },
+        'OAuth is off: its endpoints need https; set WSX_PUBLIC_URL to the https URL clients reach wsx at',
+      );
+  });
+
+  let oauthApp: Promise<OAuthApp> | undefined;
+  app.addHook('onRequest', async (request, reply) => {
+    if (!OAUTH_PATHS.has(pathOf(request.url))) return;
+    const base = origin();
+    // Without an acceptable issuer the paths are unknown routes, as before OAuth existed.
+    if (!servesOAuth(base)) return;
+    if (!oauthApp) {
+      oauthApp = buildOAuthApp(database, config, new URL(base));
+      // A failed load is tried again by the next request rather than remembered.
+      oauthApp.catch(() => (oauthApp = undefined));
+    }
+    const handle = await oauthApp;
+    reply.hijack();
+    handle(request.raw, reply.raw, (error) => answerUnrouted(reply.raw, request.log, error));
+  });
+}

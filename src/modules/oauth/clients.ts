@@ -1,0 +1,89 @@
+import type { Kysely } from 'kysely';
+import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
+import { InvalidClientMetadataError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { nowIso } from '../../core/clock.js';
+import { newId } from '../../core/ids.js';
+import type { DB } from '../../db/schema.js';
+import { ClientMetadataProblem, registeredMetadata, type RegisteredMetadata } from './client-metadata.js';
+import { clientSecretFor } from './client-secret.js';
+
+/** A registration that led to no approval within this time is deleted (the client registers again if it comes back). */
+const UNUSED_CLIENT_TTL_MS = 24 * 60 * 60_000;
+/** The longest client id looked up (ours are 30 characters). */
+const MAX_CLIENT_ID_LENGTH = 64;
+
+/**
+ * Registered clients over the database (the router's clients store). Client ids are
+ * `ocl_…`; a confidential client's secret is derived, never stored (client-secret.ts), and
+ * does not expire (`client_secret_expires_at: 0`).
+ */
+export class ClientsStore implements OAuthRegisteredClientsStore {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
+    if (clientId.length > MAX_CLIENT_ID_LENGTH) return undefined;
+    const row = await this.db.selectFrom('oauth_clients').selectAll().where('id', '=', clientId).executeTakeFirst();
+    if (!row) return undefined;
+    return this.information(row.id, JSON.parse(row.metadata) as RegisteredMetadata, row.created_at);
+  }
+
+  async registerClient(
+    client: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>,
+  ): Promise<OAuthClientInformationFull> {
+    let metadata: RegisteredMetadata;
+    try {
+      metadata = registeredMetadata(client);
+    } catch (error) {
+      if (error instanceof ClientMetadataProblem) throw new InvalidClientMetadataError(error.message);
+      throw error;
+    }
+    const now = Date.now();
+    await this.deleteUnusedClients(now);
+    const id = newId('ocl', now);
+    const createdAt = nowIso(now);
+    await this.db
+      .insertInto('oauth_clients')
+      .values({
+        id,
+        client_name: metadata.client_name ?? null,
+        metadata: JSON.stringify(metadata),
+        confidential: metadata.token_endpoint_auth_method === 'none' ? 0 : 1,
+        created_at: createdAt,
+      })
+      .execute();
+    return this.information(id, metadata, createdAt);
+  }
+
+  private async information(
+    clientId: string,
+    metadata: RegisteredMetadata,
+    createdAt: string,
+  ): Promise<OAuthClientInformationFull> {
+    const secret =
+      metadata.token_endpoint_auth_method === 'none'
+        ? {}
+        : { client_secret: await clientSecretFor(this.db, clientId), client_secret_expires_at: 0 };
+    return {
+      ...metadata,
+      client_id: clientId,
+      client_id_issued_at: Math.floor(Date.parse(createdAt) / 1000),
+      ...secret,
+    };
+  }
+
+  /** Registrations older than a day under which nobody ever approved anything. */
+  private async deleteUnusedClients(now: number): Promise<void> {
+    await this.db
+      .deleteFrom('oauth_clients')
+      .where('created_at', '<', nowIso(now - UNUSED_CLIENT_TTL_MS))
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb.selectFrom('oauth_grants').select('id').whereRef('oauth_grants.client_id', '=', 'oauth_clients.id'),
+          ),
+        ),
+      )
+      .execute();
+  }
+}

@@ -1,0 +1,68 @@
+import { html } from '../html.js';
+import type { Page } from '../page.js';
+import { CONNECTORS_PATH, CONSENT_PATH } from '../paths.js';
+import { scopeInWords } from '../scopes.js';
+import type { BrowserSession } from '../sessions.js';
+import { sessionHeader } from './session-header.js';
+
+export interface ConsentRequest {
+  requestId: string;
+  clientName: string;
+  clientId: string;
+  scopes: string[];
+  resource?: string;
+}
+
+const decisionForm = (
+  session: BrowserSession,
+  requestId: string,
+  decision: 'approve' | 'deny',
+  label: string,
+  primary: boolean,
+) =>
+  html`<form method="post" action="${CONSENT_PATH}">
+    <input type="hidden" name="request" value="${requestId}" />
+    <input type="hidden" name="csrf" value="${session.csrfToken}" />
+    <input type="hidden" name="decision" value="${decision}" />
+    <button type="submit" class="${primary ? 'primary' : 'secondary'}">${label}</button>
+  </form>`;
+
+/**
+ * The question put to the person: which client (by the name it registered and where it
+ * sends the answer), which workspace, and what it may do there, with Approve and Deny.
+ */
+export function consentPage(session: BrowserSession, request: ConsentRequest, redirectLabel: string): Page {
+  return {
+    title: `Connect ${request.clientName}?`,
+    body: html`${sessionHeader(session)}
+      <h1>Connect <q>${request.clientName}</q> to ${session.workspaceName}?</h1>
+      <p>
+        The application <strong>${request.clientName}</strong> asks to act as you, <strong>${session.userName}</strong>,
+        in the workspace <strong>${session.workspaceName}</strong> (${session.workspaceSlug}).
+      </p>
+      <dl>
+        <dt>It returns to</dt>
+        <dd><code>${redirectLabel}</code></dd>
+        <dt>Client id</dt>
+        <dd><code>${request.clientId}</code></dd>
+        ${
+          request.resource
+            ? html`<dt>For</dt>
+                <dd><code>${request.resource}</code></dd>`
+            : ''
+        }
+      </dl>
+      <h2>It will be able to</h2>
+      <ul>
+        ${request.scopes.map((scope) => html`<li>${scopeInWords(scope)}</li> `)}
+      </ul>
+      <p class="muted">
+        Only approve applications you started yourself. You can take the access back at any time under
+        <a href="${CONNECTORS_PATH}">Connectors</a>.
+      </p>
+      <div class="actions">
+        ${decisionForm(session, request.requestId, 'approve', 'Approve', true)}
+        ${decisionForm(session, request.requestId, 'deny', 'Deny', false)}
+      </div>`,
+  };
+}
