@@ -4,6 +4,10 @@ export interface AppConfig {
   host: string;
   databaseUrl: string | undefined;
   logLevel: string;
+  /** Port of the Prometheus listener (GET /metrics); undefined: no metrics. */
+  metricsPort: number | undefined;
+  /** Address the metrics listener binds; loopback unless the operator opens it. */
+  metricsHost: string;
   bootstrap: boolean;
   rateLimitPerMinute: number;
   /** Failed authentications per minute per client address before 429; 0 turns the limit off. */
@@ -150,6 +154,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host,
     databaseUrl: env.DATABASE_URL || undefined,
     logLevel: env.LOG_LEVEL || 'info',
+    metricsPort: env.WSX_METRICS_PORT ? intFrom(env, 'WSX_METRICS_PORT', 0, 0, 65_535) : undefined,
+    metricsHost: env.WSX_METRICS_HOST || '127.0.0.1',
     bootstrap: env.WSX_BOOTSTRAP !== 'off',
     rateLimitPerMinute: intFrom(env, 'WSX_RATE_LIMIT', 1200),
     authFailureLimit: intFrom(env, 'WSX_AUTH_FAILURE_LIMIT', 20),

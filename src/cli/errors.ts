@@ -1,4 +1,5 @@
 import { ConfigError } from '../config.js';
+import { BackupError } from '../db/backup.js';
 import { TokenAdminError } from '../modules/auth/tokens.service.js';
 import { WorkspaceFileError } from '../modules/workspace-file/apply.js';
 
@@ -12,4 +13,5 @@ export const isOperatorError = (error: unknown): error is Error =>
   error instanceof CliError ||
   error instanceof WorkspaceFileError ||
   error instanceof TokenAdminError ||
-  error instanceof ConfigError;
+  error instanceof ConfigError ||
+  error instanceof BackupError;

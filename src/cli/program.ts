@@ -1,9 +1,14 @@
+import cluster from 'node:cluster';
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config.js';
 import { applyCommand } from './commands/apply.js';
+import { exportCommand } from './commands/export.js';
+import { importCommand } from './commands/import.js';
+import { backupCommand } from './commands/backup.js';
 import { loginLinkCommand } from './commands/login-link.js';
 import { migrateCommand } from './commands/migrate.js';
 import { oauthListCommand, oauthRevokeCommand } from './commands/oauth.js';
+import { MAX_WORKERS, parseWorkerCount, superviseWorkers } from './commands/serve-workers.js';
 import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './commands/token.js';
 import { processContext, type CliContext } from './context.js';
 import { isOperatorError } from './errors.js';
@@ -29,10 +34,19 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
       `${DATABASE_HELP}\nAlso: PORT (8080), HOST (127.0.0.1), LOG_LEVEL, WSX_BOOTSTRAP=off, WSX_RATE_LIMIT, ` +
         'WSX_AUTH_FAILURE_LIMIT, REDIS_URL.',
     )
-    .action(async () => {
+    .option('--workers <n>', `server processes sharing the port (1 to ${MAX_WORKERS})`, parseWorkerCount)
+    .action(async (options: { workers?: number }) => {
+      const config = loadConfig(env);
       // Loaded on demand: admin commands start without the HTTP stack and its operations.
-      const { serveCommand } = await import('./commands/serve.js');
-      await serveCommand(ctx, loadConfig(env));
+      const { openServedDatabase, serveCommand } = await import('./commands/serve.js');
+      // The primary of a cluster migrates once (workers would race for it), then only supervises;
+      // its workers come back here and serve.
+      if ((options.workers ?? 1) > 1 && cluster.isPrimary) {
+        await (await openServedDatabase(ctx, config)).close();
+        superviseWorkers(ctx, options.workers ?? 1, config.bootstrap);
+        return;
+      }
+      await serveCommand(ctx, config);
     });
 
   program
@@ -48,6 +62,33 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
     .option('--json', 'print the ids and secrets as one JSON object')
     .addHelpText('after', DATABASE_HELP)
     .action((options: Parameters<typeof applyCommand>[1]) => applyCommand(ctx, options));
+
+  program
+    .command('backup')
+    .description(
+      'Copy the SQLite database to a file while the server runs (online backup API), then check the copy (integrity_check).',
+    )
+    .requiredOption('--out <file>', 'the copy; written under a temporary name and renamed when checked')
+    .option('--force', 'replace --out if it exists')
+    .addHelpText('after', `\nOn PostgreSQL it refuses and names the pg_dump command to use instead.${DATABASE_HELP}`)
+    .action((options: Parameters<typeof backupCommand>[1]) => backupCommand(ctx, options, loadConfig(env).databaseUrl));
+
+  program
+    .command('export')
+    .description(
+      'Write one workspace, with its history, to a new file (JSON Lines) that `wsx import` reads on either store.',
+    )
+    .requiredOption('--workspace <slug>', 'workspace slug')
+    .requiredOption('--out <path>', 'the file to create (never overwritten; it holds token hashes and webhook secrets)')
+    .addHelpText('after', DATABASE_HELP)
+    .action((options: Parameters<typeof exportCommand>[1]) => exportCommand(ctx, options));
+
+  program
+    .command('import')
+    .description('Create a workspace from a `wsx export` file, all or nothing; refused if the workspace exists.')
+    .requiredOption('--in <path>', 'the export file')
+    .addHelpText('after', DATABASE_HELP)
+    .action((options: Parameters<typeof importCommand>[1]) => importCommand(ctx, options));
 
   const token = program
     .command('token')

@@ -125,5 +125,6 @@ async function openPostgres(url: string): Promise<Database> {
     describe: `postgres://${safe.host}${safe.pathname}`,
     close: () => db.destroy(),
     statements,
+    pool,
   };
 }

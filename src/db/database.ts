@@ -16,4 +16,13 @@ export interface Database {
   close(): Promise<void>;
   /** Every statement the store runs, for those who count them (tests, the benchmark). */
   statements: StatementWatch;
+  /** PostgreSQL's connection pool, as the metrics read it; undefined on SQLite. */
+  pool?: PoolUse;
+}
+
+/** What a pg Pool tells of its use (its own property names). */
+export interface PoolUse {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
 }

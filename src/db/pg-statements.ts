@@ -19,13 +19,16 @@ export function nameStatements(client: ClientBase, watch: StatementWatch): void 
   const query = client.query.bind(client) as (config: QueryConfig | string, values?: unknown[]) => unknown;
   const replacement = (config: QueryConfig | string, values?: unknown[]): unknown => {
     if (typeof config !== 'string' || !Array.isArray(values)) return query(config, values);
-    watch.ran(config, values);
+    const finished = watch.ran(config, values);
     const name = nameOf(config);
-    if (!named.has(name)) {
-      if (named.size >= NAMED_PER_CONNECTION) return query(config, values);
+    let answer: unknown;
+    if (named.has(name) || named.size < NAMED_PER_CONNECTION) {
       named.add(name);
-    }
-    return query({ name, text: config, values });
+      answer = query({ name, text: config, values });
+    } else answer = query(config, values);
+    // Kysely uses the promise form: timing ends whether it resolves or rejects (the caller still sees a rejection).
+    if (finished) (answer as Promise<unknown>).then(finished, finished);
+    return answer;
   };
   client.query = replacement as ClientBase['query'];
 }

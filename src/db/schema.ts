@@ -241,6 +241,7 @@ import type { ReliabilityTables } from './tables/reliability.js';
 import type { WebhooksTables } from './tables/webhooks.js';
 import type { BrowserSessionTables } from './tables/browser-sessions.js';
 import type { OauthTables } from './tables/oauth.js';
+import type { BackgroundLeaseTables } from './tables/background-lease.js';
 
 export type DB = CoreTables &
   IssuesTables &
@@ -251,4 +252,5 @@ export type DB = CoreTables &
   InstallationTables &
   ReliabilityTables &
   BrowserSessionTables &
-  OauthTables;
+  OauthTables &
+  BackgroundLeaseTables;

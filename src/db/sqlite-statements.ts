@@ -20,11 +20,20 @@ export function cachingSqliteDatabase(sqlite: BetterSqlite3, watch: StatementWat
     }
     if (!watch.watched) return statement;
     const prepared = statement;
+    // better-sqlite3 runs synchronously: the statement has finished when the call returns.
+    const watched = <T>(parameters: ReadonlyArray<unknown>, run: () => T): T => {
+      const finished = watch.ran(sql, parameters);
+      try {
+        return run();
+      } finally {
+        finished?.();
+      }
+    };
     return {
       reader: prepared.reader,
-      all: (parameters: ReadonlyArray<unknown>) => (watch.ran(sql, parameters), prepared.all(parameters)),
-      run: (parameters: ReadonlyArray<unknown>) => (watch.ran(sql, parameters), prepared.run(parameters)),
-      iterate: (parameters: ReadonlyArray<unknown>) => (watch.ran(sql, parameters), prepared.iterate(parameters)),
+      all: (parameters: ReadonlyArray<unknown>) => watched(parameters, () => prepared.all(parameters)),
+      run: (parameters: ReadonlyArray<unknown>) => watched(parameters, () => prepared.run(parameters)),
+      iterate: (parameters: ReadonlyArray<unknown>) => watched(parameters, () => prepared.iterate(parameters)),
     };
   };
   return { prepare, close: () => sqlite.close() };

@@ -10,6 +10,9 @@
 /** Called with every statement the store runs and its bound values (tests and the benchmark count them). */
 export type StatementObserver = (sql: string, parameters: ReadonlyArray<unknown>) => void;
 
+/** Called with the seconds each statement took once it has finished, failed or not (the metrics). */
+export type StatementTimer = (seconds: number) => void;
+
 /**
  * A bounded map that forgets its oldest entry. A hit does not reorder (a lookup is one Map
  * read): the hot entries are few and far under the bound, so recency would buy nothing.
@@ -40,17 +43,33 @@ export class BoundedCache<V> {
  */
 export class StatementWatch {
   private readonly observers = new Set<StatementObserver>();
+  private readonly timers = new Set<StatementTimer>();
 
   observe(observer: StatementObserver): () => void {
     this.observers.add(observer);
     return () => this.observers.delete(observer);
   }
 
-  ran(sql: string, parameters: ReadonlyArray<unknown>): void {
+  time(timer: StatementTimer): () => void {
+    this.timers.add(timer);
+    return () => this.timers.delete(timer);
+  }
+
+  /**
+   * A statement starts: answers the function the driver calls when it has finished, or
+   * undefined when no one times statements (the clock is then not read at all).
+   */
+  ran(sql: string, parameters: ReadonlyArray<unknown>): (() => void) | undefined {
     for (const observer of this.observers) observer(sql, parameters);
+    if (this.timers.size === 0) return undefined;
+    const started = performance.now();
+    return () => {
+      const seconds = (performance.now() - started) / 1000;
+      for (const timer of this.timers) timer(seconds);
+    };
   }
 
   get watched(): boolean {
-    return this.observers.size > 0;
+    return this.observers.size > 0 || this.timers.size > 0;
   }
 }

@@ -4,6 +4,7 @@ import { isTokenLive } from '../core/credential-expiry.js';
 import { newId } from '../core/ids.js';
 import type { Database } from '../db/database.js';
 import type { WebhookDeliveryRow, WebhookJobRow } from '../db/tables/webhooks.js';
+import { signal } from '../observability/signals.js';
 import { sendWebhook, type SendOutcome } from './delivery.js';
 import {
   claimDueJobs,
@@ -191,6 +192,10 @@ export async function runAttempt(
   onFailureStreak?: FailureStreakHandler,
 ): Promise<void> {
   const outcome = await send(config, attempt);
+  signal(database.db, {
+    kind: 'webhook_attempt',
+    outcome: outcome.ok ? 'succeeded' : attempt.refused ? 'refused' : 'failed',
+  });
   const endedMs = clock();
   const now = nowIso(endedMs);
   const { attempts } = attempt.job;

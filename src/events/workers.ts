@@ -6,6 +6,7 @@ import { disableIfFailingTooLong } from '../modules/webhooks/auto-disable.js';
 import { Dispatcher } from './dispatcher.js';
 import { notifyOutbox } from './notifier.js';
 import { pruneWebhookHistory } from './retention.js';
+import { SingleRunner } from './single-runner.js';
 
 const HOUSEKEEPING_INTERVAL_MS = 3_600_000;
 
@@ -16,6 +17,9 @@ const HOUSEKEEPING_INTERVAL_MS = 3_600_000;
  * it, so events of a committed change leave at once instead of at the next poll. Hourly
  * housekeeping (and once at start) drops idempotency records past their TTL and webhook
  * history past WSX_RETENTION_DAYS, so those tables stay small.
+ * On PostgreSQL every process runs them (claims and fan-out share the queue safely); on
+ * SQLite only the process holding the background lease does (single-runner.ts), so
+ * several processes can serve one file.
  */
 export function registerWorkers(app: FastifyInstance, database: Database, config: AppConfig): void {
   const dispatcher = new Dispatcher(database, config, app.log, { onFailureStreak: disableIfFailingTooLong });
@@ -31,22 +35,34 @@ export function registerWorkers(app: FastifyInstance, database: Database, config
       signal: closing.signal,
     }).catch((err: unknown) => app.log.warn({ err }, 'webhook history pruning failed'));
   };
+  let active = false;
   // One housekeeping run at a time; closing waits for the current one, which stops between batches.
   const housekeep = () => {
-    running = running.then(purge);
+    if (active) running = running.then(purge);
   };
-  let housekeeping: NodeJS.Timeout | undefined;
-  app.addHook('onReady', async () => {
+  const begin = () => {
+    active = true;
     dispatcher.start();
     housekeep();
+  };
+  const end = async () => {
+    active = false;
+    await running;
+    await dispatcher.stop();
+  };
+  const runner = database.dialect === 'sqlite' ? new SingleRunner(database, app.log, { begin, end }) : undefined;
+  let housekeeping: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    if (runner) await runner.start();
+    else begin();
     housekeeping = setInterval(housekeep, HOUSEKEEPING_INTERVAL_MS);
     housekeeping.unref();
   });
   app.addHook('onClose', async () => {
     clearInterval(housekeeping);
     closing.abort();
-    await running;
-    await dispatcher.stop();
+    if (runner) await runner.stop();
+    await end();
   });
   app.addHook('onResponse', async (request) => {
     if (request.method !== 'GET') notifyOutbox();

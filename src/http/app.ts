@@ -1,10 +1,14 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { AppConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/database.js';
 import { cursorSigningKey } from '../db/installation-secrets.js';
 import { registerWorkers } from '../events/workers.js';
 import { registerMcp } from '../mcp/route.js';
+import { loggerOptions } from '../observability/logger.js';
+import { registerObservability } from '../observability/register.js';
+import { requestIdOf } from '../observability/request-id.js';
 import { catalog } from '../operations/catalog.js';
 import { registerWeb } from '../web/register.js';
 import { registerSessionHook } from '../web/session-hook.js';
@@ -23,6 +27,8 @@ export interface AppOptions {
   database: Database;
   config: AppConfig;
   logger?: boolean;
+  /** Where log lines go instead of stdout, as JSON (tests read them); logs on even without `logger`. */
+  logStream?: DestinationStream;
   /** Run the background workers (webhook dispatcher) with the server; tests without webhooks leave them off. */
   workers?: boolean;
 }
@@ -39,12 +45,18 @@ export async function buildApp({
   database,
   config,
   logger = false,
+  logStream,
   workers = false,
 }: AppOptions): Promise<FastifyInstance> {
   // The cursor key is made on the first start and read once per process, before any request.
   await cursorSigningKey(database.db);
   const app = Fastify({
-    logger: logger ? { level: config.logLevel } : false,
+    logger: loggerOptions(logger, config.logLevel, logStream),
+    // One line per request, written by registerObservability, replaces Fastify's two; every
+    // line a request logs names it as `requestId`.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     bodyLimit: ONE_MIB,
     ...timeoutOptions(config),
     clientErrorHandler: clientErrorHandler(config),
@@ -69,6 +81,8 @@ export async function buildApp({
     }
   });
 
+  // First, so every later hook's refusal is still logged, counted and carries the request id.
+  registerObservability(app, database, config);
   registerErrorHandling(app);
   answerRequestsWhileDraining(app);
   // The OAuth endpoints take the raw request before any later hook reads or refuses it.

@@ -110,6 +110,7 @@ export function registerOperations(
     app.route({
       method: op.method,
       url: toFastifyPath(op.path),
+      config: { operationId: op.id },
       // Credential (and rate limit), then route, then the caller's right to write, all before
       // the body is read: a read-only credential's write is refused whatever its body holds.
       onRequest: async (request) => {

@@ -17,8 +17,9 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export function spawnServer(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+/** `args` follow `serve` (e.g. `--workers 2`). */
+export function spawnServer(env: Record<string, string>, args: string[] = []): ServerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', ...args], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', WSX_BOOTSTRAP: 'off', ...env },
   });

@@ -70,7 +70,7 @@ const storageFullError = (error: unknown) =>
  * A full disk ends the start with one clear line; any other failure is a bug and keeps
  * its stack.
  */
-async function openServedDatabase(ctx: CliContext, config: AppConfig): Promise<Database> {
+export async function openServedDatabase(ctx: CliContext, config: AppConfig): Promise<Database> {
   for (let attempt = 1; ; attempt++) {
     let database: Database | undefined;
     try {
@@ -129,6 +129,8 @@ export async function serveCommand(ctx: CliContext, config: AppConfig): Promise<
     ctx.out(
       `wsx is listening on ${url} (database ${database.describe}). API ${url}/api/external, reference ${url}/docs`,
     );
+    const metrics = app.metricsServer?.address() as AddressInfo | null | undefined;
+    if (metrics) ctx.out(`Prometheus metrics on ${displayUrl(config.metricsHost, metrics.port)}/metrics`);
   } catch (error) {
     await app?.close().catch(() => undefined);
     await database.close().catch(() => undefined);

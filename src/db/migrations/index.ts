@@ -17,6 +17,7 @@ import * as credentialAccess from './0015_credential_access.js';
 import * as webhookRotation from './0016_webhook_rotation.js';
 import * as oauth from './0017_oauth.js';
 import * as browserSessions from './0018_browser_sessions.js';
+import * as backgroundLease from './0019_background_lease.js';
 
 /** Every migration, by name; names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_webhook_rotation': webhookRotation,
   '0017_oauth': oauth,
   '0018_browser_sessions': browserSessions,
+  '0019_background_lease': backgroundLease,
 };

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { signal } from '../../observability/signals.js';
 import type { Result } from '../../operations/define.js';
 import type { ClaimHolder } from './holder.js';
 import type { IdempotencyScope } from './idempotency.repository.js';
@@ -45,7 +46,10 @@ export async function runKeyedWrite(
 ): Promise<{ result: Result; replayed: boolean }> {
   const fingerprint = requestFingerprint(write.method, write.path, write.body);
   const outcome = await claimKey(write.db, write.holder, write.scope, fingerprint, write.nowMs, write.ttlHours);
-  if (outcome.kind === 'replay') return { result: { status: outcome.status, body: outcome.body }, replayed: true };
+  if (outcome.kind === 'replay') {
+    signal(write.db, { kind: 'idempotency_replay' });
+    return { result: { status: outcome.status, body: outcome.body }, replayed: true };
+  }
   const { claim } = outcome;
   try {
     const result = await execute(async (trx, r) => {

@@ -1,0 +1,48 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Metrics } from './metrics.js';
+import { operationOf } from './operation-label.js';
+
+/** Who called, by name (a token's name, a person's id), never by secret; null before or without authentication. */
+function credentialOf(request: FastifyRequest): string | null {
+  const principal = request.auth?.principal;
+  if (!principal) return null;
+  return principal.kind === 'api_token' ? principal.tokenName : principal.userId;
+}
+
+/**
+ * Every request, as it ends: one log line and, with metrics on, its counts. Registered
+ * before every other hook, so the request id is echoed even when a later hook refuses the
+ * request. The header goes on the raw response: replies handed over whole to another
+ * library (MCP, OAuth) send what the raw response holds.
+ */
+export function registerRequestHooks(app: FastifyInstance, metrics: Metrics | undefined): void {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.raw.setHeader('X-Request-Id', request.id);
+    if (!metrics) return;
+    metrics.inFlight.inc();
+    // 'close' comes for every response, also one whose client went away before the answer
+    // (no onResponse then), so the gauge cannot drift.
+    reply.raw.once('close', () => metrics.inFlight.dec());
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const operation = operationOf(request);
+    const durationMs = reply.elapsedTime;
+    metrics?.requestFinished(operation, request.method, reply.statusCode, durationMs / 1000);
+    logLine(request, reply, operation, durationMs);
+  });
+}
+
+function logLine(request: FastifyRequest, reply: FastifyReply, operation: string, durationMs: number): void {
+  const status = reply.statusCode;
+  const fields = {
+    operation,
+    method: request.method,
+    status,
+    durationMs: Math.round(durationMs * 10) / 10,
+    workspace: request.auth?.workspace.slug ?? null,
+    credential: credentialOf(request),
+  };
+  // The request id is on every line of the request's logger already (`requestId`, src/http/app.ts).
+  if (status >= 500) request.log.error(fields, 'request failed');
+  else request.log.info(fields, 'request');
+}
