@@ -6,8 +6,8 @@ import type { Ctx } from '../core/context.js';
  * project of the workspace; other tokens see the projects granted to them. It is a
  * set-based sub-select, so lists stay one query however many rows they scan.
  */
-const grantedProjectIds = (ctx: Ctx) =>
-  sql`(select project_id from token_project_grants where token_id = ${ctx.access.tokenId})`;
+const grantedTo = (tokenId: unknown) => sql`(select project_id from token_project_grants where token_id = ${tokenId})`;
+const grantedProjectIds = (ctx: Ctx) => grantedTo(ctx.access.tokenId);
 
 export function whereProjectVisible<QB extends SelectQueryBuilder<any, any, any>>(
   ctx: Ctx,
@@ -15,7 +15,21 @@ export function whereProjectVisible<QB extends SelectQueryBuilder<any, any, any>
   projectColumn: string,
 ): QB {
   if (ctx.access.all) return query;
-  return query.where(sql.ref(projectColumn), 'in', grantedProjectIds(ctx)) as QB;
+  return whereProjectGranted(query, projectColumn, ctx.access.tokenId);
+}
+
+/** The rule of whereProjectVisible for one shape of a query template: every project, or those granted to a token. */
+export type VisibilityShape = 'all' | 'granted';
+
+export const visibilityShape = (ctx: Ctx): VisibilityShape => (ctx.access.all ? 'all' : 'granted');
+
+/** Only the projects granted to `tokenId` (a query template's slot, or the value itself). */
+export function whereProjectGranted<QB extends SelectQueryBuilder<any, any, any>>(
+  query: QB,
+  projectColumn: string,
+  tokenId: unknown,
+): QB {
+  return query.where(sql.ref(projectColumn), 'in', grantedTo(tokenId)) as QB;
 }
 
 /** For records whose project is optional: no project, or a project the caller can see. */

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Ctx } from '../core/context.js';
 import { newId } from '../core/ids.js';
+import { queryTemplate } from '../db/compiled-query.js';
+import type { DialectName } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import { serialiseAudience, type EventAudience } from './audience.js';
 import { nextPosition } from './event-log.js';
@@ -81,30 +83,52 @@ export const newEnvelope = (type: DeliveredEventType, origin: EventOrigin, data:
 });
 
 /**
- * Records an event in the outbox through `db`, a write transaction that holds the
+ * Records an event in the outbox through `store.db`, a write transaction that holds the
  * workspace's write order (db/write-clock.ts), at the next position of the workspace's log
  * (event-log.ts). Delivery happens after commit.
  */
 export async function appendEvent(
-  db: Kysely<DB>,
+  store: { db: Kysely<DB>; dialect: DialectName },
   origin: EventOrigin,
   event: { type: EventType; data: Record<string, unknown>; projectId: string | null; audience?: EventAudience },
 ): Promise<void> {
   const payload = newEnvelope(event.type, origin, event.data);
-  await db
-    .insertInto('outbox_events')
-    .values({
-      id: payload.id,
-      workspace_id: origin.workspaceId,
-      seq: nextPosition(origin.workspaceId),
-      type: event.type,
-      project_id: event.projectId,
-      payload: JSON.stringify(payload),
-      audience: serialiseAudience(event.audience),
-      created_at: origin.now,
-    })
-    .execute();
+  await outboxInsert.rows(store, 'one', {
+    id: payload.id,
+    workspaceId: origin.workspaceId,
+    type: event.type,
+    projectId: event.projectId,
+    payload: JSON.stringify(payload),
+    audience: serialiseAudience(event.audience),
+    createdAt: origin.now,
+  });
 }
+
+/** Every write records an event: its insert is compiled once. */
+const outboxInsert = queryTemplate(
+  (
+    db,
+    slots: {
+      id: string;
+      workspaceId: string;
+      type: string;
+      projectId: string | null;
+      payload: string;
+      audience: string | null;
+      createdAt: string;
+    },
+  ) =>
+    db.insertInto('outbox_events').values({
+      id: slots.id,
+      workspace_id: slots.workspaceId,
+      seq: nextPosition(slots.workspaceId),
+      type: slots.type,
+      project_id: slots.projectId,
+      payload: slots.payload,
+      audience: slots.audience,
+      created_at: slots.createdAt,
+    }),
+);
 
 /**
  * Records an event through the caller's transaction (`ctx.db`), so it commits or rolls
@@ -120,5 +144,5 @@ export async function recordEvent(
   projectId: string | null,
   audience?: EventAudience,
 ): Promise<void> {
-  await appendEvent(ctx.db, originOf(ctx), { type, data, projectId, audience });
+  await appendEvent(ctx, originOf(ctx), { type, data, projectId, audience });
 }

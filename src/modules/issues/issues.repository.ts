@@ -1,8 +1,9 @@
 import { titleOrDescriptionContains } from '../../db/text-search.js';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { queryTemplate } from '../../db/compiled-query.js';
 import type { Ctx } from '../../core/context.js';
-import type { IssueRow } from '../../db/schema.js';
-import { whereProjectVisible } from '../../db/access.js';
+import type { DB, IssueRow } from '../../db/schema.js';
+import { visibilityShape, whereProjectGranted, whereProjectVisible, type VisibilityShape } from '../../db/access.js';
 import { paginateInOrder } from '../../db/list-page.js';
 import type { ListOrder } from '../../core/list-order.js';
 
@@ -14,26 +15,37 @@ export type IssueRecord = IssueRow & {
   status_category: string;
 };
 
-const selectIssues = (ctx: Ctx) =>
-  whereProjectVisible(
-    ctx,
-    ctx.db
-      .selectFrom('issues as i')
-      .innerJoin('projects as p', 'p.id', 'i.project_id')
-      .innerJoin('teams as t', 't.id', 'i.team_id')
-      .innerJoin('statuses as s', 's.id', 'i.status_id')
-      .selectAll('i')
-      .select(['p.key as project_key', 't.key as team_key', 's.key as status_key', 's.category as status_category'])
-      .where('i.workspace_id', '=', ctx.workspace.id),
-    'i.project_id',
+const issuesWithKeys = (db: Kysely<DB>, workspaceId: string) =>
+  db
+    .selectFrom('issues as i')
+    .innerJoin('projects as p', 'p.id', 'i.project_id')
+    .innerJoin('teams as t', 't.id', 'i.team_id')
+    .innerJoin('statuses as s', 's.id', 'i.status_id')
+    .selectAll('i')
+    .select(['p.key as project_key', 't.key as team_key', 's.key as status_key', 's.category as status_category'])
+    .where('i.workspace_id', '=', workspaceId);
+
+const selectIssues = (ctx: Ctx) => whereProjectVisible(ctx, issuesWithKeys(ctx.db, ctx.workspace.id), 'i.project_id');
+
+/** One visible issue by a unique column: compiled once per shape (the hottest read of all). */
+const issueBy = (column: 'i.id' | 'i.issue_key') =>
+  queryTemplate(
+    (db, slots: { workspaceId: string; tokenId: string | null; value: string }, visibility: VisibilityShape) => {
+      const query = issuesWithKeys(db, slots.workspaceId).where(column, '=', slots.value);
+      return visibility === 'all' ? query : whereProjectGranted(query, 'i.project_id', slots.tokenId);
+    },
   );
+const issueById = issueBy('i.id');
+const issueByKey = issueBy('i.issue_key');
+
+const slotsOf = (ctx: Ctx, value: string) => ({ workspaceId: ctx.workspace.id, tokenId: ctx.access.tokenId, value });
 
 /** Visible issues only: an issue of a project outside the caller's grants does not exist for it. */
 export const findVisibleIssueById = (ctx: Ctx, issueId: string): Promise<IssueRecord | undefined> =>
-  selectIssues(ctx).where('i.id', '=', issueId).executeTakeFirst();
+  issueById.first(ctx, visibilityShape(ctx), slotsOf(ctx, issueId));
 
 export const findVisibleIssueByKey = (ctx: Ctx, issueKey: string): Promise<IssueRecord | undefined> =>
-  selectIssues(ctx).where('i.issue_key', '=', issueKey.toUpperCase()).executeTakeFirst();
+  issueByKey.first(ctx, visibilityShape(ctx), slotsOf(ctx, issueKey.toUpperCase()));
 
 /** Visible issues with one of these ids or (upper-case) keys, in one query: for lists of references. */
 export function findVisibleIssuesByIdsOrKeys(ctx: Ctx, ids: string[], keys: string[]): Promise<IssueRecord[]> {
@@ -80,8 +92,22 @@ export async function listVisibleIssues(
 }
 
 /** Inserts the issue and answers the row as the store keeps it (types as a read returns them). */
-export function insertIssue(ctx: Ctx, row: IssueRow): Promise<IssueRow> {
-  return ctx.db.insertInto('issues').values(row).returningAll().executeTakeFirstOrThrow();
+/** The insert of a whole issue row, compiled once per set of columns (a row always has them all). */
+const issueInsert = queryTemplate((db, slots: IssueRow, columns: string) =>
+  db
+    .insertInto('issues')
+    .values(
+      Object.fromEntries(
+        columns.split(',').map((column) => [column, slots[column as keyof IssueRow]]),
+      ) as unknown as IssueRow,
+    )
+    .returningAll(),
+);
+
+export async function insertIssue(ctx: Ctx, row: IssueRow): Promise<IssueRow> {
+  const inserted = await issueInsert.first(ctx, Object.keys(row).join(','), row);
+  if (!inserted) throw new Error('insert into issues returned no row');
+  return inserted;
 }
 
 export async function updateIssueRow(ctx: Ctx, issueId: string, changes: Partial<IssueRow>): Promise<void> {
@@ -98,15 +124,19 @@ export async function updateIssueRow(ctx: Ctx, issueId: string, changes: Partial
  * creates on PostgreSQL (SQLite serialises whole transactions), so numbers are never shared.
  */
 export async function takeIssueNumber(ctx: Ctx, teamId: string): Promise<number> {
-  const row = await ctx.db
-    .updateTable('teams')
-    .set({ issue_counter: sql`issue_counter + 1` })
-    .where('workspace_id', '=', ctx.workspace.id)
-    .where('id', '=', teamId)
-    .returning('issue_counter')
-    .executeTakeFirstOrThrow();
+  const row = await nextIssueNumber.first(ctx, 'one', { workspaceId: ctx.workspace.id, teamId });
+  if (!row) throw new Error(`team ${teamId} has no issue counter`);
   return Number(row.issue_counter);
 }
+
+const nextIssueNumber = queryTemplate((db, slots: { workspaceId: string; teamId: string }) =>
+  db
+    .updateTable('teams')
+    .set({ issue_counter: sql`issue_counter + 1` })
+    .where('workspace_id', '=', slots.workspaceId)
+    .where('id', '=', slots.teamId)
+    .returning('issue_counter'),
+);
 
 export const findStatusById = (ctx: Ctx, statusId: string) =>
   ctx.db

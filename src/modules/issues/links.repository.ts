@@ -1,4 +1,5 @@
 import type { Ctx } from '../../core/context.js';
+import { queryTemplate, slotItems } from '../../db/compiled-query.js';
 import type { IssueLinkRow } from '../../db/tables/issues.js';
 
 /** A link side plus what its presentation needs from the target issue. */
@@ -9,10 +10,9 @@ export type LinkWithTarget = IssueLinkRow & {
   target_due_date: string | null;
 };
 
-/** Every link of the given issues in one query (lists batch-load their page's links). */
-export async function listLinksOfIssues(ctx: Ctx, issueIds: string[]): Promise<LinkWithTarget[]> {
-  if (issueIds.length === 0) return [];
-  return ctx.db
+/** Every link of some issues, ordered; compiled once per number of issues (a page has up to 200). */
+const linksOf = queryTemplate((db, slots: { workspaceId: string; issueIds: string[] }, count: number) =>
+  db
     .selectFrom('issue_links as l')
     .innerJoin('issues as t', 't.id', 'l.target_issue_id')
     .innerJoin('statuses as ts', 'ts.id', 't.status_id')
@@ -23,13 +23,17 @@ export async function listLinksOfIssues(ctx: Ctx, issueIds: string[]): Promise<L
       'ts.category as target_status_category',
       't.due_date as target_due_date',
     ])
-    .where('l.workspace_id', '=', ctx.workspace.id)
-    .where('l.issue_id', 'in', issueIds)
+    .where('l.workspace_id', '=', slots.workspaceId)
+    .where('l.issue_id', 'in', slotItems(slots.issueIds, count))
     .orderBy('l.created_at')
-    .orderBy('l.id')
-    .execute();
-}
+    .orderBy('l.id'),
+);
 
+/** Every link of the given issues in one query (lists batch-load their page's links). */
+export async function listLinksOfIssues(ctx: Ctx, issueIds: string[]): Promise<LinkWithTarget[]> {
+  if (issueIds.length === 0) return [];
+  return linksOf.rows(ctx, issueIds.length, { workspaceId: ctx.workspace.id, issueIds });
+}
 export const findLinkSide = (ctx: Ctx, issueId: string, targetIssueId: string, type: string) =>
   ctx.db
     .selectFrom('issue_links')

@@ -1,8 +1,9 @@
 import { forgetCachedCredentials } from '../auth/credential-cache.js';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { queryTemplate } from '../../db/compiled-query.js';
 import type { Ctx } from '../../core/context.js';
-import type { ProjectRow } from '../../db/schema.js';
-import { whereProjectVisible } from '../../db/access.js';
+import type { DB, ProjectRow } from '../../db/schema.js';
+import { visibilityShape, whereProjectGranted, whereProjectVisible, type VisibilityShape } from '../../db/access.js';
 import { paginateInOrder } from '../../db/list-page.js';
 import type { ListOrder } from '../../core/list-order.js';
 
@@ -16,25 +17,24 @@ export interface DefaultStatus {
   default_status_category: string | null;
 }
 
+const projectsWithTeamKey = (db: Kysely<DB>, workspaceId: string) =>
+  db
+    .selectFrom('projects')
+    .innerJoin('teams', 'teams.id', 'projects.team_id')
+    .selectAll('projects')
+    .select('teams.key as team_key')
+    .where('projects.workspace_id', '=', workspaceId);
+
 const selectProjects = (ctx: Ctx) =>
-  whereProjectVisible(
-    ctx,
-    ctx.db
-      .selectFrom('projects')
-      .innerJoin('teams', 'teams.id', 'projects.team_id')
-      .selectAll('projects')
-      .select('teams.key as team_key')
-      .where('projects.workspace_id', '=', ctx.workspace.id),
-    'projects.id',
-  );
+  whereProjectVisible(ctx, projectsWithTeamKey(ctx.db, ctx.workspace.id), 'projects.id');
 
 /**
  * The lookup of one project (by id or key) with its default status joined in, so creating an
  * issue needs one read for both: the first `unstarted` status (by position) among those the project allows (its
  * workflow, else every status of its team), else the first allowed one.
  */
-const selectProjectsWithDefaultStatus = (ctx: Ctx) =>
-  selectProjects(ctx)
+const withDefaultStatus = (projects: ReturnType<typeof projectsWithTeamKey>) =>
+  projects
     .leftJoin('statuses as default_status', (join) =>
       join.on((eb) =>
         eb(
@@ -68,12 +68,27 @@ const selectProjectsWithDefaultStatus = (ctx: Ctx) =>
       'default_status.category as default_status_category',
     ]);
 
+const selectProjectsWithDefaultStatus = (ctx: Ctx) => withDefaultStatus(selectProjects(ctx));
+
+/** One visible project by id with its default status: compiled once per shape (every create reads it). */
+const projectById = queryTemplate(
+  (db, slots: { workspaceId: string; tokenId: string | null; projectId: string }, visibility: VisibilityShape) => {
+    const projects = projectsWithTeamKey(db, slots.workspaceId);
+    const visible = visibility === 'all' ? projects : whereProjectGranted(projects, 'projects.id', slots.tokenId);
+    return withDefaultStatus(visible).where('projects.id', '=', slots.projectId);
+  },
+);
+
 /** Visible projects only: a project outside the caller's grants does not exist for it. */
 export const findVisibleProject = (
   ctx: Ctx,
   projectId: string,
 ): Promise<(ProjectWithTeam & DefaultStatus) | undefined> =>
-  selectProjectsWithDefaultStatus(ctx).where('projects.id', '=', projectId).executeTakeFirst();
+  projectById.first(ctx, visibilityShape(ctx), {
+    workspaceId: ctx.workspace.id,
+    tokenId: ctx.access.tokenId,
+    projectId,
+  });
 
 export const findVisibleProjectsByKey = (
   ctx: Ctx,

@@ -45,7 +45,7 @@ export async function disableIfFailingTooLong(
     // Already off, re-activated or recovered meanwhile: nothing to tell.
     if (!row) return;
     await appendEvent(
-      trx,
+      { db: trx, dialect: database.dialect },
       { workspaceId: row.workspace_id, actor: SYSTEM_ACTOR, nowMs: writeMs, now },
       {
         type: 'webhook.disabled',
