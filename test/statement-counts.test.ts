@@ -74,6 +74,26 @@ describe('statements per hot request', () => {
     expect(statements.length, texts(statements)).toBeLessThanOrEqual(h.database.dialect === 'postgres' ? 8 : 7);
   });
 
+  // The clock's row lock orders the workspace's writes until commit: a create takes it after
+  // its checks (src/operations/execute.ts, lateWriteInstant), so it is held for the writes only.
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'takes the write clock of a create on PostgreSQL after its reads, just before the writes',
+    async () => {
+      const { reply, statements } = await measure('POST', '/issues', {
+        title: 'Ordered',
+        projectId: acme.projects['ENG/API'],
+        assigneeId: aliceId,
+      });
+      expect(reply.status).toBe(201);
+      const sqls = statements.map((s) => s.sql.trim().toLowerCase());
+      const clock = sqls.findIndex((text) => text.startsWith('update "workspaces"'));
+      const counter = sqls.findIndex((text) => text.startsWith('update "teams"'));
+      const lastRead = sqls.reduce((last, text, index) => (text.startsWith('select') ? index : last), -1);
+      expect(clock, texts(statements)).toBeGreaterThan(lastRead);
+      expect(counter).toBe(clock + 1);
+    },
+  );
+
   it('reads an agenda in the same few statements for 2 items as for 12, each with an owner and a link', async () => {
     const projectId = acme.projects['ENG/API'];
     const meetingId = (await measure('POST', '/meetings', { title: 'Agenda', projectId })).reply.body.meeting.meetingId;

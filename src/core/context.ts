@@ -50,7 +50,21 @@ export interface Ctx {
   /** The request's instant: every row written by one request shares it. */
   nowMs: number;
   now: string;
+  /**
+   * Present while a write's instant is still to be taken (an operation with
+   * `lateWriteInstant`): until then `now` is the request's wall clock, for reads and checks
+   * only. See withWriteInstant.
+   */
+  takeWriteInstant?: () => Promise<Ctx>;
 }
+
+/**
+ * The context stamped with its write's instant: taken now if the operation deferred it
+ * (`lateWriteInstant`, operations/execute.ts), else the context as it is. Every row a late
+ * write changes must be written through the context this answers.
+ */
+export const withWriteInstant = (ctx: Ctx): Promise<Ctx> =>
+  ctx.takeWriteInstant ? ctx.takeWriteInstant() : Promise.resolve(ctx);
 
 export function canSeeProject(access: ProjectAccess, projectId: string): boolean {
   return access.all || access.granted.has(projectId);

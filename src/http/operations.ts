@@ -45,7 +45,8 @@ function send(
   reply.code(result.status);
   if (location !== undefined) reply.header('Location', location);
   if (result.status === 204 || result.body === undefined) return reply.send();
-  const body = JSON.stringify(result.body);
+  // Encoded once: the tag is hashed from, and the reply sends, the same bytes.
+  const body = Buffer.from(JSON.stringify(result.body));
   const version = versionOf(op, result);
   if (op.method === 'GET' || version !== undefined) {
     const tag = entityTag(body, version);

@@ -10,9 +10,9 @@ import { ApiError } from '../core/errors.js';
  */
 
 // The one-shot hash: a Hash object per answer cost more than hashing the body itself.
-const hashOf = (body: string): string => hash('sha256', body, 'base64url').slice(0, 22);
+const hashOf = (body: Buffer): string => hash('sha256', body, 'base64url').slice(0, 22);
 
-export const entityTag = (body: string, version?: number): string =>
+export const entityTag = (body: Buffer, version?: number): string =>
   version === undefined ? `"${hashOf(body)}"` : `"${version}-${hashOf(body)}"`;
 
 /** At most this many tags, and characters, in one If-Match or If-None-Match header: every loop over input is bounded. */

@@ -20,7 +20,8 @@ export interface ExecuteOptions {
  * `inTransaction`, the idempotency record), so a failure leaves no partial write. An
  * operation's `prepare` step runs first, outside the transaction, so slow work such as a
  * DNS lookup never holds the write lock. A write's instant is taken inside its transaction
- * (db/write-clock.ts), so the workspace's writes carry instants in commit order; a
+ * (db/write-clock.ts), so the workspace's writes carry instants in commit order: as it
+ * opens, or once the reads of an operation marked `lateWriteInstant` are done; a
  * conditional write checks the record's version there too, before it changes anything.
  */
 export async function executeOperation(
@@ -32,10 +33,21 @@ export async function executeOperation(
   const prepared = op.prepare ? { prepared: await op.prepare(ctx, input) } : {};
   if (op.method === 'GET') return op.run(ctx, { ...input, ...prepared });
   return ctx.db.transaction().execute(async (trx) => {
-    const nowMs = await takeWriteInstant(trx, ctx.dialect, ctx.workspace.id);
-    const writeCtx = { ...ctx, db: trx, nowMs, now: nowIso(nowMs) };
+    const readCtx: Ctx = { ...ctx, db: trx };
+    let stamping: Promise<Ctx> | undefined;
+    const stamp = () =>
+      (stamping ??= takeWriteInstant(trx, ctx.dialect, ctx.workspace.id).then((nowMs) => ({
+        ...readCtx,
+        nowMs,
+        now: nowIso(nowMs),
+      })));
+    const late = op.lateWriteInstant === true && !condition;
+    const writeCtx = late ? { ...readCtx, takeWriteInstant: stamp } : await stamp();
     if (condition && op.resource) await requireVersion(writeCtx, op.resource, input.params, condition);
     const result = await op.run(writeCtx, { ...input, ...prepared });
+    // A late write that never took its instant would have stamped rows with the wall clock.
+    if (!stamping) throw new Error(`${op.id} finished without taking its write instant`);
+    await stamping;
     if (inTransaction) await inTransaction(trx, result);
     return result;
   });

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import { withWriteInstant, type Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { archivedFilter, parseListOrder, type ListOrderQuery } from '../../core/list-order.js';
 import { newId } from '../../core/ids.js';
@@ -139,28 +139,30 @@ export async function getIssueViewByKey(ctx: Ctx, issueKey: string): Promise<Iss
  * the `issue.created` event in the caller's transaction.
  */
 export async function createIssue(
-  ctx: Ctx,
+  readCtx: Ctx,
   input: CreateIssueInput,
   options: { source?: IssueSource } = {},
 ): Promise<IssueView> {
   const title = parseIssueTitle(input.title);
-  const project = await resolveProjectRef(ctx, input);
+  const project = await resolveProjectRef(readCtx, input);
   if (!project) throw new ApiError('PROJECT_REQUIRED', { field: 'projectId' });
-  const status = sendsStatus(input) ? await resolveStatusForProject(ctx, input, project) : defaultStatus(project);
-  const assigneeId = input.assigneeId !== undefined ? await checkAssignee(ctx, input.assigneeId, project) : null;
+  const status = sendsStatus(input) ? await resolveStatusForProject(readCtx, input, project) : defaultStatus(project);
+  const assigneeId = input.assigneeId !== undefined ? await checkAssignee(readCtx, input.assigneeId, project) : null;
   // A human caller reports its own issues by default; an automation agent is not a reporter.
   const reporterId =
     input.reporterId !== undefined
-      ? await checkReporter(ctx, input.reporterId)
-      : ctx.principal.kind === 'user'
-        ? ctx.principal.userId
+      ? await checkReporter(readCtx, input.reporterId)
+      : readCtx.principal.kind === 'user'
+        ? readCtx.principal.userId
         : null;
   const priority = input.priority !== undefined ? parsePriority(input.priority) : 'none';
   const tags = parseTagFields(input) ?? [];
-  const containerId = await checkContainer(ctx, parseContainerFields(input) ?? null, project);
-  const milestoneId = await checkMilestone(ctx, input.milestoneId ?? null, containerId);
+  const containerId = await checkContainer(readCtx, parseContainerFields(input) ?? null, project);
+  const milestoneId = await checkMilestone(readCtx, input.milestoneId ?? null, containerId);
   const schedule = scheduleFromInput(input);
 
+  // Every check above only reads; the write order is taken for the writes alone.
+  const ctx = await withWriteInstant(readCtx);
   const number = await takeIssueNumber(ctx, project.team_id);
   const id = newId('iss', ctx.nowMs);
   const row = await insertIssue(ctx, {
