@@ -6,6 +6,7 @@ import type { DB, IssueRow } from '../../db/schema.js';
 import { visibilityShape, whereProjectGranted, whereProjectVisible, type VisibilityShape } from '../../db/access.js';
 import { paginateInOrder } from '../../db/list-page.js';
 import type { ListOrder } from '../../core/list-order.js';
+import type { LinkWithTarget } from './links.repository.js';
 
 /** An issue row plus the keys and status category its presentation needs, in one read. */
 export type IssueRecord = IssueRow & {
@@ -46,6 +47,86 @@ export const findVisibleIssueById = (ctx: Ctx, issueId: string): Promise<IssueRe
 
 export const findVisibleIssueByKey = (ctx: Ctx, issueKey: string): Promise<IssueRecord | undefined> =>
   issueByKey.first(ctx, visibilityShape(ctx), slotsOf(ctx, issueKey.toUpperCase()));
+
+/**
+ * One visible issue by a unique column with its link sides in the same statement: a row per
+ * link, or one row with null link columns. A single read then costs one statement (links
+ * of a page are loaded in one batch instead, listLinksOfIssues).
+ */
+const issueWithLinksBy = (column: 'i.id' | 'i.issue_key') =>
+  queryTemplate(
+    (db, slots: { workspaceId: string; tokenId: string | null; value: string }, visibility: VisibilityShape) => {
+      const issues = issuesWithKeys(db, slots.workspaceId).where(column, '=', slots.value);
+      const visible = visibility === 'all' ? issues : whereProjectGranted(issues, 'i.project_id', slots.tokenId);
+      return visible
+        .leftJoin('issue_links as l', (join) =>
+          join.onRef('l.issue_id', '=', 'i.id').onRef('l.workspace_id', '=', 'i.workspace_id'),
+        )
+        .leftJoin('issues as lt', 'lt.id', 'l.target_issue_id')
+        .leftJoin('statuses as lts', 'lts.id', 'lt.status_id')
+        .select([
+          'l.id as link_id',
+          'l.target_issue_id as link_target_issue_id',
+          'l.type as link_type',
+          'l.created_by as link_created_by',
+          'l.created_at as link_created_at',
+          'l.updated_at as link_updated_at',
+          'lt.issue_key as link_target_key',
+          'lt.project_id as link_target_project_id',
+          'lts.category as link_target_status_category',
+          'lt.due_date as link_target_due_date',
+        ])
+        .orderBy('l.created_at')
+        .orderBy('l.id');
+    },
+  );
+const issueWithLinksById = issueWithLinksBy('i.id');
+const issueWithLinksByKey = issueWithLinksBy('i.issue_key');
+
+export interface IssueWithLinks {
+  issue: IssueRecord;
+  links: LinkWithTarget[];
+}
+
+type IssueAndLinkRow = Awaited<ReturnType<typeof issueWithLinksById.rows>>[number];
+
+/** The rows of issueWithLinksBy as the issue and its links; a link whose target is gone is left out, as listLinksOfIssues does. */
+function issueAndLinks(rows: IssueAndLinkRow[]): IssueWithLinks | undefined {
+  if (rows.length === 0) return undefined;
+  // The link columns stay on the record: presentation reads the issue's own by name.
+  const issue: IssueRecord = rows[0];
+  const links = rows.flatMap((row): LinkWithTarget[] =>
+    row.link_id === null ||
+    row.link_target_issue_id === null ||
+    row.link_target_key === null ||
+    row.link_target_project_id === null ||
+    row.link_target_status_category === null
+      ? []
+      : [
+          {
+            id: row.link_id,
+            workspace_id: issue.workspace_id,
+            issue_id: issue.id,
+            target_issue_id: row.link_target_issue_id,
+            type: row.link_type as string,
+            created_by: row.link_created_by as string,
+            created_at: row.link_created_at as string,
+            updated_at: row.link_updated_at as string,
+            target_key: row.link_target_key,
+            target_project_id: row.link_target_project_id,
+            target_status_category: row.link_target_status_category,
+            target_due_date: row.link_target_due_date,
+          },
+        ],
+  );
+  return { issue, links };
+}
+
+export const findVisibleIssueWithLinksById = async (ctx: Ctx, issueId: string): Promise<IssueWithLinks | undefined> =>
+  issueAndLinks(await issueWithLinksById.rows(ctx, visibilityShape(ctx), slotsOf(ctx, issueId)));
+
+export const findVisibleIssueWithLinksByKey = async (ctx: Ctx, issueKey: string): Promise<IssueWithLinks | undefined> =>
+  issueAndLinks(await issueWithLinksByKey.rows(ctx, visibilityShape(ctx), slotsOf(ctx, issueKey.toUpperCase())));
 
 /** Visible issues with one of these ids or (upper-case) keys, in one query: for lists of references. */
 export function findVisibleIssuesByIdsOrKeys(ctx: Ctx, ids: string[], keys: string[]): Promise<IssueRecord[]> {

@@ -29,10 +29,13 @@ import {
   findVisibleIssueById,
   findVisibleIssueByKey,
   findVisibleIssuesByIdsOrKeys,
+  findVisibleIssueWithLinksById,
+  findVisibleIssueWithLinksByKey,
   insertIssue,
   listVisibleIssues,
   takeIssueNumber,
   type IssueRecord,
+  type IssueWithLinks,
 } from './issues.repository.js';
 import { listLinksOfIssues, type LinkWithTarget } from './links.repository.js';
 import { scheduleFromInput, type ScheduleInput } from './schedule.js';
@@ -123,14 +126,23 @@ export async function presentIssueRecord(ctx: Ctx, issue: IssueRecord): Promise<
   return view;
 }
 
+/** An issue read with its links (one statement): only its source's visibility is left to load. */
+async function presentIssueWithLinks(ctx: Ctx, { issue, links }: IssueWithLinks): Promise<IssueView> {
+  return presentIssue(issue, links, ctx.access, await sourceVisibility(ctx, [issue]));
+}
+
 export async function getIssueView(ctx: Ctx, issueId: string): Promise<IssueView> {
-  return presentIssueRecord(ctx, await requireVisibleIssue(ctx, issueId));
+  const found =
+    (await findVisibleIssueWithLinksById(ctx, issueId)) ??
+    (ISSUE_KEY_RE.test(issueId) ? await findVisibleIssueWithLinksByKey(ctx, issueId) : undefined);
+  if (!found) throw issueNotFound(issueId);
+  return presentIssueWithLinks(ctx, found);
 }
 
 export async function getIssueViewByKey(ctx: Ctx, issueKey: string): Promise<IssueView> {
-  const issue = await findVisibleIssueByKey(ctx, issueKey);
-  if (!issue) throw new ApiError('ISSUE_NOT_FOUND', { issueKey });
-  return presentIssueRecord(ctx, issue);
+  const found = await findVisibleIssueWithLinksByKey(ctx, issueKey);
+  if (!found) throw new ApiError('ISSUE_NOT_FOUND', { issueKey });
+  return presentIssueWithLinks(ctx, found);
 }
 
 /**
