@@ -28,13 +28,24 @@ const issuesWithKeys = (db: Kysely<DB>, workspaceId: string) =>
 
 const selectIssues = (ctx: Ctx) => whereProjectVisible(ctx, issuesWithKeys(ctx.db, ctx.workspace.id), 'i.project_id');
 
+type UniqueIssueColumn = 'i.id' | 'i.issue_key';
+type IssueLookupSlots = { workspaceId: string; tokenId: string | null; value: string };
+
+/** The issue whose unique `column` is `slots.value`, if the caller's visibility shows it (a template's build). */
+function visibleIssueBy(
+  db: Kysely<DB>,
+  column: UniqueIssueColumn,
+  slots: IssueLookupSlots,
+  visibility: VisibilityShape,
+) {
+  const query = issuesWithKeys(db, slots.workspaceId).where(column, '=', slots.value);
+  return visibility === 'all' ? query : whereProjectGranted(query, 'i.project_id', slots.tokenId);
+}
+
 /** One visible issue by a unique column: compiled once per shape (the hottest read of all). */
-const issueBy = (column: 'i.id' | 'i.issue_key') =>
-  queryTemplate(
-    (db, slots: { workspaceId: string; tokenId: string | null; value: string }, visibility: VisibilityShape) => {
-      const query = issuesWithKeys(db, slots.workspaceId).where(column, '=', slots.value);
-      return visibility === 'all' ? query : whereProjectGranted(query, 'i.project_id', slots.tokenId);
-    },
+const issueBy = (column: UniqueIssueColumn) =>
+  queryTemplate((db, slots: IssueLookupSlots, visibility: VisibilityShape) =>
+    visibleIssueBy(db, column, slots, visibility),
   );
 const issueById = issueBy('i.id');
 const issueByKey = issueBy('i.issue_key');
@@ -53,32 +64,28 @@ export const findVisibleIssueByKey = (ctx: Ctx, issueKey: string): Promise<Issue
  * link, or one row with null link columns. A single read then costs one statement (links
  * of a page are loaded in one batch instead, listLinksOfIssues).
  */
-const issueWithLinksBy = (column: 'i.id' | 'i.issue_key') =>
-  queryTemplate(
-    (db, slots: { workspaceId: string; tokenId: string | null; value: string }, visibility: VisibilityShape) => {
-      const issues = issuesWithKeys(db, slots.workspaceId).where(column, '=', slots.value);
-      const visible = visibility === 'all' ? issues : whereProjectGranted(issues, 'i.project_id', slots.tokenId);
-      return visible
-        .leftJoin('issue_links as l', (join) =>
-          join.onRef('l.issue_id', '=', 'i.id').onRef('l.workspace_id', '=', 'i.workspace_id'),
-        )
-        .leftJoin('issues as lt', 'lt.id', 'l.target_issue_id')
-        .leftJoin('statuses as lts', 'lts.id', 'lt.status_id')
-        .select([
-          'l.id as link_id',
-          'l.target_issue_id as link_target_issue_id',
-          'l.type as link_type',
-          'l.created_by as link_created_by',
-          'l.created_at as link_created_at',
-          'l.updated_at as link_updated_at',
-          'lt.issue_key as link_target_key',
-          'lt.project_id as link_target_project_id',
-          'lts.category as link_target_status_category',
-          'lt.due_date as link_target_due_date',
-        ])
-        .orderBy('l.created_at')
-        .orderBy('l.id');
-    },
+const issueWithLinksBy = (column: UniqueIssueColumn) =>
+  queryTemplate((db, slots: IssueLookupSlots, visibility: VisibilityShape) =>
+    visibleIssueBy(db, column, slots, visibility)
+      .leftJoin('issue_links as l', (join) =>
+        join.onRef('l.issue_id', '=', 'i.id').onRef('l.workspace_id', '=', 'i.workspace_id'),
+      )
+      .leftJoin('issues as lt', 'lt.id', 'l.target_issue_id')
+      .leftJoin('statuses as lts', 'lts.id', 'lt.status_id')
+      .select([
+        'l.id as link_id',
+        'l.target_issue_id as link_target_issue_id',
+        'l.type as link_type',
+        'l.created_by as link_created_by',
+        'l.created_at as link_created_at',
+        'l.updated_at as link_updated_at',
+        'lt.issue_key as link_target_key',
+        'lt.project_id as link_target_project_id',
+        'lts.category as link_target_status_category',
+        'lt.due_date as link_target_due_date',
+      ])
+      .orderBy('l.created_at')
+      .orderBy('l.id'),
   );
 const issueWithLinksById = issueWithLinksBy('i.id');
 const issueWithLinksByKey = issueWithLinksBy('i.issue_key');
