@@ -136,3 +136,63 @@ describe('GET /issues', () => {
     expect([reused.status, reused.body.code]).toEqual([400, 'INVALID_CURSOR']);
   });
 });
+
+describe('GET /issues with linked issues', () => {
+  let h: Harness;
+  const call = (method: string, path: string, body?: unknown, token = TOKENS.admin) =>
+    h.call(method, `/api/external/issues${path}`, { token, body });
+
+  beforeAll(async () => {
+    h = await startHarness([ACME]);
+    await h.apply(ACME);
+  });
+  afterAll(async () => h?.close());
+
+  /** Every page of `query`, following the cursors. */
+  async function pages(query: string, token: string) {
+    const seen = [];
+    let cursor = '';
+    for (;;) {
+      const reply = await call('GET', `${query}${cursor}`, undefined, token);
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+      seen.push(reply.body);
+      if (!reply.body.pageInfo.hasMore) return seen;
+      cursor = `&cursor=${reply.body.pageInfo.nextCursor}`;
+    }
+  }
+
+  it('pages issues that carry several links each, with the same links and page sizes as single reads', async () => {
+    const make = async (title: string, projectKey: string) => {
+      const reply = await call('POST', '', { title, projectKey, ...(projectKey === 'API' ? { teamKey: 'ENG' } : {}) });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+      return reply.body.issue as { issueId: string; issueKey: string };
+    };
+    const first = await make('linked one', 'API');
+    const second = await make('linked two', 'API');
+    const third = await make('linked three', 'API');
+    const hidden = await make('linked infra', 'INFRA');
+    for (const [from, type, to] of [
+      [first, 'blocks', second],
+      [first, 'related', third],
+      [first, 'blocks', hidden],
+      [third, 'blocks', second],
+    ] as const) {
+      const reply = await call('POST', `/${from.issueId}/links`, { type, targetIssueId: to.issueId });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    }
+
+    for (const token of [TOKENS.admin, TOKENS.bot]) {
+      const listed = await pages('?project=API&team=ENG&limit=2', token);
+      expect(listed.map((page) => page.issues.length)).toEqual([2, 1]);
+      const issues = listed.flatMap((page) => page.issues) as Array<{ issueId: string; links: unknown[] }>;
+      expect(issues.map((issue) => issue.issueId)).toEqual([third.issueId, second.issueId, first.issueId]);
+      for (const issue of issues) {
+        const single = await call('GET', `/${issue.issueId}`, undefined, token);
+        expect(issue).toEqual(single.body.issue);
+      }
+      // The link to the INFRA issue shows only to a credential that can see INFRA.
+      expect(issues[2].links).toHaveLength(token === TOKENS.admin ? 3 : 2);
+      expect(issues[1].links).toHaveLength(2);
+    }
+  });
+});
