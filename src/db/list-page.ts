@@ -1,7 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Ctx } from '../core/context.js';
 import type { ListOrder } from '../core/list-order.js';
-import { paginate, type PageFetch, type PageInfo } from './paginate.js';
+import { paginate, type PageInfo } from './paginate.js';
 
 interface OrderedRow {
   id: string;
@@ -16,8 +16,6 @@ export interface ListPage {
   filters: Record<string, unknown>;
   limit?: number;
   cursor?: string;
-  /** See PageRequest.fetch. */
-  fetch?: PageFetch;
 }
 
 /**
@@ -46,7 +44,6 @@ export function paginateInOrder<DB, TB extends keyof DB, O extends OrderedRow>(
     },
     limit: page.limit,
     cursor: page.cursor,
-    fetch: page.fetch,
     orderBy: [
       [`${alias}.${column}`, 'text'],
       [`${alias}.id`, 'text'],

@@ -30,18 +30,7 @@ export interface PageRequest {
   direction?: 'asc' | 'desc';
   /** The values of `orderBy` for a row, in the same order. */
   keyOf: (row: any) => unknown[];
-  /**
-   * Runs the page's query (`limit + 1` rows, already ordered and limited) and answers its
-   * rows in that order, for a list that loads more per row in the same statement; by
-   * default the query runs as it is. `order` is `orderBy` with the page's direction.
-   */
-  fetch?: PageFetch;
 }
-
-export type PageFetch = (
-  limited: SelectQueryBuilder<any, any, any>,
-  order: ReadonlyArray<readonly [column: string, direction: 'asc' | 'desc']>,
-) => Promise<unknown[]>;
 
 /**
  * Keyset pagination: `(a, b) < (x, y)` row-value comparison (an index range scan on both
@@ -71,13 +60,7 @@ export async function paginate<DB, TB extends keyof DB, O>(
     );
   }
   for (const [column] of page.orderBy) q = q.orderBy(sql.ref(column), direction);
-  const limited = q.limit(limit + 1);
-  const rows = page.fetch
-    ? ((await page.fetch(
-        limited,
-        page.orderBy.map(([column]) => [column, direction] as const),
-      )) as O[])
-    : await limited.execute();
+  const rows = await q.limit(limit + 1).execute();
   const hasMore = rows.length > limit;
   if (hasMore) rows.length = limit;
   const last = rows[rows.length - 1];

@@ -1,5 +1,5 @@
 import { titleOrDescriptionContains } from '../../db/text-search.js';
-import { sql, type Compilable, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { queryTemplate } from '../../db/compiled-query.js';
 import type { Ctx } from '../../core/context.js';
 import type { DB, IssueRow } from '../../db/schema.js';
@@ -59,117 +59,81 @@ export const findVisibleIssueById = (ctx: Ctx, issueId: string): Promise<IssueRe
 export const findVisibleIssueByKey = (ctx: Ctx, issueKey: string): Promise<IssueRecord | undefined> =>
   issueByKey.first(ctx, visibilityShape(ctx), slotsOf(ctx, issueKey.toUpperCase()));
 
-/** A link side and its target, as joined onto an issue row (null when the issue has none). */
-interface LinkColumns {
-  link_id: string | null;
-  link_target_issue_id: string | null;
-  link_type: string | null;
-  link_created_by: string | null;
-  link_created_at: string | null;
-  link_updated_at: string | null;
-  link_target_key: string | null;
-  link_target_project_id: string | null;
-  link_target_status_category: string | null;
-  link_target_due_date: string | null;
-}
-
-type IssueAndLinkRow = IssueRecord & LinkColumns;
+/**
+ * One visible issue by a unique column with its link sides in the same statement: a row per
+ * link, or one row with null link columns. A single read then costs one statement (links
+ * of a page are loaded in one batch instead, listLinksOfIssues).
+ */
+const issueWithLinksBy = (column: UniqueIssueColumn) =>
+  queryTemplate((db, slots: IssueLookupSlots, visibility: VisibilityShape) =>
+    visibleIssueBy(db, column, slots, visibility)
+      .leftJoin('issue_links as l', (join) =>
+        join.onRef('l.issue_id', '=', 'i.id').onRef('l.workspace_id', '=', 'i.workspace_id'),
+      )
+      .leftJoin('issues as lt', 'lt.id', 'l.target_issue_id')
+      .leftJoin('statuses as lts', 'lts.id', 'lt.status_id')
+      .select([
+        'l.id as link_id',
+        'l.target_issue_id as link_target_issue_id',
+        'l.type as link_type',
+        'l.created_by as link_created_by',
+        'l.created_at as link_created_at',
+        'l.updated_at as link_updated_at',
+        'lt.issue_key as link_target_key',
+        'lt.project_id as link_target_project_id',
+        'lts.category as link_target_status_category',
+        'lt.due_date as link_target_due_date',
+      ])
+      .orderBy('l.created_at')
+      .orderBy('l.id'),
+  );
+const issueWithLinksById = issueWithLinksBy('i.id');
+const issueWithLinksByKey = issueWithLinksBy('i.issue_key');
 
 export interface IssueWithLinks {
   issue: IssueRecord;
   links: LinkWithTarget[];
 }
 
-/**
- * Issue rows, each joined to its link sides in the same statement: a row per link, or one
- * row with null link columns; in the issues' `order`, then each issue's links oldest first.
- * One round trip for issues and links, where a second query for the links cost about as
- * much as the first.
- */
-function joinLinkSides(
-  db: Kysely<DB>,
-  issues: SelectQueryBuilder<any, any, IssueRecord>,
-  order: ReadonlyArray<readonly [column: string, direction: 'asc' | 'desc']>,
-): Compilable<IssueAndLinkRow> & { execute(): Promise<IssueAndLinkRow[]> } {
-  let query = db
-    .selectFrom(issues.as('i'))
-    .leftJoin('issue_links as l', (join) =>
-      join.onRef('l.issue_id', '=', 'i.id').onRef('l.workspace_id', '=', 'i.workspace_id'),
-    )
-    .leftJoin('issues as lt', 'lt.id', 'l.target_issue_id')
-    .leftJoin('statuses as lts', 'lts.id', 'lt.status_id')
-    .selectAll('i')
-    .select([
-      'l.id as link_id',
-      'l.target_issue_id as link_target_issue_id',
-      'l.type as link_type',
-      'l.created_by as link_created_by',
-      'l.created_at as link_created_at',
-      'l.updated_at as link_updated_at',
-      'lt.issue_key as link_target_key',
-      'lt.project_id as link_target_project_id',
-      'lts.category as link_target_status_category',
-      'lt.due_date as link_target_due_date',
-    ]);
-  for (const [column, direction] of order) query = query.orderBy(sql.ref(column), direction);
-  return query.orderBy('l.created_at').orderBy('l.id');
-}
+type IssueAndLinkRow = Awaited<ReturnType<typeof issueWithLinksById.rows>>[number];
 
-/** The link of a joined row; none when the issue has no link there, or its target is gone (as listLinksOfIssues). */
-function linkOfRow(row: IssueAndLinkRow): LinkWithTarget | undefined {
-  if (
+/** The rows of issueWithLinksBy as the issue and its links; a link whose target is gone is left out, as listLinksOfIssues does. */
+function issueAndLinks(rows: IssueAndLinkRow[]): IssueWithLinks | undefined {
+  if (rows.length === 0) return undefined;
+  // The link columns stay on the record: presentation reads the issue's own by name.
+  const issue: IssueRecord = rows[0];
+  const links = rows.flatMap((row): LinkWithTarget[] =>
     row.link_id === null ||
     row.link_target_issue_id === null ||
     row.link_target_key === null ||
     row.link_target_project_id === null ||
     row.link_target_status_category === null
-  )
-    return undefined;
-  return {
-    id: row.link_id,
-    workspace_id: row.workspace_id,
-    issue_id: row.id,
-    target_issue_id: row.link_target_issue_id,
-    type: row.link_type as string,
-    created_by: row.link_created_by as string,
-    created_at: row.link_created_at as string,
-    updated_at: row.link_updated_at as string,
-    target_key: row.link_target_key,
-    target_project_id: row.link_target_project_id,
-    target_status_category: row.link_target_status_category,
-    target_due_date: row.link_target_due_date,
-  };
-}
-
-/** Rows of joinLinkSides as issues with their links, in row order (an issue's rows are adjacent). */
-function groupLinkSides(rows: IssueAndLinkRow[]): IssueWithLinks[] {
-  const grouped: IssueWithLinks[] = [];
-  for (const row of rows) {
-    let current = grouped[grouped.length - 1];
-    if (current?.issue.id !== row.id) {
-      // The link columns stay on the record: presentation reads the issue's own by name.
-      current = { issue: row, links: [] };
-      grouped.push(current);
-    }
-    const link = linkOfRow(row);
-    if (link) current.links.push(link);
-  }
-  return grouped;
-}
-
-/** One visible issue by a unique column with its links, in one statement. */
-const issueWithLinksBy = (column: UniqueIssueColumn) =>
-  queryTemplate((db, slots: IssueLookupSlots, visibility: VisibilityShape) =>
-    joinLinkSides(db, visibleIssueBy(db, column, slots, visibility), []),
+      ? []
+      : [
+          {
+            id: row.link_id,
+            workspace_id: issue.workspace_id,
+            issue_id: issue.id,
+            target_issue_id: row.link_target_issue_id,
+            type: row.link_type as string,
+            created_by: row.link_created_by as string,
+            created_at: row.link_created_at as string,
+            updated_at: row.link_updated_at as string,
+            target_key: row.link_target_key,
+            target_project_id: row.link_target_project_id,
+            target_status_category: row.link_target_status_category,
+            target_due_date: row.link_target_due_date,
+          },
+        ],
   );
-const issueWithLinksById = issueWithLinksBy('i.id');
-const issueWithLinksByKey = issueWithLinksBy('i.issue_key');
+  return { issue, links };
+}
 
 export const findVisibleIssueWithLinksById = async (ctx: Ctx, issueId: string): Promise<IssueWithLinks | undefined> =>
-  groupLinkSides(await issueWithLinksById.rows(ctx, visibilityShape(ctx), slotsOf(ctx, issueId)))[0];
+  issueAndLinks(await issueWithLinksById.rows(ctx, visibilityShape(ctx), slotsOf(ctx, issueId)));
 
 export const findVisibleIssueWithLinksByKey = async (ctx: Ctx, issueKey: string): Promise<IssueWithLinks | undefined> =>
-  groupLinkSides(await issueWithLinksByKey.rows(ctx, visibilityShape(ctx), slotsOf(ctx, issueKey.toUpperCase())))[0];
+  issueAndLinks(await issueWithLinksByKey.rows(ctx, visibilityShape(ctx), slotsOf(ctx, issueKey.toUpperCase())));
 
 /** Visible issues with one of these ids or (upper-case) keys, in one query: for lists of references. */
 export function findVisibleIssuesByIdsOrKeys(ctx: Ctx, ids: string[], keys: string[]): Promise<IssueRecord[]> {
@@ -212,21 +176,7 @@ export async function listVisibleIssues(
     const contains = await titleOrDescriptionContains(ctx, 'issues', 'i', filter.q);
     query = query.where((eb) => eb.or([contains, eb('i.issue_key', '=', key)]));
   }
-  // The page's issues come with their links, in the page's one statement.
-  const linksOfPage = new Map<string, LinkWithTarget[]>();
-  const { rows, pageInfo } = await paginateInOrder(ctx, query, 'i', order, {
-    scope: 'issues',
-    filters: { ...filter },
-    ...page,
-    fetch: async (limited, pageOrder) => {
-      // The limited query is this list's issues query (selectIssues and its filters).
-      const issues = limited as SelectQueryBuilder<any, any, IssueRecord>;
-      const grouped = groupLinkSides(await joinLinkSides(ctx.db, issues, pageOrder).execute());
-      for (const { issue, links } of grouped) linksOfPage.set(issue.id, links);
-      return grouped.map(({ issue }) => issue);
-    },
-  });
-  return { rows: rows.map((issue): IssueWithLinks => ({ issue, links: linksOfPage.get(issue.id) ?? [] })), pageInfo };
+  return paginateInOrder(ctx, query, 'i', order, { scope: 'issues', filters: { ...filter }, ...page });
 }
 
 /** Inserts the issue and answers the row as the store keeps it (types as a read returns them). */

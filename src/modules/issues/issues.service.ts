@@ -126,17 +126,10 @@ export async function presentIssueRecord(ctx: Ctx, issue: IssueRecord): Promise<
   return view;
 }
 
-/** Issues read with their links (one statement): only their sources' visibility is left to load. */
-async function presentIssuesWithLinks(ctx: Ctx, loaded: IssueWithLinks[]): Promise<IssueView[]> {
-  const sourceVisible = await sourceVisibility(
-    ctx,
-    loaded.map(({ issue }) => issue),
-  );
-  return loaded.map(({ issue, links }) => presentIssue(issue, links, ctx.access, sourceVisible));
+/** An issue read with its links (one statement): only its source's visibility is left to load. */
+async function presentIssueWithLinks(ctx: Ctx, { issue, links }: IssueWithLinks): Promise<IssueView> {
+  return presentIssue(issue, links, ctx.access, await sourceVisibility(ctx, [issue]));
 }
-
-const presentIssueWithLinks = async (ctx: Ctx, loaded: IssueWithLinks): Promise<IssueView> =>
-  (await presentIssuesWithLinks(ctx, [loaded]))[0];
 
 export async function getIssueView(ctx: Ctx, issueId: string): Promise<IssueView> {
   const found =
@@ -273,5 +266,5 @@ export async function listIssues(ctx: Ctx, query: IssueListQuery) {
     order,
     { limit: query.limit, cursor: query.cursor },
   );
-  return { issues: await presentIssuesWithLinks(ctx, rows), pageInfo };
+  return { issues: await presentIssues(ctx, rows), pageInfo };
 }
