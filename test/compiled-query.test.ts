@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryTemplate, slotItems } from '../src/db/compiled-query.js';
+import { queryTemplate, singleQuery, slotItems } from '../src/db/compiled-query.js';
 import type { Database } from '../src/db/database.js';
 import { closeTestDatabase, openTestDatabase } from './support/database.js';
 
@@ -38,6 +38,10 @@ const bySlugs = queryTemplate((db, slots: { slugs: string[] }, count: number) =>
   db.selectFrom('workspaces').select('slug').where('slug', 'in', slotItems(slots.slugs, count)).orderBy('slug'),
 );
 
+const nameOf = singleQuery((db, slots: { id: string }) =>
+  db.selectFrom('workspaces').select('name').where('id', '=', slots.id),
+);
+
 describe('query templates', () => {
   it('binds each run its own values, through one compiled text', async () => {
     ran = [];
@@ -60,6 +64,14 @@ describe('query templates', () => {
     expect(await bySlugs.rows(database, 2, { slugs: ['c', 'a'] })).toEqual([{ slug: 'a' }, { slug: 'c' }]);
     expect(await bySlugs.rows(database, 1, { slugs: ['b'] })).toEqual([{ slug: 'b' }]);
     expect(await bySlugs.rows(database, 3, { slugs: ['a', 'b', 'c'] })).toHaveLength(3);
+  });
+
+  it('runs a query of one shape without naming one', async () => {
+    ran = [];
+    expect(await nameOf.first(database, { id: 'ws_c' })).toEqual({ name: 'Workspace c' });
+    expect(await nameOf.rows(database, { id: 'ws_a' })).toEqual([{ name: 'Workspace a' }]);
+    expect(await nameOf.first(database, { id: 'ws_none' })).toBeUndefined();
+    expect(new Set(ran).size).toBe(1);
   });
 
   it('refuses to run without a value for a slot', async () => {

@@ -14,21 +14,22 @@ export function whereProjectVisible<QB extends SelectQueryBuilder<any, any, any>
   query: QB,
   projectColumn: string,
 ): QB {
-  if (ctx.access.all) return query;
-  return whereProjectGranted(query, projectColumn, ctx.access.tokenId);
+  return whereProjectVisibleTo(query, projectColumn, visibilityShape(ctx), ctx.access.tokenId);
 }
 
-/** The rule of whereProjectVisible for one shape of a query template: every project, or those granted to a token. */
+/** Which rule of whereProjectVisible applies: every project, or those granted to a token (a query template's shape). */
 export type VisibilityShape = 'all' | 'granted';
 
 export const visibilityShape = (ctx: Ctx): VisibilityShape => (ctx.access.all ? 'all' : 'granted');
 
-/** Only the projects granted to `tokenId` (a query template's slot, or the value itself). */
-export function whereProjectGranted<QB extends SelectQueryBuilder<any, any, any>>(
+/** The rule of whereProjectVisible given its inputs, for query templates (`tokenId` is then a slot). */
+export function whereProjectVisibleTo<QB extends SelectQueryBuilder<any, any, any>>(
   query: QB,
   projectColumn: string,
+  visibility: VisibilityShape,
   tokenId: unknown,
 ): QB {
+  if (visibility === 'all') return query;
   return query.where(sql.ref(projectColumn), 'in', grantedTo(tokenId)) as QB;
 }
 

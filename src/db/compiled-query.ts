@@ -74,3 +74,13 @@ export function queryTemplate<Values extends object, S extends Shape, Row>(
     },
   };
 }
+
+/** A query with one shape only (no filter or list changes its text): a template run without naming a shape. */
+export function singleQuery<Values extends object, Row>(build: (db: Kysely<DB>, slots: Values) => Compilable<Row>) {
+  const template = queryTemplate((db, slots: Values) => build(db, slots));
+  return {
+    rows: (ctx: Pick<Ctx, 'db' | 'dialect'>, values: Values): Promise<Row[]> => template.rows(ctx, true, values),
+    first: (ctx: Pick<Ctx, 'db' | 'dialect'>, values: Values): Promise<Row | undefined> =>
+      template.first(ctx, true, values),
+  };
+}

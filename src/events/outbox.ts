@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Ctx } from '../core/context.js';
 import { newId } from '../core/ids.js';
-import { queryTemplate } from '../db/compiled-query.js';
+import { singleQuery } from '../db/compiled-query.js';
 import type { DialectName } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import { serialiseAudience, type EventAudience } from './audience.js';
@@ -93,7 +93,7 @@ export async function appendEvent(
   event: { type: EventType; data: Record<string, unknown>; projectId: string | null; audience?: EventAudience },
 ): Promise<void> {
   const payload = newEnvelope(event.type, origin, event.data);
-  await outboxInsert.rows(store, 'one', {
+  await outboxInsert.rows(store, {
     id: payload.id,
     workspaceId: origin.workspaceId,
     type: event.type,
@@ -105,7 +105,7 @@ export async function appendEvent(
 }
 
 /** Every write records an event: its insert is compiled once. */
-const outboxInsert = queryTemplate(
+const outboxInsert = singleQuery(
   (
     db,
     slots: {

@@ -1,9 +1,9 @@
 import { titleOrDescriptionContains } from '../../db/text-search.js';
 import { sql, type Kysely } from 'kysely';
-import { queryTemplate } from '../../db/compiled-query.js';
+import { queryTemplate, singleQuery } from '../../db/compiled-query.js';
 import type { Ctx } from '../../core/context.js';
 import type { DB, IssueRow } from '../../db/schema.js';
-import { visibilityShape, whereProjectGranted, whereProjectVisible, type VisibilityShape } from '../../db/access.js';
+import { visibilityShape, whereProjectVisible, whereProjectVisibleTo, type VisibilityShape } from '../../db/access.js';
 import { paginateInOrder } from '../../db/list-page.js';
 import type { ListOrder } from '../../core/list-order.js';
 import type { LinkWithTarget } from './links.repository.js';
@@ -39,7 +39,7 @@ function visibleIssueBy(
   visibility: VisibilityShape,
 ) {
   const query = issuesWithKeys(db, slots.workspaceId).where(column, '=', slots.value);
-  return visibility === 'all' ? query : whereProjectGranted(query, 'i.project_id', slots.tokenId);
+  return whereProjectVisibleTo(query, 'i.project_id', visibility, slots.tokenId);
 }
 
 /** One visible issue by a unique column: compiled once per shape (the hottest read of all). */
@@ -179,7 +179,6 @@ export async function listVisibleIssues(
   return paginateInOrder(ctx, query, 'i', order, { scope: 'issues', filters: { ...filter }, ...page });
 }
 
-/** Inserts the issue and answers the row as the store keeps it (types as a read returns them). */
 /** The insert of a whole issue row, compiled once per set of columns (a row always has them all). */
 const issueInsert = queryTemplate((db, slots: IssueRow, columns: string) =>
   db
@@ -192,6 +191,7 @@ const issueInsert = queryTemplate((db, slots: IssueRow, columns: string) =>
     .returningAll(),
 );
 
+/** Inserts the issue and answers the row as the store keeps it (types as a read returns them). */
 export async function insertIssue(ctx: Ctx, row: IssueRow): Promise<IssueRow> {
   const inserted = await issueInsert.first(ctx, Object.keys(row).join(','), row);
   if (!inserted) throw new Error('insert into issues returned no row');
@@ -207,17 +207,7 @@ export async function updateIssueRow(ctx: Ctx, issueId: string, changes: Partial
     .execute();
 }
 
-/**
- * Takes the team's next issue number. The row lock of the UPDATE serialises concurrent
- * creates on PostgreSQL (SQLite serialises whole transactions), so numbers are never shared.
- */
-export async function takeIssueNumber(ctx: Ctx, teamId: string): Promise<number> {
-  const row = await nextIssueNumber.first(ctx, 'one', { workspaceId: ctx.workspace.id, teamId });
-  if (!row) throw new Error(`team ${teamId} has no issue counter`);
-  return Number(row.issue_counter);
-}
-
-const nextIssueNumber = queryTemplate((db, slots: { workspaceId: string; teamId: string }) =>
+const nextIssueNumber = singleQuery((db, slots: { workspaceId: string; teamId: string }) =>
   db
     .updateTable('teams')
     .set({ issue_counter: sql`issue_counter + 1` })
@@ -225,6 +215,16 @@ const nextIssueNumber = queryTemplate((db, slots: { workspaceId: string; teamId:
     .where('id', '=', slots.teamId)
     .returning('issue_counter'),
 );
+
+/**
+ * Takes the team's next issue number. The row lock of the UPDATE serialises concurrent
+ * creates on PostgreSQL (SQLite serialises whole transactions), so numbers are never shared.
+ */
+export async function takeIssueNumber(ctx: Ctx, teamId: string): Promise<number> {
+  const row = await nextIssueNumber.first(ctx, { workspaceId: ctx.workspace.id, teamId });
+  if (!row) throw new Error(`team ${teamId} has no issue counter`);
+  return Number(row.issue_counter);
+}
 
 export const findStatusById = (ctx: Ctx, statusId: string) =>
   ctx.db

@@ -34,6 +34,7 @@ export async function listLinksOfIssues(ctx: Ctx, issueIds: string[]): Promise<L
   if (issueIds.length === 0) return [];
   return linksOf.rows(ctx, issueIds.length, { workspaceId: ctx.workspace.id, issueIds });
 }
+
 export const findLinkSide = (ctx: Ctx, issueId: string, targetIssueId: string, type: string) =>
   ctx.db
     .selectFrom('issue_links')

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { queryTemplate } from '../../db/compiled-query.js';
 import type { Ctx } from '../../core/context.js';
 import type { DB, ProjectRow } from '../../db/schema.js';
-import { visibilityShape, whereProjectGranted, whereProjectVisible, type VisibilityShape } from '../../db/access.js';
+import { visibilityShape, whereProjectVisible, whereProjectVisibleTo, type VisibilityShape } from '../../db/access.js';
 import { paginateInOrder } from '../../db/list-page.js';
 import type { ListOrder } from '../../core/list-order.js';
 
@@ -74,7 +74,7 @@ const selectProjectsWithDefaultStatus = (ctx: Ctx) => withDefaultStatus(selectPr
 const projectById = queryTemplate(
   (db, slots: { workspaceId: string; tokenId: string | null; projectId: string }, visibility: VisibilityShape) => {
     const projects = projectsWithTeamKey(db, slots.workspaceId);
-    const visible = visibility === 'all' ? projects : whereProjectGranted(projects, 'projects.id', slots.tokenId);
+    const visible = whereProjectVisibleTo(projects, 'projects.id', visibility, slots.tokenId);
     return withDefaultStatus(visible).where('projects.id', '=', slots.projectId);
   },
 );
