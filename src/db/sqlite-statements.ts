@@ -1,5 +1,6 @@
-import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
+import type { Database as BetterSqlite3 } from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { arrayRowStatement } from './sqlite-rows.js';
 import { BoundedCache, type StatementWatch } from './statements.js';
 
 /** Distinct statement texts kept prepared; the code has a few hundred, lists of ids add some. */
@@ -7,15 +8,16 @@ const CACHED_STATEMENTS = 1_000;
 
 /**
  * The better-sqlite3 handle as Kysely sees it, with `prepare` answered from a cache of
- * prepared statements. Kysely runs one statement at a time on the connection (its mutex), so
- * a cached statement is never in use twice at once.
+ * prepared statements, each reading its rows as arrays (arrayRowStatement). Kysely runs one
+ * statement at a time on the connection (its mutex), so a cached statement is never in use
+ * twice at once.
  */
 export function cachingSqliteDatabase(sqlite: BetterSqlite3, watch: StatementWatch): SqliteDatabase {
-  const cache = new BoundedCache<Statement>(CACHED_STATEMENTS);
+  const cache = new BoundedCache<SqliteStatement>(CACHED_STATEMENTS);
   const prepare = (sql: string): SqliteStatement => {
     let statement = cache.get(sql);
     if (!statement) {
-      statement = sqlite.prepare(sql);
+      statement = arrayRowStatement(sqlite.prepare(sql));
       cache.set(sql, statement);
     }
     if (!watch.watched) return statement;
