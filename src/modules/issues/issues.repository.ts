@@ -14,6 +14,11 @@ export type IssueRecord = IssueRow & {
   team_key: string;
   status_key: string;
   status_category: string;
+  /**
+   * Whether the issue has any link side, where the read told (pages do): false lets a page
+   * whose issues have no links skip the batch read of links (presentIssues).
+   */
+  has_links?: boolean | number;
 };
 
 const issuesWithKeys = (db: Kysely<DB>, workspaceId: string) =>
@@ -165,7 +170,9 @@ export async function listVisibleIssues(
   order: ListOrder,
   page: { limit?: number; cursor?: string },
 ) {
-  let query = selectIssues(ctx);
+  let query = selectIssues(ctx).select((eb) =>
+    eb.exists(eb.selectFrom('issue_links as hl').select('hl.id').whereRef('hl.issue_id', '=', 'i.id')).as('has_links'),
+  );
   if (filter.archived !== undefined) query = query.where('i.archived', '=', filter.archived ? 1 : 0);
   if (filter.projectId) query = query.where('i.project_id', '=', filter.projectId);
   if (filter.teamId) query = query.where('i.team_id', '=', filter.teamId);

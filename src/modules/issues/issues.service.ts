@@ -103,16 +103,20 @@ export async function requireVisibleIssue(ctx: Ctx, idOrKey: string): Promise<Is
   return issue;
 }
 
+/** SQLite answers `exists` as 0 or 1, PostgreSQL as a boolean; a read that did not ask may have links. */
+const mayHaveLinks = (issue: IssueRecord): boolean => issue.has_links !== 0 && issue.has_links !== false;
+
 /**
- * Presents issues with their links, loaded for all of them in one query. A source record
- * the caller cannot see (an agenda item of a hidden project's meeting, a topic of a group
- * it cannot see, a sub-task under a hidden issue) reads as `source: null`.
+ * Presents issues with their links, loaded for all of them in one query (none when the page
+ * read says that none of them has a link). A source record the caller cannot see (an agenda
+ * item of a hidden project's meeting, a topic of a group it cannot see, a sub-task under a
+ * hidden issue) reads as `source: null`.
  */
 export async function presentIssues(ctx: Ctx, issues: IssueRecord[]): Promise<IssueView[]> {
   const [links, sourceVisible] = await Promise.all([
     listLinksOfIssues(
       ctx,
-      issues.map((issue) => issue.id),
+      issues.filter(mayHaveLinks).map((issue) => issue.id),
     ),
     sourceVisibility(ctx, issues),
   ]);
