@@ -5,6 +5,7 @@ import type { Database } from './database.js';
 import type { DB } from './schema.js';
 import { nameStatements } from './pg-statements.js';
 import { WsxSqliteDialect } from './sqlite-dialect.js';
+import { SERVING_AUTOCHECKPOINT_PAGES, startCheckpointer } from './sqlite-checkpointer.js';
 import { cachingSqliteDatabase } from './sqlite-statements.js';
 import { StatementWatch } from './statements.js';
 import { FOLD_CASE } from './text-search.js';
@@ -16,14 +17,19 @@ const CONNECT_TIMEOUT_MS = 5_000;
 /**
  * Opens the store named by a DATABASE_URL: unset → ./data/wsx.sqlite, `sqlite:PATH`,
  * `sqlite::memory:`, or `postgres://…`. Drivers are imported lazily so an SQLite install
- * never loads pg and vice versa.
+ * never loads pg and vice versa. `backgroundCheckpoints` (the server's store) moves the SQLite
+ * WAL checkpoints off the connection to a worker thread (sqlite-checkpointer.ts); a short-lived
+ * command does without.
  */
-export async function openDatabase(url: string | undefined): Promise<Database> {
+export async function openDatabase(
+  url: string | undefined,
+  options: { backgroundCheckpoints?: boolean } = {},
+): Promise<Database> {
   const target = url && url.length > 0 ? url : DEFAULT_URL;
   if (target.startsWith('postgres://') || target.startsWith('postgresql://')) {
     return openPostgres(target);
   }
-  if (target.startsWith('sqlite:')) return openSqlite(target.slice('sqlite:'.length));
+  if (target.startsWith('sqlite:')) return openSqlite(target.slice('sqlite:'.length), options.backgroundCheckpoints);
   throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got "${target.split(':')[0]}:")`);
 }
 
@@ -36,7 +42,7 @@ export function sqliteFileOf(url: string | undefined): string | undefined {
   return resolve(target.slice('sqlite:'.length));
 }
 
-async function openSqlite(path: string): Promise<Database> {
+async function openSqlite(path: string, backgroundCheckpoints = false): Promise<Database> {
   const { default: BetterSqlite3 } = await import('better-sqlite3');
   const inMemory = path === ':memory:';
   const file = inMemory ? undefined : resolve(path);
@@ -57,6 +63,7 @@ async function openSqlite(path: string): Promise<Database> {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = OFF');
+    if (file && backgroundCheckpoints) sqlite.pragma(`wal_autocheckpoint = ${SERVING_AUTOCHECKPOINT_PAGES}`);
     // SQLite's lower() folds ASCII only; searches fold the way JavaScript does (db/text-search.ts).
     sqlite.function(FOLD_CASE, { deterministic: true }, (value: unknown) =>
       typeof value === 'string' ? value.toLowerCase() : value,
@@ -82,9 +89,11 @@ async function openSqlite(path: string): Promise<Database> {
     }),
   });
   const untrack = file ? trackSqliteFile(file) : () => undefined;
+  const checkpointer = file && backgroundCheckpoints ? startCheckpointer(file) : undefined;
   const close = async () => {
     clearInterval(optimizer);
     untrack();
+    await checkpointer?.stop();
     await db.destroy();
   };
   return { db, dialect: 'sqlite', describe: inMemory ? 'sqlite::memory:' : `sqlite:${path}`, file, close, statements };

@@ -74,7 +74,7 @@ export async function openServedDatabase(ctx: CliContext, config: AppConfig): Pr
   for (let attempt = 1; ; attempt++) {
     let database: Database | undefined;
     try {
-      database = await openDatabase(config.databaseUrl);
+      database = await openDatabase(config.databaseUrl, { backgroundCheckpoints: true });
       await migrateToLatest(database);
       return database;
     } catch (error) {
