@@ -42,7 +42,7 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
       // The primary of a cluster migrates once (workers would race for it), then only supervises;
       // its workers come back here and serve.
       if ((options.workers ?? 1) > 1 && cluster.isPrimary) {
-        await (await openServedDatabase(ctx, config)).close();
+        await (await openServedDatabase(ctx, config, { serving: false })).close();
         superviseWorkers(ctx, options.workers ?? 1, config.bootstrap);
         return;
       }

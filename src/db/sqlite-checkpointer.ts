@@ -64,6 +64,8 @@ export function startCheckpointer(file: string): Checkpointer {
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   return {
     stop: async () => {
+      // Referenced again, so a process with nothing else to do waits for the exit instead of ending.
+      worker.ref();
       worker.postMessage('stop');
       await exited;
     },

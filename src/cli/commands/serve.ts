@@ -68,13 +68,18 @@ const storageFullError = (error: unknown) =>
  * unreachable), says so on one line and tries again with a doubling delay up to 10 s, so
  * the order in which an orchestrator starts the database and the server does not matter.
  * A full disk ends the start with one clear line; any other failure is a bug and keeps
- * its stack.
+ * its stack. A store that will serve requests checkpoints SQLite's WAL in the background; a
+ * cluster's primary only migrates it (`serving: false`).
  */
-export async function openServedDatabase(ctx: CliContext, config: AppConfig): Promise<Database> {
+export async function openServedDatabase(
+  ctx: CliContext,
+  config: AppConfig,
+  { serving = true }: { serving?: boolean } = {},
+): Promise<Database> {
   for (let attempt = 1; ; attempt++) {
     let database: Database | undefined;
     try {
-      database = await openDatabase(config.databaseUrl, { backgroundCheckpoints: true });
+      database = await openDatabase(config.databaseUrl, { backgroundCheckpoints: serving });
       await migrateToLatest(database);
       return database;
     } catch (error) {
