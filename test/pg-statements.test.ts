@@ -1,0 +1,47 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/connect.js';
+import type { Database } from '../src/db/database.js';
+import { emptyStore, type EmptyStore } from './support/database.js';
+
+/** PostgreSQL parses and plans a statement text once per connection: each runs as a named prepared statement. */
+describe.skipIf(!process.env.TEST_DATABASE_URL)('named statements on PostgreSQL', () => {
+  let store: EmptyStore;
+  let database: Database;
+  const poolSize = process.env.WSX_PG_POOL_SIZE;
+
+  beforeAll(async () => {
+    store = await emptyStore('', 'wsx_prepared');
+    // One connection, so the session that prepared the statements is the one asked about them.
+    process.env.WSX_PG_POOL_SIZE = '1';
+    database = await openDatabase(store.url);
+    if (poolSize === undefined) delete process.env.WSX_PG_POOL_SIZE;
+    else process.env.WSX_PG_POOL_SIZE = poolSize;
+  });
+  afterAll(async () => {
+    await database.close();
+    await store.drop();
+  });
+
+  const prepared = async () =>
+    (
+      await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(
+        database.db,
+      )
+    ).rows.filter((row) => row.statement.includes('pg_database'));
+
+  it('prepares a query once under a stable name and reuses it with other values', async () => {
+    const lookup = (name: string) =>
+      database.db
+        .selectFrom(sql<{ datname: string }>`pg_database`.as('d'))
+        .select('datname')
+        .where('datname', '=', name)
+        .execute();
+    await lookup('postgres');
+    const first = await prepared();
+    expect(first).toHaveLength(1);
+    expect(first[0].name).toMatch(/^wsx_[A-Za-z0-9_-]{20}$/);
+    await lookup('template1');
+    expect(await prepared()).toEqual(first);
+  });
+});
