@@ -21,7 +21,7 @@ import { publicOrigin } from './public-url.js';
 import { parseJsonBody } from './json-body.js';
 import { registerOperations } from './operations.js';
 import { registerRateLimit } from './rate-limit.js';
-import { answerRequestsWhileDraining, clientErrorHandler, timeoutOptions } from './transport.js';
+import { answerRequestsWhileDraining, clientErrorHandler, serverFactory } from './transport.js';
 
 export interface AppOptions {
   database: Database;
@@ -58,7 +58,7 @@ export async function buildApp({
     requestIdHeader: false,
     genReqId: requestIdOf,
     bodyLimit: ONE_MIB,
-    ...timeoutOptions(config),
+    serverFactory: serverFactory(config),
     clientErrorHandler: clientErrorHandler(config),
     // Requests during shutdown get SERVER_SHUTTING_DOWN from answerRequestsWhileDraining.
     return503OnClosing: false,

@@ -1,8 +1,9 @@
-import { maxHeaderSize, STATUS_CODES, type ServerOptions, type ServerResponse } from 'node:http';
+import { createServer, maxHeaderSize, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import type { AppConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
+import { TurnPacer } from './turn-pacer.js';
 
 /**
  * What the HTTP server does below the routes: how long it waits for a client, what it
@@ -23,23 +24,27 @@ const checkingInterval = (config: AppConfig): number =>
 const SHUTDOWN_RETRY_AFTER_SECONDS = 5;
 
 /**
- * Without these, a client that sends headers slowly (slowloris) or a body shorter than its
- * Content-Length holds a connection for Node's 300 s default, and an idle keep-alive
- * connection for Fastify's 72 s.
+ * Fastify's `serverFactory`: the HTTP server, with its requests started through a
+ * TurnPacer (turn-pacer.ts) so a busy server keeps accepting connections; one pacer for
+ * every address the app listens on, as they share one event loop.
+ *
+ * The deadlines: without them, a client that sends headers slowly (slowloris) or a body
+ * shorter than its Content-Length holds a connection for Node's 300 s default, and an idle
+ * keep-alive connection for Fastify's 72 s.
  */
-export function timeoutOptions(config: AppConfig): {
-  requestTimeout: number;
-  keepAliveTimeout: number;
-  http: ServerOptions;
-} {
-  return {
-    requestTimeout: config.requestTimeoutMs,
-    keepAliveTimeout: config.keepAliveTimeoutMs,
-    http: {
-      requestTimeout: config.requestTimeoutMs,
-      headersTimeout: config.headersTimeoutMs,
-      connectionsCheckingInterval: checkingInterval(config),
-    },
+export function serverFactory(config: AppConfig, pacer = new TurnPacer()): FastifyServerFactory<Server> {
+  return (handler) => {
+    const server = createServer(
+      {
+        requestTimeout: config.requestTimeoutMs,
+        headersTimeout: config.headersTimeoutMs,
+        connectionsCheckingInterval: checkingInterval(config),
+      },
+      pacer.pace(handler),
+    );
+    server.keepAliveTimeout = config.keepAliveTimeoutMs;
+    server.on('connection', () => pacer.connectionAccepted());
+    return server;
   };
 }
 
