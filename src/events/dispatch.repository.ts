@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { queryTemplate, singleQuery } from '../db/compiled-query.js';
 import type { DialectName } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import type { DeliveryStatus, WebhookDeliveryRow, WebhookJobRow, WebhookJobState } from '../db/tables/webhooks.js';
@@ -23,15 +24,19 @@ export interface PendingEvent {
   created_at: string;
 }
 
-export async function takeUndispatchedEvents(trx: Db, dialect: DialectName, limit: number): Promise<PendingEvent[]> {
-  let query = trx
+/** Read on every dispatcher tick, which every write wakes: built once per dialect. */
+const undispatchedEvents = queryTemplate((db, slots: { limit: number }, dialect: DialectName) => {
+  const query = db
     .selectFrom('outbox_events')
     .select(['id', 'workspace_id', 'type', 'project_id', 'audience', 'created_at'])
     .where('dispatched_at', 'is', null)
     .orderBy('id')
-    .limit(limit);
-  if (dialect === 'postgres') query = query.forUpdate().skipLocked();
-  return query.execute();
+    .limit(slots.limit);
+  return dialect === 'postgres' ? query.forUpdate().skipLocked() : query;
+});
+
+export function takeUndispatchedEvents(trx: Db, dialect: DialectName, limit: number): Promise<PendingEvent[]> {
+  return undispatchedEvents.rows({ db: trx, dialect }, dialect, { limit });
 }
 
 export async function markDispatched(trx: Db, eventIds: string[], now: string): Promise<void> {
@@ -91,31 +96,39 @@ export interface ClaimRequest {
  * its holder's lease lapsed. Only each subscription's oldest due jobs are candidates, so a
  * backlog of one subscription cannot crowd the others out of the candidate list.
  */
-export async function claimDueJobs(trx: Db, dialect: DialectName, request: ClaimRequest): Promise<WebhookJobRow[]> {
-  const { now } = request;
-  if (dialect === 'postgres') await CLAIM_LOCK.execute(trx);
-  const running = await trx
+/** Jobs being sent per subscription: read on every dispatcher tick, so built once. */
+const sendingJobCounts = singleQuery((db, slots: { now: string }) =>
+  db
     .selectFrom('webhook_jobs')
     .select(['workspace_id', 'webhook_id'])
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('state', '=', 'sending')
-    .where('due_at', '>', now)
-    .groupBy(['workspace_id', 'webhook_id'])
-    .execute();
-  const ranked = trx
+    .where('due_at', '>', slots.now)
+    .groupBy(['workspace_id', 'webhook_id']),
+);
+
+/** Due jobs, at most SUBSCRIPTION_CONCURRENCY per subscription, oldest first: built once. */
+const dueJobCandidates = singleQuery((db, slots: { now: string }) => {
+  const ranked = db
     .selectFrom('webhook_jobs as j')
     .innerJoin('webhooks as w', 'w.id', 'j.webhook_id')
     .select(['j.id', 'j.workspace_id', 'j.webhook_id', 'j.due_at'])
     .select(sql<number>`row_number() over (partition by j.webhook_id order by j.due_at, j.id)`.as('sub_rank'))
-    .where('j.due_at', '<=', now)
+    .where('j.due_at', '<=', slots.now)
     .where((eb) => eb.or([eb('w.active', '=', 1), eb('j.requested', '=', 1)]));
-  const candidates = await trx
+  return db
     .selectFrom(ranked.as('c'))
     .select(['c.id', 'c.workspace_id', 'c.webhook_id'])
     .where('c.sub_rank', '<=', SUBSCRIPTION_CONCURRENCY)
     .orderBy('c.due_at')
-    .orderBy('c.id')
-    .execute();
+    .orderBy('c.id');
+});
+
+export async function claimDueJobs(trx: Db, dialect: DialectName, request: ClaimRequest): Promise<WebhookJobRow[]> {
+  const { now } = request;
+  if (dialect === 'postgres') await CLAIM_LOCK.execute(trx);
+  const running = await sendingJobCounts.rows({ db: trx, dialect }, { now });
+  const candidates = await dueJobCandidates.rows({ db: trx, dialect }, { now });
   const chosen = pickFairly(
     candidates,
     running.map((row) => ({ ...row, n: Number(row.n) })),

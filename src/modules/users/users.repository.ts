@@ -1,4 +1,5 @@
 import type { Ctx } from '../../core/context.js';
+import { singleQuery } from '../../db/compiled-query.js';
 
 export const listUserRows = (ctx: Ctx) =>
   ctx.db
@@ -33,9 +34,9 @@ export const findUser = (ctx: Ctx, userId: string) =>
     .where('id', '=', userId)
     .executeTakeFirst();
 
-/** A member with whether they belong to the team, in one query (0/1 on SQLite, a boolean on PostgreSQL). */
-export const findUserWithTeamMembership = (ctx: Ctx, userId: string, teamId: string) =>
-  ctx.db
+/** A member with whether they belong to the team (0/1 on SQLite, a boolean on PostgreSQL): every create with an assignee reads it. */
+const userWithTeamMembership = singleQuery((db, slots: { workspaceId: string; userId: string; teamId: string }) =>
+  db
     .selectFrom('users')
     .select((eb) => [
       'users.id',
@@ -44,14 +45,17 @@ export const findUserWithTeamMembership = (ctx: Ctx, userId: string, teamId: str
           eb
             .selectFrom('team_members')
             .select('user_id')
-            .where('team_id', '=', teamId)
+            .where('team_id', '=', slots.teamId)
             .whereRef('user_id', '=', 'users.id'),
         )
         .as('in_team'),
     ])
-    .where('workspace_id', '=', ctx.workspace.id)
-    .where('id', '=', userId)
-    .executeTakeFirst();
+    .where('workspace_id', '=', slots.workspaceId)
+    .where('id', '=', slots.userId),
+);
+
+export const findUserWithTeamMembership = (ctx: Ctx, userId: string, teamId: string) =>
+  userWithTeamMembership.first(ctx, { workspaceId: ctx.workspace.id, userId, teamId });
 
 export const findTokenByName = (ctx: Ctx, name: string) =>
   ctx.db
