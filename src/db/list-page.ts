@@ -1,7 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Ctx } from '../core/context.js';
 import type { ListOrder } from '../core/list-order.js';
-import { paginate, type PageInfo } from './paginate.js';
+import { paginate, type PageInfo, type PageRequest } from './paginate.js';
 
 interface OrderedRow {
   id: string;
@@ -19,22 +19,13 @@ export interface ListPage {
 }
 
 /**
- * A page of a list that a client can sync, in `order` (core/list-order.ts): newest created
- * first, or oldest change first by `(updated_at, id)` ascending, from `updatedSince`
- * inclusive. `alias` is the listed table's alias in `query`; each order has an index
- * led by the list's filter (migration 0014_sync_indexes for `updated_at`).
+ * The page request of a list that a client can sync, in `order` (core/list-order.ts):
+ * newest created first, or oldest change first by `(updated_at, id)` ascending. `alias` is
+ * the listed table's alias in the query.
  */
-export function paginateInOrder<DB, TB extends keyof DB, O extends OrderedRow>(
-  ctx: Ctx,
-  query: SelectQueryBuilder<DB, TB, O>,
-  alias: string,
-  order: ListOrder,
-  page: ListPage,
-): Promise<{ rows: O[]; pageInfo: PageInfo }> {
+export function pageInOrder<O extends OrderedRow>(alias: string, order: ListOrder, page: ListPage): PageRequest {
   const column = order.sort === 'updatedAt' ? 'updated_at' : 'created_at';
-  let q = query as unknown as SelectQueryBuilder<any, any, O>;
-  if (order.updatedSince !== undefined) q = q.where(sql.ref(`${alias}.updated_at`), '>=', order.updatedSince);
-  return paginate(ctx, q, {
+  return {
     scope: page.scope,
     // The default order adds nothing, so cursors of the lists as they were stay valid.
     filters: {
@@ -50,5 +41,21 @@ export function paginateInOrder<DB, TB extends keyof DB, O extends OrderedRow>(
     ],
     direction: order.sort === 'updatedAt' ? 'asc' : 'desc',
     keyOf: (row: O) => [row[column], row.id],
-  });
+  };
+}
+
+/**
+ * A page of a list that a client can sync, in `order`, from `updatedSince` inclusive. Each
+ * order has an index led by the list's filter (migration 0014_sync_indexes for `updated_at`).
+ */
+export function paginateInOrder<DB, TB extends keyof DB, O extends OrderedRow>(
+  ctx: Ctx,
+  query: SelectQueryBuilder<DB, TB, O>,
+  alias: string,
+  order: ListOrder,
+  page: ListPage,
+): Promise<{ rows: O[]; pageInfo: PageInfo }> {
+  let q = query as unknown as SelectQueryBuilder<any, any, O>;
+  if (order.updatedSince !== undefined) q = q.where(sql.ref(`${alias}.updated_at`), '>=', order.updatedSince);
+  return paginate(ctx, q, pageInOrder(alias, order, page));
 }

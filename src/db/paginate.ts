@@ -32,6 +32,64 @@ export interface PageRequest {
   keyOf: (row: any) => unknown[];
 }
 
+/** A page request checked and its cursor decoded: what a query needs to read the page. */
+export interface PageWindow {
+  /** Rows the page holds; the query reads one more to learn whether more follow. */
+  limit: number;
+  direction: 'asc' | 'desc';
+  /** The sort key the page starts after, from the cursor; undefined for the first page. */
+  after: unknown[] | undefined;
+  boundTo: string;
+  key: Buffer;
+}
+
+/** Checks the request and decodes its cursor (INVALID_CURSOR if it does not fit this list). */
+export async function pageWindow(ctx: Ctx, page: Omit<PageRequest, 'keyOf'>): Promise<PageWindow> {
+  const boundTo = filterHash(`${page.scope}@${ctx.workspace.id}`, page.filters);
+  const key = await cursorSigningKey(ctx.db);
+  return {
+    limit: Math.min(page.limit ?? DEFAULT_LIMIT, MAX_LIMIT),
+    direction: page.direction ?? 'desc',
+    after: page.cursor
+      ? decodeCursor(
+          page.cursor,
+          boundTo,
+          page.orderBy.map(([, type]) => type),
+          key,
+        )
+      : undefined,
+    boundTo,
+    key,
+  };
+}
+
+/** The page of `rows` (read with `limit + 1`) and the cursor of the next one. */
+export function pageOf<O>(
+  rows: O[],
+  window: PageWindow,
+  keyOf: (row: O) => unknown[],
+): { rows: O[]; pageInfo: PageInfo } {
+  const { limit } = window;
+  const hasMore = rows.length > limit;
+  if (hasMore) rows.length = limit;
+  const last = rows[rows.length - 1];
+  return {
+    rows,
+    pageInfo: {
+      hasMore,
+      nextCursor: hasMore && last ? encodeCursor(keyOf(last), window.boundTo, window.key) : null,
+      limit,
+    },
+  };
+}
+
+/** Rows past `position` in the order: a row-value comparison of the sort columns. */
+export function startsAfter(orderBy: readonly SortColumn[], direction: 'asc' | 'desc', position: readonly unknown[]) {
+  const columns = sql.join(orderBy.map(([column]) => sql.ref(column)));
+  const values = sql.join(position.map((value) => sql`${value}`));
+  return direction === 'desc' ? sql<boolean>`(${columns}) < (${values})` : sql<boolean>`(${columns}) > (${values})`;
+}
+
 /**
  * Keyset pagination: `(a, b) < (x, y)` row-value comparison (an index range scan on both
  * stores), `limit + 1` rows to learn whether more follow. Never OFFSET.
@@ -41,31 +99,9 @@ export async function paginate<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   page: PageRequest,
 ): Promise<{ rows: O[]; pageInfo: PageInfo }> {
-  const limit = Math.min(page.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
-  const direction = page.direction ?? 'desc';
-  const boundTo = filterHash(`${page.scope}@${ctx.workspace.id}`, page.filters);
-  const key = await cursorSigningKey(ctx.db);
+  const window = await pageWindow(ctx, page);
   let q = query as unknown as SelectQueryBuilder<any, any, O>;
-  if (page.cursor) {
-    const position = decodeCursor(
-      page.cursor,
-      boundTo,
-      page.orderBy.map(([, type]) => type),
-      key,
-    );
-    const columns = sql.join(page.orderBy.map(([column]) => sql.ref(column)));
-    const values = sql.join(position.map((v) => sql`${v}`));
-    q = q.where(
-      direction === 'desc' ? sql<boolean>`(${columns}) < (${values})` : sql<boolean>`(${columns}) > (${values})`,
-    );
-  }
-  for (const [column] of page.orderBy) q = q.orderBy(sql.ref(column), direction);
-  const rows = await q.limit(limit + 1).execute();
-  const hasMore = rows.length > limit;
-  if (hasMore) rows.length = limit;
-  const last = rows[rows.length - 1];
-  return {
-    rows,
-    pageInfo: { hasMore, nextCursor: hasMore && last ? encodeCursor(page.keyOf(last), boundTo, key) : null, limit },
-  };
+  if (window.after) q = q.where(startsAfter(page.orderBy, window.direction, window.after));
+  for (const [column] of page.orderBy) q = q.orderBy(sql.ref(column), window.direction);
+  return pageOf(await q.limit(window.limit + 1).execute(), window, page.keyOf);
 }

@@ -1,10 +1,11 @@
 import { titleOrDescriptionContains } from '../../db/text-search.js';
 import { sql, type Kysely } from 'kysely';
-import { queryTemplate, singleQuery } from '../../db/compiled-query.js';
+import { queryTemplate, singleQuery, slotItems } from '../../db/compiled-query.js';
 import type { Ctx } from '../../core/context.js';
 import type { DB, IssueRow } from '../../db/schema.js';
 import { visibilityShape, whereProjectVisible, whereProjectVisibleTo, type VisibilityShape } from '../../db/access.js';
-import { paginateInOrder } from '../../db/list-page.js';
+import { pageInOrder, paginateInOrder } from '../../db/list-page.js';
+import { pageOf, pageWindow, startsAfter } from '../../db/paginate.js';
 import type { ListOrder } from '../../core/list-order.js';
 import type { LinkWithTarget } from './links.repository.js';
 
@@ -163,6 +164,78 @@ export interface IssueListFilter {
   archived?: boolean;
 }
 
+/** Whether the issue has a link side: a page loads links only for issues that do. */
+const withHasLinks = <QB extends ReturnType<typeof issuesWithKeys>>(query: QB) =>
+  query.select((eb) =>
+    eb.exists(eb.selectFrom('issue_links as hl').select('hl.id').whereRef('hl.issue_id', '=', 'i.id')).as('has_links'),
+  );
+
+/** A page's filters, each applied when given (values, or a template's slots). */
+function whereIssueFilters<QB extends ReturnType<typeof withHasLinks>>(
+  query: QB,
+  filter: { archived?: number; projectId?: string; teamId?: string; assigneeId?: string; statusIds?: string[] },
+): QB {
+  let q = query;
+  if (filter.archived !== undefined) q = q.where('i.archived', '=', filter.archived) as QB;
+  if (filter.projectId) q = q.where('i.project_id', '=', filter.projectId) as QB;
+  if (filter.teamId) q = q.where('i.team_id', '=', filter.teamId) as QB;
+  if (filter.assigneeId) q = q.where('i.assignee_id', '=', filter.assigneeId) as QB;
+  if (filter.statusIds) q = q.where('i.status_id', 'in', filter.statusIds) as QB;
+  return q;
+}
+
+/** Everything that changes the text of a page's query; the values go to its slots. */
+interface IssuePageShape {
+  visibility: VisibilityShape;
+  archived: boolean;
+  project: boolean;
+  team: boolean;
+  assignee: boolean;
+  /** How many status ids the filter lists (-1: no status filter). */
+  statuses: number;
+  sort: ListOrder['sort'];
+  since: boolean;
+  /** Whether the page starts after a cursor's position. */
+  after: boolean;
+}
+
+interface IssuePageSlots {
+  workspaceId: string;
+  tokenId: string | null;
+  archived: number;
+  projectId?: string;
+  teamId?: string;
+  assigneeId?: string;
+  statusIds?: string[];
+  updatedSince?: string;
+  after?: unknown[];
+  /** The page's limit plus one, to learn whether more follow. */
+  take: number;
+}
+
+/**
+ * A page of issues without `q`, compiled once per shape (the list agents poll). The same
+ * query as paginateInOrder builds for listVisibleIssues, with the order of pageInOrder.
+ */
+const issuePage = queryTemplate((db, slots: IssuePageSlots, shapeKey: string) => {
+  const shape = JSON.parse(shapeKey) as IssuePageShape;
+  const { orderBy, direction = 'desc' } = pageInOrder('i', { sort: shape.sort }, { scope: '', filters: {} });
+  let query = withHasLinks(
+    whereProjectVisibleTo(issuesWithKeys(db, slots.workspaceId), 'i.project_id', shape.visibility, slots.tokenId),
+  );
+  query = whereIssueFilters(query, {
+    archived: shape.archived ? slots.archived : undefined,
+    projectId: shape.project ? slots.projectId : undefined,
+    teamId: shape.team ? slots.teamId : undefined,
+    assigneeId: shape.assignee ? slots.assigneeId : undefined,
+    statusIds: shape.statuses >= 0 ? slotItems(slots.statusIds!, shape.statuses) : undefined,
+  });
+  if (shape.since) query = query.where('i.updated_at', '>=', slots.updatedSince!);
+  if (shape.after) query = query.where(startsAfter(orderBy, direction, slotItems(slots.after!, orderBy.length)));
+  for (const [column] of orderBy) query = query.orderBy(sql.ref(column), direction);
+  return query.limit(slots.take);
+});
+
 /** In `order`; each filter leads one of the issues indexes, so a page is an index range scan. */
 export async function listVisibleIssues(
   ctx: Ctx,
@@ -170,20 +243,42 @@ export async function listVisibleIssues(
   order: ListOrder,
   page: { limit?: number; cursor?: string },
 ) {
-  let query = selectIssues(ctx).select((eb) =>
-    eb.exists(eb.selectFrom('issue_links as hl').select('hl.id').whereRef('hl.issue_id', '=', 'i.id')).as('has_links'),
-  );
-  if (filter.archived !== undefined) query = query.where('i.archived', '=', filter.archived ? 1 : 0);
-  if (filter.projectId) query = query.where('i.project_id', '=', filter.projectId);
-  if (filter.teamId) query = query.where('i.team_id', '=', filter.teamId);
-  if (filter.assigneeId) query = query.where('i.assignee_id', '=', filter.assigneeId);
-  if (filter.statusIds) query = query.where('i.status_id', 'in', filter.statusIds);
-  if (filter.q) {
-    const key = filter.q.trim().toUpperCase();
-    const contains = await titleOrDescriptionContains(ctx, 'issues', 'i', filter.q);
-    query = query.where((eb) => eb.or([contains, eb('i.issue_key', '=', key)]));
+  const ordered = { scope: 'issues', filters: { ...filter }, ...page };
+  if (!filter.q) {
+    const request = pageInOrder<IssueRecord>('i', order, ordered);
+    const window = await pageWindow(ctx, request);
+    const shape: IssuePageShape = {
+      visibility: visibilityShape(ctx),
+      archived: filter.archived !== undefined,
+      project: Boolean(filter.projectId),
+      team: Boolean(filter.teamId),
+      assignee: Boolean(filter.assigneeId),
+      statuses: filter.statusIds?.length ?? -1,
+      sort: order.sort,
+      since: order.updatedSince !== undefined,
+      after: window.after !== undefined,
+    };
+    const rows = await issuePage.rows(ctx, JSON.stringify(shape), {
+      workspaceId: ctx.workspace.id,
+      tokenId: ctx.access.tokenId,
+      archived: filter.archived ? 1 : 0,
+      projectId: filter.projectId,
+      teamId: filter.teamId,
+      assigneeId: filter.assigneeId,
+      statusIds: filter.statusIds,
+      updatedSince: order.updatedSince,
+      after: window.after,
+      take: window.limit + 1,
+    });
+    return pageOf(rows, window, request.keyOf);
   }
-  return paginateInOrder(ctx, query, 'i', order, { scope: 'issues', filters: { ...filter }, ...page });
+  const key = filter.q.trim().toUpperCase();
+  const contains = await titleOrDescriptionContains(ctx, 'issues', 'i', filter.q);
+  const query = whereIssueFilters(withHasLinks(selectIssues(ctx)), {
+    ...filter,
+    archived: filter.archived === undefined ? undefined : Number(filter.archived),
+  }).where((eb) => eb.or([contains, eb('i.issue_key', '=', key)]));
+  return paginateInOrder(ctx, query, 'i', order, ordered);
 }
 
 /** The insert of a whole issue row, compiled once per set of columns (a row always has them all). */
