@@ -7,6 +7,8 @@ type RequestListener = (request: IncomingMessage, response: ServerResponse) => v
 export const TURN_BUDGET_MS = 4;
 /** How long turns stay paced after a connection was accepted: more are likely waiting. */
 export const PACING_WINDOW_MS = 100;
+/** Started entries are dropped from the queue's front at least this often. */
+const COMPACT_AFTER = 1024;
 
 /**
  * Keeps event-loop turns short while connections arrive, so a busy server accepts them.
@@ -29,9 +31,6 @@ export const PACING_WINDOW_MS = 100;
  * pacing every busy turn cost an eighth of the creates per second (more turns, each with
  * its own poll and webhook tick), and clients on open connections gain nothing from it.
  */
-/** Started entries are dropped from the queue's front at least this often. */
-const COMPACT_AFTER = 1024;
-
 export class TurnPacer {
   private readonly waiting: Array<[RequestListener, IncomingMessage, ServerResponse]> = [];
   private head = 0;
