@@ -84,6 +84,34 @@ describe('statements per hot request', () => {
     expect(statements.length, texts(statements)).toBe(2);
   });
 
+  // PostgreSQL plans `limit $1` as if a tenth of the table were kept, so a named statement
+  // never settled on one plan and every page was planned anew (src/db/paginate.ts, fetchLimit).
+  it('writes the LIMIT of a page into its statement, rounded up to a few page sizes', async () => {
+    const pageStatement = async (path: string) => {
+      const { reply, statements } = await measureWarm('GET', path);
+      expect(reply.status).toBe(200);
+      // The last: a search first counts its matches (a bounded count of its own).
+      const page = statements.findLast((statement) => / limit /i.test(statement.sql));
+      expect(page, texts(statements)).toBeDefined();
+      return page!.sql;
+    };
+    const cases: Array<[string, string]> = [
+      [`/issues?limit=50&assigneeId=${aliceId}`, 'limit 51'],
+      [`/issues?limit=2&assigneeId=${aliceId}`, 'limit 6'],
+      [`/issues?limit=30&q=Seed`, 'limit 51'],
+      ['/issues?limit=200', 'limit 201'],
+      ['/projects?limit=7', 'limit 11'],
+      ['/events?limit=3', 'limit 6'],
+    ];
+    for (const [path, limit] of cases) {
+      const text = await pageStatement(path);
+      expect(text.trim().endsWith(limit), `${path}: ${text}`).toBe(true);
+    }
+    const pages = (await measure('GET', `/issues?limit=2&assigneeId=${aliceId}`)).reply.body;
+    expect(pages.issues).toHaveLength(2);
+    expect(pages.pageInfo.hasMore).toBe(true);
+  });
+
   // PostgreSQL adds one: the workspace's write clock, which puts its writes in commit order
   // (src/db/write-clock.ts); SQLite serialises writes itself.
   it('creates an issue in at most 7 statements on SQLite (8 on PostgreSQL), BEGIN and COMMIT included', async () => {

@@ -63,7 +63,23 @@ export async function pageWindow(ctx: Ctx, page: Omit<PageRequest, 'keyOf'>): Pr
   };
 }
 
-/** The page of `rows` (read with `limit + 1`) and the cursor of the next one. */
+/** Row counts a query's LIMIT is rounded up to: common page sizes, each plus the row that tells whether more follow. */
+const FETCH_SIZES = [2, 6, 11, 21, 26, 51, 101, MAX_LIMIT + 1];
+
+/**
+ * The LIMIT for reading at least `rows` rows, as a literal rounded up to one of FETCH_SIZES
+ * (the caller drops the rows past what it wanted). PostgreSQL plans `limit $1` as if the
+ * statement kept a tenth of the table, so the generic plan of a named statement always looked
+ * dearer than a custom one and every run was planned anew: 0.9 ms of an issue page's 1.1 ms on
+ * the server. With the number in the text it keeps one plan; rounding keeps the texts few.
+ */
+export function fetchLimit(rows: number) {
+  const size = FETCH_SIZES.find((candidate) => candidate >= rows);
+  if (size === undefined || !Number.isSafeInteger(rows)) throw new Error(`fetchLimit: ${rows} rows is not a page`);
+  return sql.lit(size);
+}
+
+/** The page of `rows` (read with at least `limit + 1`) and the cursor of the next one. */
 export function pageOf<O>(
   rows: O[],
   window: PageWindow,
@@ -92,7 +108,7 @@ export function startsAfter(orderBy: readonly SortColumn[], direction: 'asc' | '
 
 /**
  * Keyset pagination: `(a, b) < (x, y)` row-value comparison (an index range scan on both
- * stores), `limit + 1` rows to learn whether more follow. Never OFFSET.
+ * stores), at least `limit + 1` rows to learn whether more follow. Never OFFSET.
  */
 export async function paginate<DB, TB extends keyof DB, O>(
   ctx: Ctx,
@@ -103,5 +119,5 @@ export async function paginate<DB, TB extends keyof DB, O>(
   let q = query as unknown as SelectQueryBuilder<any, any, O>;
   if (window.after) q = q.where(startsAfter(page.orderBy, window.direction, window.after));
   for (const [column] of page.orderBy) q = q.orderBy(sql.ref(column), window.direction);
-  return pageOf(await q.limit(window.limit + 1).execute(), window, page.keyOf);
+  return pageOf(await q.limit(fetchLimit(window.limit + 1)).execute(), window, page.keyOf);
 }

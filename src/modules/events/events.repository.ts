@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import { projectAbsentOrVisible } from '../../db/access.js';
+import { fetchLimit } from '../../db/paginate.js';
 import { positionOf } from '../../events/event-log.js';
 import type { EventType } from '../../events/outbox.js';
 
@@ -56,8 +57,8 @@ export async function listEventsAfter(
     .where((eb) => projectAbsentOrVisible(ctx, eb, 'project_id'))
     .where((eb) => groupAbsentOrVisible(ctx, eb, visibleGroups));
   if (types.length) query = query.where('type', 'in', types);
-  const rows = await query.orderBy('seq').limit(limit).execute();
-  return rows.map((row) => ({
+  const rows = await query.orderBy('seq').limit(fetchLimit(limit)).execute();
+  return rows.slice(0, limit).map((row) => ({
     seq: positionOf(row.seq),
     projectId: row.project_id,
     payload: row.payload,

@@ -5,7 +5,7 @@ import type { Ctx } from '../../core/context.js';
 import type { DB, IssueRow } from '../../db/schema.js';
 import { visibilityShape, whereProjectVisible, whereProjectVisibleTo, type VisibilityShape } from '../../db/access.js';
 import { pageInOrder, paginateInOrder } from '../../db/list-page.js';
-import { pageOf, pageWindow, startsAfter } from '../../db/paginate.js';
+import { fetchLimit, pageOf, pageWindow, startsAfter } from '../../db/paginate.js';
 import type { ListOrder } from '../../core/list-order.js';
 import type { LinkWithTarget } from './links.repository.js';
 
@@ -197,6 +197,8 @@ interface IssuePageShape {
   since: boolean;
   /** Whether the page starts after a cursor's position. */
   after: boolean;
+  /** Rows to read: the page's limit plus one, to learn whether more follow (LIMIT is a literal, see fetchLimit). */
+  take: number;
 }
 
 interface IssuePageSlots {
@@ -209,8 +211,6 @@ interface IssuePageSlots {
   statusIds?: string[];
   updatedSince?: string;
   after?: unknown[];
-  /** The page's limit plus one, to learn whether more follow. */
-  take: number;
 }
 
 /**
@@ -233,7 +233,7 @@ const issuePage = queryTemplate((db, slots: IssuePageSlots, shapeKey: string) =>
   if (shape.since) query = query.where('i.updated_at', '>=', slots.updatedSince!);
   if (shape.after) query = query.where(startsAfter(orderBy, direction, slotItems(slots.after!, orderBy.length)));
   for (const [column] of orderBy) query = query.orderBy(sql.ref(column), direction);
-  return query.limit(slots.take);
+  return query.limit(fetchLimit(shape.take));
 });
 
 /** In `order`; each filter leads one of the issues indexes, so a page is an index range scan. */
@@ -257,6 +257,7 @@ export async function listVisibleIssues(
       sort: order.sort,
       since: order.updatedSince !== undefined,
       after: window.after !== undefined,
+      take: window.limit + 1,
     };
     const rows = await issuePage.rows(ctx, JSON.stringify(shape), {
       workspaceId: ctx.workspace.id,
@@ -268,7 +269,6 @@ export async function listVisibleIssues(
       statusIds: filter.statusIds,
       updatedSince: order.updatedSince,
       after: window.after,
-      take: window.limit + 1,
     });
     return pageOf(rows, window, request.keyOf);
   }
