@@ -44,4 +44,19 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('named statements on PostgreSQL'
     await lookup('template1');
     expect(await prepared()).toEqual(first);
   });
+
+  it('answers rows as plain objects in column order, with types parsed and a repeated name keeping its last value', async () => {
+    const { rows } = await sql<Record<string, unknown>>`
+      select 1::int as n, 'a' as v, null::text as "null", true as flag, 'b' as v, 2::int as "__proto__"
+      from generate_series(1, 3)`.execute(database.db);
+    expect(rows).toHaveLength(3);
+    for (const row of rows) {
+      expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+      expect(Object.keys(row)).toEqual(['n', 'v', 'null', 'flag', '__proto__']);
+      expect(row).toMatchObject({ n: 1, v: 'b', null: null, flag: true });
+      expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).toBe(2);
+    }
+    const none = await sql`select 1 as n where false`.execute(database.db);
+    expect(none.rows).toEqual([]);
+  });
 });

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { arrayRowStatement, rowBuilder } from '../src/db/sqlite-rows.js';
+import { rowBuilder } from '../src/db/row-builder.js';
+import { arrayRowStatement } from '../src/db/sqlite-rows.js';
 
 describe('SQLite rows read as arrays', () => {
   const sqlite = new Database(':memory:');
@@ -46,5 +47,13 @@ describe('SQLite rows read as arrays', () => {
     expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).toEqual({ polluted: true });
     expect((row as { polluted?: boolean }).polluted).toBeUndefined();
     expect(row.id).toBe(7);
+  });
+
+  it('takes any column name as a property name only, never as code', () => {
+    const names = ['a"b', "c'd", 'e\\f', '}; throw new Error("x"); ({', '\u2028', 'constructor', ''];
+    const row = rowBuilder(names)(names.map((_, index) => index));
+    expect(Object.keys(row)).toEqual(names);
+    names.forEach((name, index) => expect(row[name]).toBe(index));
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
   });
 });

@@ -91,7 +91,7 @@ describe('statements per hot request', () => {
       const { reply, statements } = await measureWarm('GET', path);
       expect(reply.status).toBe(200);
       // The last: a search first counts its matches (a bounded count of its own).
-      const page = statements.findLast((statement) => / limit /i.test(statement.sql));
+      const page = statements.filter((statement) => / limit /i.test(statement.sql)).at(-1);
       expect(page, texts(statements)).toBeDefined();
       return page!.sql;
     };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ClientBase, QueryConfig } from 'pg';
+import type { ClientBase, FieldDef, QueryArrayConfig, QueryArrayResult, QueryConfig } from 'pg';
+import { rowBuilder, type RowBuilder } from './row-builder.js';
 import { BoundedCache, type StatementWatch } from './statements.js';
 
 /** Named statements one connection keeps; the server holds a plan for each. */
@@ -17,27 +18,58 @@ function nameOf(text: string): string {
   return name;
 }
 
+/** Row builders by statement text, with the column names each was made for. */
+const builders = new BoundedCache<{ names: string[]; build: RowBuilder }>(2 * NAMED_PER_CONNECTION);
+
+/** The builder for rows of these columns: the text's own, unless its columns changed (a migration). */
+function builderOf(text: string, fields: FieldDef[]): RowBuilder {
+  const known = builders.get(text);
+  if (
+    known &&
+    known.names.length === fields.length &&
+    fields.every((field, index) => field.name === known.names[index])
+  )
+    return known.build;
+  const names = fields.map((field) => field.name);
+  const build = rowBuilder(names);
+  builders.set(text, { names, build });
+  return build;
+}
+
+/** Rows read as arrays, answered as objects (see row-builder.ts); the result is otherwise as pg gives it. */
+async function withRowObjects(text: string, answer: Promise<QueryArrayResult>) {
+  const result = await answer;
+  if (result.rows.length === 0) return result;
+  const build = builderOf(text, result.fields);
+  return { ...result, rows: result.rows.map(build) };
+}
+
 /**
  * Runs every query of this client as a named prepared statement, so PostgreSQL parses and
  * plans each distinct text once per connection instead of on every call. Kysely always
  * passes a parameter array, so every query already uses the extended protocol (one command
  * per text); naming it only lets the server keep what it prepared. Past the cap, texts run
- * unnamed as before.
+ * unnamed as before. Rows come as arrays and are made objects here (see row-builder.ts).
  */
 export function nameStatements(client: ClientBase, watch: StatementWatch): void {
   const named = new Set<string>();
-  const query = client.query.bind(client) as (config: QueryConfig | string, values?: unknown[]) => unknown;
+  const query = client.query.bind(client) as (
+    config: QueryConfig | QueryArrayConfig | string,
+    values?: unknown[],
+  ) => unknown;
   const replacement = (config: QueryConfig | string, values?: unknown[]): unknown => {
     if (typeof config !== 'string' || !Array.isArray(values)) return query(config, values);
     const finished = watch.ran(config, values);
     const name = nameOf(config);
-    let answer: unknown;
-    if (named.has(name) || named.size < NAMED_PER_CONNECTION) {
-      named.add(name);
-      answer = query({ name, text: config, values });
-    } else answer = query(config, values);
-    // Kysely uses the promise form: timing ends whether it resolves or rejects (the caller still sees a rejection).
-    if (finished) (answer as Promise<unknown>).then(finished, finished);
+    const keep = named.has(name) || named.size < NAMED_PER_CONNECTION;
+    if (keep) named.add(name);
+    // Kysely uses the promise form.
+    const answer = withRowObjects(
+      config,
+      query({ ...(keep ? { name } : {}), text: config, values, rowMode: 'array' }) as Promise<QueryArrayResult>,
+    );
+    // Timing ends whether it resolves or rejects (the caller still sees a rejection).
+    if (finished) answer.then(finished, finished);
     return answer;
   };
   client.query = replacement as ClientBase['query'];
