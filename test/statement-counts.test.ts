@@ -98,7 +98,6 @@ describe('statements per hot request', () => {
     const cases: Array<[string, string]> = [
       [`/issues?limit=50&assigneeId=${aliceId}`, 'limit 51'],
       [`/issues?limit=2&assigneeId=${aliceId}`, 'limit 6'],
-      [`/issues?limit=30&q=Seed`, 'limit 51'],
       ['/issues?limit=200', 'limit 201'],
       ['/projects?limit=7', 'limit 11'],
       ['/events?limit=3', 'limit 6'],
@@ -107,6 +106,9 @@ describe('statements per hot request', () => {
       const text = await pageStatement(path);
       expect(text.trim().endsWith(limit), `${path}: ${text}`).toBe(true);
     }
+    // A text search keeps its LIMIT a parameter: PostgreSQL plans each run for its text.
+    for (const path of ['/issues?limit=30&q=Seed', '/meetings?limit=30&q=Seed', '/discussion/topics?limit=30&q=Seed'])
+      expect(await pageStatement(path), path).toMatch(/ limit (\?|\$\d+)$/);
     const pages = (await measure('GET', `/issues?limit=2&assigneeId=${aliceId}`)).reply.body;
     expect(pages.issues).toHaveLength(2);
     expect(pages.pageInfo.hasMore).toBe(true);

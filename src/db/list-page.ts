@@ -16,6 +16,8 @@ export interface ListPage {
   filters: Record<string, unknown>;
   limit?: number;
   cursor?: string;
+  /** See PageRequest.textSearch. */
+  textSearch?: boolean;
 }
 
 /**
@@ -41,6 +43,7 @@ export function pageInOrder<O extends OrderedRow>(alias: string, order: ListOrde
     ],
     direction: order.sort === 'updatedAt' ? 'asc' : 'desc',
     keyOf: (row: O) => [row[column], row.id],
+    textSearch: page.textSearch,
   };
 }
 

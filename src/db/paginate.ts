@@ -30,6 +30,12 @@ export interface PageRequest {
   direction?: 'asc' | 'desc';
   /** The values of `orderBy` for a row, in the same order. */
   keyOf: (row: any) => unknown[];
+  /**
+   * Whether the query searches a text (`q`). Its best plan then depends on the text (a rare
+   * word through the trigram indexes, a frequent one by walking the order), so its LIMIT
+   * stays a parameter and PostgreSQL plans every run for its text (see fetchLimit).
+   */
+  textSearch?: boolean;
 }
 
 /** A page request checked and its cursor decoded: what a query needs to read the page. */
@@ -72,6 +78,7 @@ const FETCH_SIZES = [2, 6, 11, 21, 26, 51, 101, MAX_LIMIT + 1];
  * statement kept a tenth of the table, so the generic plan of a named statement always looked
  * dearer than a custom one and every run was planned anew: 0.9 ms of an issue page's 1.1 ms on
  * the server. With the number in the text it keeps one plan; rounding keeps the texts few.
+ * Text searches keep planning every run on purpose (PageRequest.textSearch).
  */
 export function fetchLimit(rows: number) {
   const size = FETCH_SIZES.find((candidate) => candidate >= rows);
@@ -119,5 +126,6 @@ export async function paginate<DB, TB extends keyof DB, O>(
   let q = query as unknown as SelectQueryBuilder<any, any, O>;
   if (window.after) q = q.where(startsAfter(page.orderBy, window.direction, window.after));
   for (const [column] of page.orderBy) q = q.orderBy(sql.ref(column), window.direction);
-  return pageOf(await q.limit(fetchLimit(window.limit + 1)).execute(), window, page.keyOf);
+  const rows = page.textSearch ? window.limit + 1 : fetchLimit(window.limit + 1);
+  return pageOf(await q.limit(rows).execute(), window, page.keyOf);
 }

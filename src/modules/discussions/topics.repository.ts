@@ -54,6 +54,7 @@ export async function searchVisibleTopics(
     filters: { ...filter },
     limit: page.limit,
     cursor: page.cursor,
+    textSearch: Boolean(filter.q),
   });
 }
 

@@ -278,7 +278,7 @@ export async function listVisibleIssues(
     ...filter,
     archived: filter.archived === undefined ? undefined : Number(filter.archived),
   }).where((eb) => eb.or([contains, eb('i.issue_key', '=', key)]));
-  return paginateInOrder(ctx, query, 'i', order, ordered);
+  return paginateInOrder(ctx, query, 'i', order, { ...ordered, textSearch: true });
 }
 
 /** The insert of a whole issue row, compiled once per set of columns (a row always has them all). */

@@ -61,6 +61,7 @@ export async function listVisibleMeetings(
     filters: { ...filter },
     limit: page.limit,
     cursor: page.cursor,
+    textSearch: Boolean(filter.q),
   });
 }
 

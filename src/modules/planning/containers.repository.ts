@@ -50,6 +50,7 @@ export function listVisibleContainers(ctx: Ctx, filter: ContainerFilter, page: {
       ['c.id', 'text'],
     ],
     keyOf: (r: ContainerWithProject) => [r.created_at, r.id],
+    textSearch: Boolean(filter.q),
   });
 }
 

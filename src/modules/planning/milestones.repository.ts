@@ -43,6 +43,7 @@ export function listVisibleMilestones(ctx: Ctx, filter: MilestoneFilter, page: {
     scope: 'milestones',
     filters: { ...filter },
     ...page,
+    textSearch: Boolean(filter.q),
     direction: 'asc',
     orderBy: [
       ['m.order_index', 'integer'],
