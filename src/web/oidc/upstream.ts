@@ -1,4 +1,4 @@
-import * as oidc from 'openid-client';
+import type { Configuration } from 'openid-client';
 import type { UpstreamOidc } from '../../config.js';
 
 /** What wsx learns from the provider: the person's email, and whether the provider verified it. */
@@ -26,16 +26,19 @@ export interface UpstreamProvider {
  * openid-client: discovery, authorization code with PKCE S256, state and nonce, the token
  * exchange and ID-token validation. Discovery runs at the first sign-in, not at start-up,
  * so wsx starts while the provider is down; a failed discovery is tried again next time.
+ * openid-client itself is loaded then too (about 40 ms of every start otherwise).
  */
 export function upstreamProvider(settings: UpstreamOidc): UpstreamProvider {
   const issuer = new URL(settings.issuer);
-  let discovered: Promise<oidc.Configuration> | undefined;
-  const configuration = (): Promise<oidc.Configuration> => {
+  let discovered: Promise<Configuration> | undefined;
+  const configuration = (): Promise<Configuration> => {
     if (!discovered) {
-      discovered = oidc.discovery(issuer, settings.clientId, settings.clientSecret, undefined, {
-        // Config accepts plain http only for a loopback issuer (a provider on the same machine).
-        execute: issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : [],
-      });
+      discovered = import('openid-client').then((oidc) =>
+        oidc.discovery(issuer, settings.clientId, settings.clientSecret, undefined, {
+          // Config accepts plain http only for a loopback issuer (a provider on the same machine).
+          execute: issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : [],
+        }),
+      );
       discovered.catch(() => (discovered = undefined));
     }
     return discovered;
@@ -43,7 +46,7 @@ export function upstreamProvider(settings: UpstreamOidc): UpstreamProvider {
 
   return {
     async start(redirectUri) {
-      const config = await configuration();
+      const [config, oidc] = await Promise.all([configuration(), import('openid-client')]);
       const codeVerifier = oidc.randomPKCECodeVerifier();
       const state = oidc.randomState();
       const nonce = oidc.randomNonce();
@@ -58,7 +61,7 @@ export function upstreamProvider(settings: UpstreamOidc): UpstreamProvider {
       return { url, state, nonce, codeVerifier };
     },
     async finish(callbackUrl, checks) {
-      const config = await configuration();
+      const [config, oidc] = await Promise.all([configuration(), import('openid-client')]);
       const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
         pkceCodeVerifier: checks.codeVerifier,
         expectedState: checks.state,
