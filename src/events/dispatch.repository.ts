@@ -24,19 +24,25 @@ export interface PendingEvent {
   created_at: string;
 }
 
-/** Read on every dispatcher tick, which every write wakes: built once per dialect. */
-const undispatchedEvents = queryTemplate((db, slots: { limit: number }, dialect: DialectName) => {
+/**
+ * Read on every dispatcher tick, which every write wakes: built once per dialect and batch
+ * size. The batch size is a literal, as a page's LIMIT is (see fetchLimit): with a parameter,
+ * PostgreSQL planned the read anew on every tick.
+ */
+const undispatchedEvents = queryTemplate((db, _slots: Record<string, never>, shape: string) => {
+  const [dialect, limit] = shape.split(' ');
   const query = db
     .selectFrom('outbox_events')
     .select(['id', 'workspace_id', 'type', 'project_id', 'audience', 'created_at'])
     .where('dispatched_at', 'is', null)
     .orderBy('id')
-    .limit(slots.limit);
+    .limit(sql.lit(Number(limit)));
   return dialect === 'postgres' ? query.forUpdate().skipLocked() : query;
 });
 
 export function takeUndispatchedEvents(trx: Db, dialect: DialectName, limit: number): Promise<PendingEvent[]> {
-  return undispatchedEvents.rows({ db: trx, dialect }, dialect, { limit });
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`takeUndispatchedEvents: batch of ${limit}`);
+  return undispatchedEvents.rows({ db: trx, dialect }, `${dialect} ${limit}`, {});
 }
 
 export async function markDispatched(trx: Db, eventIds: string[], now: string): Promise<void> {
