@@ -22,6 +22,14 @@ import { RENEW_MS } from './scheduling.js';
  */
 
 const POLL_INTERVAL_MS = 250;
+/**
+ * The least time from one tick's start to the next one's. Under a steady stream of writes a
+ * tick would otherwise follow the last at once, each fanning out the few events committed
+ * meanwhile at the cost of two or three transactions: about one tick per create. Spaced, a
+ * tick takes every event of the interval in one batch; an event waits at most this long more
+ * for its fan-out, and a write after a quiet spell is fanned out at once as before.
+ */
+const MIN_TICK_SPACING_MS = 20;
 const FAN_OUT_BATCH = 100;
 const MAX_IN_FLIGHT = 64;
 
@@ -41,6 +49,8 @@ export class Dispatcher {
   private ticking: Promise<void> | undefined;
   private tickAgain = false;
   private nudged = false;
+  /** When the last tick started (performance.now(): monotonic, whatever `clock` a test injects). */
+  private lastTickAt = Number.NEGATIVE_INFINITY;
   private readonly inFlight = new Set<Promise<void>>();
   private unsubscribe: (() => void) | undefined;
   readonly holder: Holder;
@@ -80,17 +90,21 @@ export class Dispatcher {
   }
 
   /**
-   * Runs a tick at the end of this event-loop turn, or right after the running one. The
-   * nudges of one turn (a burst of writes answered together) share one tick: a tick per
-   * write cost two more write transactions per create under load.
+   * Runs a tick at the end of this event-loop turn, or right after the running one, and
+   * never sooner than MIN_TICK_SPACING_MS after the last one started. The nudges of one
+   * turn (a burst of writes answered together) share one tick: a tick per write cost two
+   * more write transactions per create under load.
    */
   nudge(): void {
     if (this.stopped || this.nudged) return;
     this.nudged = true;
-    setImmediate(() => {
+    const run = () => {
       this.nudged = false;
       this.tickSoon();
-    });
+    };
+    const wait = this.lastTickAt + MIN_TICK_SPACING_MS - performance.now();
+    if (wait > 0) this.timer = setTimeout(run, wait);
+    else setImmediate(run);
   }
 
   private tickSoon(): void {
@@ -100,6 +114,7 @@ export class Dispatcher {
       return;
     }
     clearTimeout(this.timer);
+    this.lastTickAt = performance.now();
     this.ticking = this.tick().finally(() => {
       this.ticking = undefined;
       if (this.stopped) return;
