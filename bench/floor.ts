@@ -131,7 +131,7 @@ const floorServer = (store: 'sqlite' | 'postgres', location: string) =>
   });
 
 const wsxServer = (store: 'sqlite' | 'postgres', location: string) =>
-  startServer('node', ['dist/main.js', 'serve'], {
+  startServer('node', ['dist/wsx.js', 'serve'], {
     cwd: ROOT,
     port: WSX_PORT,
     probe: '/healthz',

@@ -28,7 +28,7 @@ fail() {
 echo "-- npm pack"
 tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
 [[ -f "$tarball" ]] || fail "npm pack wrote no tarball"
-# Exactly what serving needs: the manifest, the compiled build, the README (and a LICENSE, if any).
+# Exactly what serving needs: the manifest, the bundled build, the README (and a LICENSE, if any).
 unexpected="$(tar -tzf "$tarball" | grep -vE '^package/(package\.json|README\.md|LICENSE|dist/.+\.js)$' || true)"
 [[ -z "$unexpected" ]] || fail "unexpected files in $(basename "$tarball"):"$'\n'"$unexpected"
 echo "   $(basename "$tarball"): $(tar -tzf "$tarball" | wc -l) files, $(du -k "$tarball" | cut -f1) KiB"
@@ -50,7 +50,7 @@ if [[ -f "$built" && "$(sqlite_version "$PWD/node_modules")" == "$(sqlite_versio
 else
   (cd "$work/app" && npm rebuild better-sqlite3 --loglevel=error) || fail "better-sqlite3 did not build"
 fi
-[[ -x "$work/app/node_modules/wsx/dist/main.js" ]] || fail "dist/main.js is not executable after install"
+[[ -x "$work/app/node_modules/wsx/dist/wsx.js" ]] || fail "dist/wsx.js is not executable after install"
 
 port="$(node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });')"
 base="http://127.0.0.1:$port"

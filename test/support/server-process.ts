@@ -1,9 +1,28 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** What `npm start` and the `wsx` executable run: the bundle `npm run build` writes (`npm test` builds first). */
+const BUILD = join(ROOT, 'dist', 'wsx.js');
 
-/** A real `wsx serve` process, as an operator starts it. */
+const newestSourceMs = (dir: string): number =>
+  Math.max(
+    ...readdirSync(dir, { withFileTypes: true }).map((entry) =>
+      entry.isDirectory() ? newestSourceMs(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs,
+    ),
+  );
+
+/** The build, checked to be newer than every source file: a stale one would test old code. */
+function currentBuild(): string {
+  const builtMs = statSync(BUILD, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  if (builtMs < newestSourceMs(join(ROOT, 'src')))
+    throw new Error(`${BUILD} is missing or older than src/: run \`npm run build\` (npm test does it first)`);
+  return BUILD;
+}
+
+/** A real `wsx serve` process, as an operator starts it: the build, run by node. */
 export interface ServerProcess {
   child: ChildProcessWithoutNullStreams;
   /** Resolves with the base URL once the server prints that it listens. */
@@ -19,7 +38,7 @@ export interface ServerProcess {
 
 /** `args` follow `serve` (e.g. `--workers 2`). */
 export function spawnServer(env: Record<string, string>, args: string[] = []): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', ...args], {
+  const child = spawn(process.execPath, [currentBuild(), 'serve', ...args], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', WSX_BOOTSTRAP: 'off', ...env },
   });
