@@ -18,6 +18,7 @@ import * as webhookRotation from './0016_webhook_rotation.js';
 import * as oauth from './0017_oauth.js';
 import * as browserSessions from './0018_browser_sessions.js';
 import * as backgroundLease from './0019_background_lease.js';
+import * as searchStatistics from './0020_search_statistics.js';
 
 /** Every migration, by name; names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0017_oauth': oauth,
   '0018_browser_sessions': browserSessions,
   '0019_background_lease': backgroundLease,
+  '0020_search_statistics': searchStatistics,
 };
