@@ -1,6 +1,7 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
+import { analyzeSearchedTables } from './migrations/0020_search_statistics.js';
 
 /** Migrations are compiled into the program (no file scanning), in name order. */
 class CatalogProvider implements MigrationProvider {
@@ -14,5 +15,8 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   const migrator = new Migrator({ db: database.db, provider: new CatalogProvider() });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  // Every pending migration runs in one transaction; what needs it committed runs after.
+  if (applied.includes('0020_search_statistics')) await analyzeSearchedTables(database.db);
+  return applied;
 }

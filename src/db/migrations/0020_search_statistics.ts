@@ -38,8 +38,16 @@ const setTarget = async (db: Kysely<unknown>, target: number) => {
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
   await setTarget(db, 1000);
-  // Statistics of the existing rows now, not at autovacuum's next pass (which waits for a
-  // tenth of the table to change).
+}
+
+/**
+ * Gathers the statistics of the existing rows at the new target, once the migrations'
+ * transaction has committed (db/migrate.ts): an ANALYZE in the transaction that set the
+ * target still samples 101 values. Without it a store would wait for autovacuum's next
+ * pass, which waits for a tenth of the table to change.
+ */
+export async function analyzeSearchedTables<Schema>(db: Kysely<Schema>): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
   for (const table of TABLES) await sql`analyze ${sql.id(table)}`.execute(db);
 }
 
