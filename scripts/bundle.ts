@@ -1,10 +1,10 @@
 /**
  * `npm run build`, second step: bundles the compiled program (dist/main.js and everything it
- * imports) into one file, dist/wsx.js, which `npm start` and the `wsx` executable run.
+ * imports) into dist/wsx.js and a few chunks, which `npm start` and the `wsx` executable run.
  *
  * Why: Node.js loads an ES module file by file (resolve, stat, read, compile, link), and a
- * start loaded over 900 of them (wsx's own and Kysely's several hundred each), about a
- * third of the time to the first `/healthz` (docs/performance.md).
+ * start loaded over 900 of them (wsx's own and Kysely's several hundred each): the first
+ * `/healthz` came about twice as late as from the bundle (docs/performance.md).
  *
  * What goes in: wsx's own modules and the plain libraries named in BUNDLED, with whatever
  * they import. Everything else stays a package that Node.js loads from node_modules at run

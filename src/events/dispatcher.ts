@@ -103,8 +103,13 @@ export class Dispatcher {
       this.tickSoon();
     };
     const wait = this.lastTickAt + MIN_TICK_SPACING_MS - performance.now();
-    if (wait > 0) this.timer = setTimeout(run, wait);
-    else setImmediate(run);
+    if (wait <= 0) {
+      setImmediate(run);
+      return;
+    }
+    // The wait replaces the idle poll's timer, if one is pending: that tick comes sooner.
+    clearTimeout(this.timer);
+    this.timer = setTimeout(run, wait);
   }
 
   private tickSoon(): void {
