@@ -1,7 +1,6 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
-import { analyzeSearchedTables } from './migrations/0020_search_statistics.js';
 
 /** Migrations are compiled into the program (no file scanning), in name order. */
 class CatalogProvider implements MigrationProvider {
@@ -16,7 +15,7 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
   const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-  // Every pending migration runs in one transaction; what needs it committed runs after.
-  if (applied.includes('0020_search_statistics')) await analyzeSearchedTables(database.db);
+  // Every pending migration ran in one transaction; what needs it committed runs now.
+  for (const name of applied) await migrations[name].afterCommit?.(database.db as Kysely<unknown>);
   return applied;
 }

@@ -46,7 +46,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
  * target still samples 101 values. Without it a store would wait for autovacuum's next
  * pass, which waits for a tenth of the table to change.
  */
-export async function analyzeSearchedTables<Schema>(db: Kysely<Schema>): Promise<void> {
+export async function afterCommit(db: Kysely<unknown>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
   for (const table of TABLES) await sql`analyze ${sql.id(table)}`.execute(db);
 }

@@ -1,4 +1,4 @@
-import type { Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 import * as core from './0001_core.js';
 import * as issues from './0002_issues.js';
 import * as planning from './0003_planning.js';
@@ -20,8 +20,17 @@ import * as browserSessions from './0018_browser_sessions.js';
 import * as backgroundLease from './0019_background_lease.js';
 import * as searchStatistics from './0020_search_statistics.js';
 
+/**
+ * A migration, and what it needs done once it has committed: every pending migration runs
+ * in one transaction (db/migrate.ts), and some work (PostgreSQL's ANALYZE at a statistics
+ * target set in that transaction) only takes effect outside it.
+ */
+export interface CatalogMigration extends Migration {
+  afterCommit?: (db: Kysely<unknown>) => Promise<void>;
+}
+
 /** Every migration, by name; names sort in the order they must run. */
-export const migrations: Record<string, Migration> = {
+export const migrations: Record<string, CatalogMigration> = {
   '0001_core': core,
   '0002_issues': issues,
   '0003_planning': planning,
