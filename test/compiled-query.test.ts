@@ -78,3 +78,43 @@ describe('query templates', () => {
     await expect(bySlug.rows(database, 'asc', {} as { slug: string })).rejects.toThrow(/no value for slot "slug"/);
   });
 });
+
+describe('reads beside an open transaction', () => {
+  it("never read inside another caller's open transaction, and a transaction reads its own writes", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const wrote = new Promise<void>((resolve) => (written = resolve));
+    const at = '2026-01-01T00:00:00.000Z';
+    const writing = database.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('workspaces')
+        .values({ id: 'ws_open', slug: 'open', name: 'Workspace open', created_at: at, updated_at: at })
+        .execute();
+      expect(await nameOf.first({ db: trx, dialect: database.dialect }, { id: 'ws_open' })).toEqual({
+        name: 'Workspace open',
+      });
+      written();
+      await held;
+    });
+    await wrote;
+
+    let settled = false;
+    const reading = nameOf.first(database, { id: 'ws_open' }).then((row) => {
+      settled = true;
+      return row;
+    });
+    if (database.dialect === 'postgres') {
+      // Another connection: it answers at once, without the uncommitted row.
+      expect(await reading).toBeUndefined();
+    } else {
+      // SQLite's one connection is the transaction's: the read waits for its end.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(settled).toBe(false);
+    }
+    release();
+    await writing;
+    if (database.dialect === 'sqlite') expect(await reading).toEqual({ name: 'Workspace open' });
+    expect(await nameOf.first(database, { id: 'ws_open' })).toEqual({ name: 'Workspace open' });
+  });
+});

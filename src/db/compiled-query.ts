@@ -1,6 +1,7 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import type { Ctx } from '../core/context.js';
 import type { DialectName } from './database.js';
+import { rowsRightAway } from './direct-reads.js';
 import type { DB } from './schema.js';
 import { BoundedCache } from './statements.js';
 
@@ -66,7 +67,10 @@ export function queryTemplate<Values extends object, S extends Shape, Row>(
     /** Every row the query answers, on the context's connection (its transaction, if any). */
     async rows(ctx: Pick<Ctx, 'db' | 'dialect'>, shape: S, values: Values): Promise<Row[]> {
       const query = compile(ctx.db, ctx.dialect, shape);
-      const result = await ctx.db.executeQuery<Row>({ ...query, parameters: bind(query.parameters, values) });
+      const parameters = bind(query.parameters, values);
+      const rows = rowsRightAway(ctx.db, query, parameters);
+      if (rows) return rows;
+      const result = await ctx.db.executeQuery<Row>({ ...query, parameters });
       return result.rows;
     },
     async first(ctx: Pick<Ctx, 'db' | 'dialect'>, shape: S, values: Values): Promise<Row | undefined> {

@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Database } from './database.js';
+import { readDirectly } from './direct-reads.js';
 import type { DB } from './schema.js';
 import { nameStatements } from './pg-statements.js';
 import { WsxSqliteDialect } from './sqlite-dialect.js';
@@ -82,12 +83,10 @@ async function openSqlite(path: string, backgroundCheckpoints = false): Promise<
   const optimizer = setInterval(() => optimize('optimize'), 3_600_000);
   optimizer.unref();
   const statements = new StatementWatch();
-  const db = new Kysely<DB>({
-    dialect: new WsxSqliteDialect({
-      database: cachingSqliteDatabase(sqlite, statements),
-      inTransaction: () => sqlite.inTransaction,
-    }),
-  });
+  const database = cachingSqliteDatabase(sqlite, statements);
+  const inTransaction = () => sqlite.inTransaction;
+  const db = new Kysely<DB>({ dialect: new WsxSqliteDialect({ database, inTransaction }) });
+  readDirectly(db, { database, inTransaction });
   const untrack = file ? trackSqliteFile(file) : () => undefined;
   const checkpointer = file && backgroundCheckpoints ? startCheckpointer(file) : undefined;
   const close = async () => {
