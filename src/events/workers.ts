@@ -64,7 +64,8 @@ export function registerWorkers(app: FastifyInstance, database: Database, config
     if (runner) await runner.stop();
     await end();
   });
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     if (request.method !== 'GET') notifyOutbox();
+    done();
   });
 }

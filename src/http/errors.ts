@@ -69,8 +69,8 @@ export function renderUrlError(_error: FastifyError, _request: FastifyRequest, r
  * after the credential and rate-limit hooks, which therefore still come first.
  */
 export function answerUnknownRoutesBeforeBody(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
-    if (request.is404)
-      throw new ApiError('ROUTE_NOT_FOUND', { method: request.method, path: request.url.split('?')[0] });
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!request.is404) return done();
+    done(new ApiError('ROUTE_NOT_FOUND', { method: request.method, path: request.url.split('?')[0] }));
   });
 }

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify
 import type { AppConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { RESOURCE_PATHS } from '../modules/oauth/resources.js';
+import { hookWhen } from './hook-when.js';
 import { publicOrigin, servesOAuth } from './public-url.js';
 import { clientKey } from './rate-limit.js';
 import { requestPath } from './request-path.js';
@@ -160,18 +161,21 @@ export function registerOAuth(app: FastifyInstance, database: Database, config: 
   });
 
   let oauthApp: Promise<OAuthApp> | undefined;
-  app.addHook('onRequest', async (request, reply) => {
-    if (!OAUTH_PATHS.has(pathOf(request.url))) return;
-    const base = origin();
-    // Without an acceptable issuer the paths are unknown routes, as before OAuth existed.
-    if (!servesOAuth(base)) return;
-    if (!oauthApp) {
-      oauthApp = buildOAuthApp(database, config, new URL(base));
-      // A failed load is tried again by the next request rather than remembered.
-      oauthApp.catch(() => (oauthApp = undefined));
-    }
-    const handle = await oauthApp;
-    reply.hijack();
-    handle(request.raw, reply.raw, (error) => answerUnrouted(reply.raw, request.log, error));
-  });
+  const oauthPath = (request: FastifyRequest) => OAUTH_PATHS.has(pathOf(request.url));
+  app.addHook(
+    'onRequest',
+    hookWhen(oauthPath, async (request, reply) => {
+      const base = origin();
+      // Without an acceptable issuer the paths are unknown routes, as before OAuth existed.
+      if (!servesOAuth(base)) return;
+      if (!oauthApp) {
+        oauthApp = buildOAuthApp(database, config, new URL(base));
+        // A failed load is tried again by the next request rather than remembered.
+        oauthApp.catch(() => (oauthApp = undefined));
+      }
+      const handle = await oauthApp;
+      reply.hijack();
+      handle(request.raw, reply.raw, (error) => answerUnrouted(reply.raw, request.log, error));
+    }),
+  );
 }

@@ -114,11 +114,14 @@ export function registerOperations(
       config: { operationId: op.id },
       // Credential (and rate limit), then route, then the caller's right to write, all before
       // the body is read: a read-only credential's write is refused whatever its body holds.
-      onRequest: async (request) => {
+      // Synchronous, in the callback form (an async hook costs a promise and a microtask); what
+      // it throws reaches the error handler as an async hook's rejection would.
+      onRequest: (request, _reply, done) => {
         const path = pathOf(request).replace(/\/+$/, '');
         if (op.path.includes('{') && fixedPaths.has(path))
           throw new ApiError('ROUTE_NOT_FOUND', { method: request.method, path });
         refuseWriteByReadOnly(requireAuth(request), op);
+        done();
       },
       handler: async (request, reply) => {
         const ctx = buildCtx(request, database, config);

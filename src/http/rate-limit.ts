@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
 import type { AppConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
+import { hookWhen } from './hook-when.js';
 import { MemoryCounters, RedisCounters, type CounterStore } from './rate-counters.js';
 
 declare module 'fastify' {
@@ -125,9 +126,13 @@ export async function registerRateLimit(app: FastifyInstance, config: AppConfig)
   // The plugin hooks each route; an unknown route has none, so it is counted here and its
   // 404 carries the same headers (answerUnknownRoutesBeforeBody runs after this hook).
   const limitUnknownRoute = app.rateLimit();
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.is404) await limitUnknownRoute.call(app, request, reply);
-  });
+  app.addHook(
+    'onRequest',
+    hookWhen(
+      (request) => request.is404,
+      async (request, reply) => limitUnknownRoute.call(app, request, reply),
+    ),
+  );
 
   app.decorate('spendRequestBudget', async (request: FastifyRequest, reply: FastifyReply, extra: number) => {
     if (!request.auth || extra <= 0) return;

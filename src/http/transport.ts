@@ -110,13 +110,11 @@ export function answerRequestsWhileDraining(app: FastifyInstance): void {
     draining = true;
     done();
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!draining) return;
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!draining) return done();
     reply.header('Connection', 'close');
-    throw new ApiError(
-      'SERVER_SHUTTING_DOWN',
-      {},
-      { headers: { 'Retry-After': String(SHUTDOWN_RETRY_AFTER_SECONDS) } },
+    done(
+      new ApiError('SERVER_SHUTTING_DOWN', {}, { headers: { 'Retry-After': String(SHUTDOWN_RETRY_AFTER_SECONDS) } }),
     );
   });
 }

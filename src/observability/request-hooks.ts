@@ -16,19 +16,23 @@ function credentialOf(request: FastifyRequest): string | null {
  * library (MCP, OAuth) send what the raw response holds.
  */
 export function registerRequestHooks(app: FastifyInstance, metrics: Metrics | undefined): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // Synchronous hooks in the callback form: an async one costs a promise and a microtask.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.raw.setHeader('X-Request-Id', request.id);
-    if (!metrics) return;
-    metrics.inFlight.inc();
-    // 'close' comes for every response, also one whose client went away before the answer
-    // (no onResponse then), so the gauge cannot drift.
-    reply.raw.once('close', () => metrics.inFlight.dec());
+    if (metrics) {
+      metrics.inFlight.inc();
+      // 'close' comes for every response, also one whose client went away before the answer
+      // (no onResponse then), so the gauge cannot drift.
+      reply.raw.once('close', () => metrics.inFlight.dec());
+    }
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const operation = operationOf(request);
     const durationMs = reply.elapsedTime;
     metrics?.requestFinished(operation, request.method, reply.statusCode, durationMs / 1000);
     logLine(request, reply, operation, durationMs);
+    done();
   });
 }
 

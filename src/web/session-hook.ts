@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
+import { hookWhen } from '../http/hook-when.js';
 import { requestPath } from '../http/request-path.js';
 import { readSessionCookie } from './cookies.js';
 import { sendPage } from './page.js';
@@ -28,17 +29,21 @@ const prefersHtml = (request: FastifyRequest): boolean => /\btext\/html\b/.test(
  */
 export function registerSessionHook(app: FastifyInstance, db: Kysely<DB>, upstreamHost?: string): void {
   app.decorateRequest('browserSession', undefined);
-  app.addHook('onRequest', async (request, reply) => {
+  const readsSession = (request: FastifyRequest) => {
     const path = requestPath(request);
-    const appPage = APP_PAGE_RE.test(path);
-    if (!appPage && !SESSION_PAGE_RE.test(path)) return;
-    request.browserSession = await readSession(db, readSessionCookie(request.headers.cookie));
-    if (appPage && !request.browserSession && prefersHtml(request))
-      // Back to the page after signing in; a form post goes back to the connectors list instead.
-      return sendPage(
-        reply,
-        401,
-        signInPage(request.method === 'GET' ? request.url : CONNECTORS_PATH, undefined, upstreamHost),
-      );
-  });
+    return APP_PAGE_RE.test(path) || SESSION_PAGE_RE.test(path);
+  };
+  app.addHook(
+    'onRequest',
+    hookWhen(readsSession, async (request, reply) => {
+      request.browserSession = await readSession(db, readSessionCookie(request.headers.cookie));
+      if (APP_PAGE_RE.test(requestPath(request)) && !request.browserSession && prefersHtml(request))
+        // Back to the page after signing in; a form post goes back to the connectors list instead.
+        sendPage(
+          reply,
+          401,
+          signInPage(request.method === 'GET' ? request.url : CONNECTORS_PATH, undefined, upstreamHost),
+        );
+    }),
+  );
 }
