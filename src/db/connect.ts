@@ -122,7 +122,7 @@ async function openPostgres(url: string): Promise<Database> {
   const statements = new StatementWatch();
   pool.on('connect', (client) => {
     client.on('error', ignore);
-    nameStatements(client, statements);
+    nameStatements(client, statements, pg.default.Query);
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const safe = new URL(url);

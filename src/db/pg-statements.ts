@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ClientBase, FieldDef, QueryArrayConfig, QueryArrayResult, QueryConfig } from 'pg';
+import type { ClientBase, FieldDef, Query as PgQuery, QueryArrayConfig, QueryArrayResult, QueryConfig } from 'pg';
+import { knownShapeQuery } from './pg-known-shapes.js';
 import { rowBuilder, type RowBuilder } from './row-builder.js';
 import { BoundedCache, type StatementWatch } from './statements.js';
 
@@ -50,8 +51,11 @@ async function withRowObjects(text: string, answer: Promise<QueryArrayResult>) {
  * passes a parameter array, so every query already uses the extended protocol (one command
  * per text); naming it only lets the server keep what it prepared. Past the cap, texts run
  * unnamed as before. Rows come as arrays and are made objects here (see row-builder.ts).
+ * Named statements run as pg's `Query` that skips describing a result already known
+ * (pg-known-shapes.ts).
  */
-export function nameStatements(client: ClientBase, watch: StatementWatch): void {
+export function nameStatements(client: ClientBase, watch: StatementWatch, Query: typeof PgQuery): void {
+  const KnownShapeQuery = knownShapeQuery(Query);
   const named = new Set<string>();
   const query = client.query.bind(client) as (
     config: QueryConfig | QueryArrayConfig | string,
@@ -66,7 +70,19 @@ export function nameStatements(client: ClientBase, watch: StatementWatch): void 
     // Kysely uses the promise form.
     const answer = withRowObjects(
       config,
-      query({ ...(keep ? { name } : {}), text: config, values, rowMode: 'array' }) as Promise<QueryArrayResult>,
+      keep
+        ? new Promise<QueryArrayResult>((resolve, reject) =>
+            client.query(
+              new KnownShapeQuery({
+                name,
+                text: config,
+                values,
+                rowMode: 'array',
+                callback: (error, result) => (error ? reject(error) : resolve(result)),
+              }),
+            ),
+          )
+        : (query({ text: config, values, rowMode: 'array' }) as Promise<QueryArrayResult>),
     );
     // Timing ends whether it resolves or rejects (the caller still sees a rejection).
     if (finished) answer.then(finished, finished);
