@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Database } from './database.js';
-import { readDirectly } from './direct-reads.js';
+import { readDirectly, readPooled } from './direct-reads.js';
 import type { DB } from './schema.js';
 import { nameStatements } from './pg-statements.js';
 import { WsxSqliteDialect } from './sqlite-dialect.js';
@@ -125,6 +125,18 @@ async function openPostgres(url: string): Promise<Database> {
     nameStatements(client, statements, pg.default.Query);
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // Checked out and given back as Kysely does (not pool.query, which passes client.query a
+  // callback that nameStatements' promise form would never call).
+  readPooled(db, {
+    query: async (text, values) => {
+      const client = await pool.connect();
+      try {
+        return await client.query(text, values);
+      } finally {
+        client.release();
+      }
+    },
+  });
   const safe = new URL(url);
   safe.password = '';
   return {

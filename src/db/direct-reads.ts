@@ -7,7 +7,13 @@ interface DirectReads {
   inTransaction: () => boolean;
 }
 
+/** What a PostgreSQL store lends for reads outside transactions: its pool's one-statement query. */
+interface PooledReads {
+  query: (sql: string, parameters: unknown[]) => Promise<{ rows: unknown[] }>;
+}
+
 const storesReadDirectly = new WeakMap<Kysely<DB>, DirectReads>();
+const storesReadPooled = new WeakMap<Kysely<DB>, PooledReads>();
 
 /**
  * Lets the store's own handle (not a transaction's) run SELECTs at once, on the calling turn.
@@ -24,16 +30,30 @@ export function readDirectly(db: Kysely<DB>, reads: DirectReads): void {
 }
 
 /**
- * The rows of a compiled SELECT run at once on `db`, or undefined when it must go through
- * Kysely: `db` is a transaction, the store is PostgreSQL, the query is not a SELECT, or a
- * transaction is open on the connection.
+ * Lets the store's own handle (not a transaction's) run SELECTs as the pool's one-statement
+ * queries: a connection checked out, the statement run, the connection given back, as Kysely
+ * does for a statement outside a transaction, without its executor's promise hops. Each
+ * read is on whatever connection is free, as before, so it never sees another caller's
+ * uncommitted writes.
+ */
+export function readPooled(db: Kysely<DB>, reads: PooledReads): void {
+  storesReadPooled.set(db, reads);
+}
+
+/**
+ * The rows of a compiled SELECT run without Kysely's executor on `db`: at once on SQLite,
+ * from the pool on PostgreSQL. Undefined when it must go through Kysely: `db` is a
+ * transaction, the query is not a SELECT, or (SQLite) a transaction is open on the connection.
  */
 export function rowsRightAway<Row>(
   db: Kysely<DB>,
   query: CompiledQuery<Row>,
   parameters: ReadonlyArray<unknown>,
-): Row[] | undefined {
+): Row[] | Promise<Row[]> | undefined {
+  if (query.query.kind !== 'SelectQueryNode') return undefined;
+  const pooled = storesReadPooled.get(db);
+  if (pooled) return pooled.query(query.sql, [...parameters]).then((result) => result.rows as Row[]);
   const reads = storesReadDirectly.get(db);
-  if (!reads || query.query.kind !== 'SelectQueryNode' || reads.inTransaction()) return undefined;
+  if (!reads || reads.inTransaction()) return undefined;
   return reads.database.prepare(query.sql).all(parameters) as Row[];
 }
