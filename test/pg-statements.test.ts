@@ -83,4 +83,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('named statements on PostgreSQL'
       describe.mockRestore();
     }
   });
+
+  it("answers pg's callback form (pool.query) and gives its connection back", async () => {
+    const pool = database.pool as unknown as pg.Pool;
+    for (let run = 0; run < 3; run++)
+      expect((await pool.query('select $1::int as n', [run])).rows).toEqual([{ n: run }]);
+    expect(pool.idleCount).toBe(pool.totalCount);
+  });
 });

@@ -60,9 +60,13 @@ export function nameStatements(client: ClientBase, watch: StatementWatch, Query:
   const query = client.query.bind(client) as (
     config: QueryConfig | QueryArrayConfig | string,
     values?: unknown[],
+    callback?: unknown,
   ) => unknown;
-  const replacement = (config: QueryConfig | string, values?: unknown[]): unknown => {
-    if (typeof config !== 'string' || !Array.isArray(values)) return query(config, values);
+  const replacement = (config: QueryConfig | string, values?: unknown[], callback?: unknown): unknown => {
+    // Only Kysely's promise form is replaced; a callback (pool.query passes one) must be
+    // called, so that form runs as pg runs it.
+    if (typeof config !== 'string' || !Array.isArray(values) || callback !== undefined)
+      return query(config, values, callback);
     const finished = watch.ran(config, values);
     const name = nameOf(config);
     const keep = named.has(name) || named.size < NAMED_PER_CONNECTION;
