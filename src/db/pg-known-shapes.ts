@@ -11,7 +11,10 @@ interface ResultShape {
 interface QueryInternals {
   name?: string;
   callback?: (error: Error | null, result: QueryArrayResult) => void;
+  types?: unknown;
+  _rowMode?: string;
   _result: { fields: FieldDef[]; _parsers?: unknown[] };
+  _results: unknown;
   _accumulateRows: boolean;
   hasBeenParsed(connection: Connection): boolean;
   prepare(connection: Connection): void;
@@ -22,13 +25,9 @@ interface QueryInternals {
 /** Shapes by statement name; a name is a hash of the text, so every connection shares them. */
 const shapes = new BoundedCache<ResultShape>(1_000);
 
-type QueryClass = new (config: {
-  name: string;
-  text: string;
-  values: unknown[];
-  rowMode: 'array';
-  callback: (error: Error | null, result: QueryArrayResult) => void;
-}) => PgQuery;
+type QueryCallback = (error: Error | null, result: QueryArrayResult) => void;
+type QueryClass = new (name: string, text: string, values: unknown[], callback: QueryCallback) => PgQuery;
+type PositionalQuery = new (text: string, values: unknown[], callback: QueryCallback) => QueryInternals;
 
 /**
  * pg's Query, minus the Describe of a named statement's result once its shape is known.
@@ -43,7 +42,21 @@ type QueryClass = new (config: {
  * PostgreSQL refuse the prepared statement outright, as it did before.
  */
 export function knownShapeQuery(Query: typeof PgQuery): QueryClass {
-  class KnownShapeQuery extends (Query as unknown as new (config: object) => QueryInternals) {
+  class KnownShapeQuery extends (Query as unknown as PositionalQuery) {
+    /**
+     * pg copies a config object property by property (getOwnPropertyDescriptors) on every
+     * query, 3 µs each (`perf`, a PostgreSQL create); its positional form takes the text as
+     * is. The name and the array rows (Kysely's rows are made objects in pg-statements.ts)
+     * are then set as pg's own constructor sets them from a config.
+     */
+    constructor(name: string, text: string, values: unknown[], callback: QueryCallback) {
+      super(text, values, callback);
+      this.name = name;
+      this._rowMode = 'array';
+      const Result = this._result.constructor as new (rowMode: string, types: unknown) => QueryInternals['_result'];
+      this._result = this._results = new Result('array', this.types);
+    }
+
     override prepare(connection: Connection): void {
       const shape = this.name === undefined ? undefined : shapes.get(this.name);
       if (!shape || !this.hasBeenParsed(connection)) return super.prepare(connection);

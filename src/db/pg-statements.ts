@@ -77,13 +77,7 @@ export function nameStatements(client: ClientBase, watch: StatementWatch, Query:
       keep
         ? new Promise<QueryArrayResult>((resolve, reject) =>
             client.query(
-              new KnownShapeQuery({
-                name,
-                text: config,
-                values,
-                rowMode: 'array',
-                callback: (error, result) => (error ? reject(error) : resolve(result)),
-              }),
+              new KnownShapeQuery(name, config, values, (error, result) => (error ? reject(error) : resolve(result))),
             ),
           )
         : (query({ text: config, values, rowMode: 'array' }) as Promise<QueryArrayResult>),
