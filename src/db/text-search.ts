@@ -19,7 +19,8 @@ export function containsText(dialect: DialectName, column: string, text: string)
 }
 
 /** The tables with a title and description that `q=` searches through an index. */
-export type SearchedTable = 'issues' | 'meetings' | 'discussion_topics';
+export const SEARCHED_TABLES = ['issues', 'meetings', 'discussion_topics'] as const;
+export type SearchedTable = (typeof SEARCHED_TABLES)[number];
 
 /** The trigram tokenizer indexes runs of three characters: shorter texts cannot use it. */
 const TRIGRAM = 3;
@@ -36,9 +37,10 @@ const FEW_MATCHES = 2_000;
  *
  * On SQLite a text of three characters or more is first looked up in the table's FTS5
  * trigram index (a phrase there is a substring), counting at most FEW_MATCHES matches: a
- * rare text is then answered from the index, a frequent one by testing rows in page order.
- * Shorter texts compare the columns. On PostgreSQL the columns are compared, through the
- * pg_trgm indexes.
+ * rare text is then answered from the index, and from the rows not indexed yet
+ * (`<table>_fts_pending`, db/search-backlog.ts), whose columns are compared; a frequent one
+ * by testing rows in page order. Shorter texts compare the columns. On PostgreSQL the
+ * columns are compared, through the pg_trgm indexes.
  */
 export async function titleOrDescriptionContains(
   ctx: { db: Kysely<DB>; dialect: DialectName },
@@ -46,8 +48,9 @@ export async function titleOrDescriptionContains(
   alias: string,
   text: string,
 ): Promise<RawBuilder<boolean>> {
-  const inColumn = (column: string) => containsText(ctx.dialect, `${alias}.${column}`, text);
-  const compared = sql<boolean>`(${inColumn('title')} or ${inColumn('description')})`;
+  const inColumns = (row: string) =>
+    sql<boolean>`(${containsText(ctx.dialect, `${row}.title`, text)} or ${containsText(ctx.dialect, `${row}.description`, text)})`;
+  const compared = inColumns(alias);
   if (ctx.dialect !== 'sqlite' || [...text].length < TRIGRAM) return compared;
   const index = sql.id(`${table}_fts`);
   const phrase = `"${text.replace(/"/g, '""')}"`;
@@ -57,5 +60,10 @@ export async function titleOrDescriptionContains(
     .execute(ctx.db)
     .then((result) => result.rows[0]);
   if (matches >= FEW_MATCHES) return compared;
-  return sql<boolean>`${sql.ref(`${alias}.rowid`)} in (select rowid from ${index} where ${index} match ${phrase})`;
+  const listed = sql.id(`${table}_fts_pending`);
+  // CROSS JOIN makes SQLite walk the (short) list and look each row up; left to itself it
+  // walked the whole table and looked each row up in the list, which it takes to be as long.
+  return sql<boolean>`${sql.ref(`${alias}.rowid`)} in (select rowid from ${index} where ${index} match ${phrase}
+    union all select unindexed.rowid from ${listed} cross join ${sql.id(table)} as unindexed on unindexed.rowid = ${listed}.id
+      where ${inColumns('unindexed')})`;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../config.js';
 import type { Database } from '../db/database.js';
+import { startSearchIndexing, type SearchIndexing } from '../db/search-backlog.js';
 import { purgeExpiredKeys } from '../modules/idempotency/idempotency.service.js';
 import { disableIfFailingTooLong } from '../modules/webhooks/auto-disable.js';
 import { Dispatcher } from './dispatcher.js';
@@ -16,7 +17,8 @@ const HOUSEKEEPING_INTERVAL_MS = 3_600_000;
  * deliveries keep failing is deactivated (modules/webhooks/auto-disable.ts). Every write response wakes
  * it, so events of a committed change leave at once instead of at the next poll. Hourly
  * housekeeping (and once at start) drops idempotency records past their TTL and webhook
- * history past WSX_RETENTION_DAYS, so those tables stay small.
+ * history past WSX_RETENTION_DAYS, so those tables stay small. On SQLite, rows written
+ * since are added to the search indexes in batches (db/search-backlog.ts).
  * On PostgreSQL every process runs them (claims and fan-out share the queue safely); on
  * SQLite only the process holding the background lease does (single-runner.ts), so
  * several processes can serve one file.
@@ -36,6 +38,7 @@ export function registerWorkers(app: FastifyInstance, database: Database, config
     }).catch((err: unknown) => app.log.warn({ err }, 'webhook history pruning failed'));
   };
   let active = false;
+  let searchIndexing: SearchIndexing | undefined;
   // One housekeeping run at a time; closing waits for the current one, which stops between batches.
   const housekeep = () => {
     if (active) running = running.then(purge);
@@ -44,10 +47,15 @@ export function registerWorkers(app: FastifyInstance, database: Database, config
     active = true;
     dispatcher.start();
     housekeep();
+    if (database.dialect === 'sqlite')
+      searchIndexing = startSearchIndexing(database.db, (err: unknown) =>
+        app.log.warn({ err }, 'search indexing failed'),
+      );
   };
   const end = async () => {
     active = false;
     await running;
+    await searchIndexing?.stop();
     await dispatcher.stop();
   };
   const runner = database.dialect === 'sqlite' ? new SingleRunner(database, app.log, { begin, end }) : undefined;

@@ -19,6 +19,7 @@ import * as oauth from './0017_oauth.js';
 import * as browserSessions from './0018_browser_sessions.js';
 import * as backgroundLease from './0019_background_lease.js';
 import * as searchStatistics from './0020_search_statistics.js';
+import * as searchBacklog from './0021_search_backlog.js';
 
 /**
  * A migration, and what it needs done once it has committed: every pending migration runs
@@ -51,4 +52,5 @@ export const migrations: Record<string, CatalogMigration> = {
   '0018_browser_sessions': browserSessions,
   '0019_background_lease': backgroundLease,
   '0020_search_statistics': searchStatistics,
+  '0021_search_backlog': searchBacklog,
 };

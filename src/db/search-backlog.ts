@@ -1,0 +1,85 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB } from './schema.js';
+import { SEARCHED_TABLES, type SearchedTable } from './text-search.js';
+
+/**
+ * Rows indexed in one transaction: FTS5 writes one segment for the whole batch, and the
+ * write lock is held a few milliseconds (about 8 µs a row).
+ */
+export const SEARCH_BATCH_ROWS = 1_000;
+
+/** How often the background runner looks for rows to index; a search never waits for it. */
+const INTERVAL_MS = 200;
+
+/**
+ * Indexes the current title and description of up to `limit` rows listed in
+ * `<table>_fts_pending` (SQLite, migration 0021_search_backlog) and takes them off the
+ * list, in one transaction. Answers how many it indexed.
+ */
+export async function indexListedRows(
+  db: Kysely<DB>,
+  table: SearchedTable,
+  limit = SEARCH_BATCH_ROWS,
+): Promise<number> {
+  const listed = sql.id(`${table}_fts_pending`);
+  const fts = sql.id(`${table}_fts`);
+  return db.transaction().execute(async (trx) => {
+    const batch = await sql<{ rows: number; last: number | null }>`
+      select count(*) as rows, max(id) as last from (select id from ${listed} order by id limit ${limit})`
+      .execute(trx)
+      .then((result) => result.rows[0]);
+    if (!batch || batch.last === null) return 0;
+    // CROSS JOIN: the list drives the join. Otherwise SQLite read `p.id <= last` as a range
+    // of the table's rowids and walked the table (100,000 rows for a batch of 200).
+    await sql`insert into ${fts}(rowid, title, description)
+      select t.rowid, t.title, t.description from ${listed} p cross join ${sql.id(table)} t on t.rowid = p.id
+      where p.id <= ${batch.last}`.execute(trx);
+    await sql`delete from ${listed} where id <= ${batch.last}`.execute(trx);
+    return Number(batch.rows);
+  });
+}
+
+/** Whether any row of the table waits to be indexed (a read: no write lock taken when none does). */
+async function hasListedRows(db: Kysely<DB>, table: SearchedTable): Promise<boolean> {
+  const { rows } = await sql`select 1 from ${sql.id(`${table}_fts_pending`)} limit 1`.execute(db);
+  return rows.length > 0;
+}
+
+/** Indexes every listed row of every searched table, a batch per transaction. */
+export async function indexAllListedRows(db: Kysely<DB>, keepGoing: () => boolean = () => true): Promise<void> {
+  for (const table of SEARCHED_TABLES) {
+    if (!(await hasListedRows(db, table))) continue;
+    while (keepGoing() && (await indexListedRows(db, table)) === SEARCH_BATCH_ROWS);
+  }
+}
+
+export interface SearchIndexing {
+  /** Stops the timer once the batch in progress, if any, has committed. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Keeps SQLite's trigram indexes caught up with the writes, in the process that runs the
+ * background work (events/workers.ts). Indexing is what makes a search fast, never what
+ * makes it right: a listed row is found by comparing its columns (db/text-search.ts).
+ */
+export function startSearchIndexing(db: Kysely<DB>, onError: (error: unknown) => void): SearchIndexing {
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  // One pass at a time: a tick that finds one still going leaves the rest to it.
+  const tick = () => {
+    running ??= indexAllListedRows(db, () => !stopped)
+      .catch(onError)
+      .finally(() => (running = undefined));
+  };
+  const timer = setInterval(tick, INTERVAL_MS);
+  timer.unref();
+  tick();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
