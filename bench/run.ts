@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { catchUpSearchIndexes } from '../src/db/search-backlog.js';
 import { buildApp } from '../src/http/app.js';
 import { seedAgenda } from './agenda.js';
 import { apiClient } from './client.js';
@@ -52,6 +53,7 @@ await seedIssues(database.db, {
   projectIds: [projectId, ...projectIds.slice(0, ISSUE_PROJECTS)],
   assigneeIds: Object.values(seeded.users),
 });
+await catchUpSearchIndexes(database);
 const config = { ...loadConfig({}), rateLimitPerMinute: 0, logLevel: 'warn' };
 const recorder = new QueryRecorder();
 const inProcess = await buildApp({ database: recorder.wrap(database), config });

@@ -1,7 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processContext, type CliContext } from '../src/cli/context.js';
+import { runCli } from '../src/cli/program.js';
 import { loadConfig } from '../src/config.js';
 import { nowIso } from '../src/core/clock.js';
 import { openDatabase } from '../src/db/connect.js';
@@ -236,6 +239,27 @@ describe('wsx export / wsx import', () => {
     expect((await runWsx(back, ['import', '--in', file('second.jsonl')])).code).toBe(0);
     expect((await runWsx(back, ['export', '--workspace', 'acme', '--out', file('third.jsonl')])).code).toBe(0);
     expect(rowLines(file('third.jsonl'))).toBe(rowLines(file('second.jsonl')));
+  });
+
+  // The CLI indexes what it wrote for search before it ends (db/search-backlog.ts): a server
+  // started on the file has no backlog to work through, and the index agrees with the rows.
+  it('leaves an SQLite file it imports into indexed for search', async () => {
+    const path = file('indexed.sqlite');
+    const ctx: CliContext = { ...processContext({ DATABASE_URL: `sqlite:${path}` }), out: () => undefined };
+    expect(await runCli(['import', '--in', file('second.jsonl')], ctx)).toBe(0);
+    const imported = await openDatabase(`sqlite:${path}`);
+    try {
+      for (const table of ['issues', 'meetings', 'discussion_topics']) {
+        const listed = await sql`select id from ${sql.id(`${table}_fts_pending`)}`.execute(imported.db);
+        expect(listed.rows, table).toEqual([]);
+        const fts = sql.id(`${table}_fts`);
+        await sql`insert into ${fts}(${fts}, rank) values ('integrity-check', 1)`.execute(imported.db);
+      }
+      const found = await sql`select rowid from issues_fts where issues_fts match '"renamed"'`.execute(imported.db);
+      expect(found.rows.length).toBeGreaterThan(0);
+    } finally {
+      await imported.close();
+    }
   });
 
   it('pages through every table by its key, in the same order on both stores', async () => {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { writeFileSync } from 'node:fs';
 import { openDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { catchUpSearchIndexes } from '../../src/db/search-backlog.js';
 import { seedIssues, seedProjects, seedWorkspace } from '../seed.js';
 
 /** Projects the seeded issues spread over (and creates target): CORE and these. */
@@ -24,6 +25,7 @@ export async function seedWsxStore(url: string, count: number, prefix: string): 
     ];
     const members = Object.values(seeded.users);
     await seedIssues(database.db, { workspaceId: seeded.workspaceId, team, count, projectIds, assigneeIds: members });
+    await catchUpSearchIndexes(database);
     // Planner statistics after the bulk load, as production has them (autovacuum; `optimize` on open).
     if (database.dialect === 'postgres') await sql`analyze`.execute(database.db);
     else {

@@ -2,6 +2,7 @@ import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/connect.js';
 import type { Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { catchUpSearchIndexes } from '../db/search-backlog.js';
 
 /** What a command may touch: its output streams and the database. Tests pass their own. */
 export interface CliContext {
@@ -13,7 +14,10 @@ export interface CliContext {
   withDatabase<T>(fn: (database: Database, migrated: string[]) => Promise<T>): Promise<T>;
 }
 
-/** The real process: stdout/stderr and the database named by DATABASE_URL, closed after the command. */
+/**
+ * The real process: stdout/stderr and the database named by DATABASE_URL, closed after the
+ * command, which indexes for search what it wrote first (db/search-backlog.ts).
+ */
 export function processContext(env: NodeJS.ProcessEnv = process.env): CliContext {
   return {
     out: (text) => process.stdout.write(`${text}\n`),
@@ -22,7 +26,9 @@ export function processContext(env: NodeJS.ProcessEnv = process.env): CliContext
       const database = await openDatabase(loadConfig(env).databaseUrl);
       try {
         const migrated = await migrateToLatest(database);
-        return await fn(database, migrated);
+        const result = await fn(database, migrated);
+        await catchUpSearchIndexes(database);
+        return result;
       } finally {
         await database.close();
       }

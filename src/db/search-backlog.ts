@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type { Database } from './database.js';
 import type { DB } from './schema.js';
 import { SEARCHED_TABLES, type SearchedTable } from './text-search.js';
 
@@ -51,6 +52,15 @@ export async function indexAllListedRows(db: Kysely<DB>, keepGoing: () => boolea
     if (!(await hasListedRows(db, table))) continue;
     while (keepGoing() && (await indexListedRows(db, table)) === SEARCH_BATCH_ROWS);
   }
+}
+
+/**
+ * Indexes what a short-lived command (the CLI's import, apply, a seed) listed before it
+ * ends, so that no server has a large backlog to work through first. PostgreSQL's indexes
+ * follow each write; nothing to do there.
+ */
+export async function catchUpSearchIndexes(database: Database): Promise<void> {
+  if (database.dialect === 'sqlite') await indexAllListedRows(database.db);
 }
 
 export interface SearchIndexing {
