@@ -6,9 +6,11 @@ import { Worker } from 'node:worker_threads';
  * The worker has copied nearly all of them by then, so that checkpoint has little to copy;
  * what it is for is that the connection's next write starts the WAL over from its beginning.
  * A worker's checkpoint cannot do that while commits keep arriving between its passes, and
- * the WAL would only grow.
+ * the WAL would only grow. It still syncs the file and holds up the event loop, so it is
+ * kept rare: at 16,000 pages (a WAL of at most 64 MB) creates ran 15–30 % faster than at
+ * 4,000 in three side-by-side pairs, with a lower p99; 32,000 gained nothing more.
  */
-export const SERVING_AUTOCHECKPOINT_PAGES = 4_000;
+export const SERVING_AUTOCHECKPOINT_PAGES = 16_000;
 
 /** How often the worker copies new WAL pages into the database file. */
 const INTERVAL_MS = 100;
