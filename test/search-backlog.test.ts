@@ -1,7 +1,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { indexAllListedRows, indexListedRows } from '../src/db/search-backlog.js';
+import { indexAllListedRows, indexListedRows, startSearchIndexing } from '../src/db/search-backlog.js';
 import { titleOrDescriptionContains } from '../src/db/text-search.js';
 import { buildApp } from '../src/http/app.js';
 import { ACME, TOKENS } from './support/fixtures.js';
@@ -125,6 +125,38 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('search indexes kept in 
       expect(indexed.rows).toHaveLength(1);
     } finally {
       await server.close();
+    }
+  });
+
+  it('reports a failure that lasts once, and again only after a pass has succeeded', async () => {
+    const db = h.database.db;
+    const away = () => sql`alter table meetings_fts_pending rename to meetings_fts_pending_away`.execute(db);
+    const back = () => sql`alter table meetings_fts_pending_away rename to meetings_fts_pending`.execute(db);
+    const errors: unknown[] = [];
+    // Every pass starts by looking at the issues' list: a count of passes.
+    let passes = 0;
+    const stopCounting = h.database.statements.observe((text) => {
+      if (text.startsWith('select 1 from "issues_fts_pending"')) passes++;
+    });
+    await away();
+    const indexing = startSearchIndexing(db, (error) => errors.push(error));
+    try {
+      await expect.poll(() => errors.length).toBe(1);
+      const failedOnce = passes;
+      await expect.poll(() => passes).toBeGreaterThanOrEqual(failedOnce + 3);
+      expect(errors).toHaveLength(1);
+      await back();
+      // A row to index: once it is off the list, a pass has succeeded.
+      expect((await call('POST', '/meetings', { title: 'Egret survey', projectId })).status).toBe(201);
+      await expect.poll(() => listed('meetings')).toBe(0);
+      expect(errors).toHaveLength(1);
+      await away();
+      await expect.poll(() => errors.length).toBe(2);
+      expect(String(errors[1])).toMatch(/meetings_fts_pending/);
+    } finally {
+      stopCounting();
+      await indexing.stop();
+      if (errors.length === 2) await back();
     }
   });
 

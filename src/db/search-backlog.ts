@@ -76,11 +76,19 @@ export interface SearchIndexing {
 export function startSearchIndexing(db: Kysely<DB>, onError: (error: unknown) => void): SearchIndexing {
   let stopped = false;
   let running: Promise<void> | undefined;
+  // A failure that lasts (a full disk) is reported once, not every 200 ms, until a pass succeeds.
+  let failing = false;
+  const pass = () =>
+    indexAllListedRows(db, () => !stopped).then(
+      () => void (failing = false),
+      (error: unknown) => {
+        if (!failing) onError(error);
+        failing = true;
+      },
+    );
   // One pass at a time: a tick that finds one still going leaves the rest to it.
   const tick = () => {
-    running ??= indexAllListedRows(db, () => !stopped)
-      .catch(onError)
-      .finally(() => (running = undefined));
+    running ??= pass().finally(() => (running = undefined));
   };
   const timer = setInterval(tick, INTERVAL_MS);
   timer.unref();
