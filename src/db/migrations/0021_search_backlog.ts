@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 
 /**
  * SQLite: rows reach the FTS5 trigram indexes of 0011_text_search in batches instead of one
@@ -19,55 +19,70 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  */
 const SEARCHED_TABLES = ['issues', 'meetings', 'discussion_topics'] as const;
 
-export async function up(db: Kysely<unknown>): Promise<void> {
+interface SearchedNames {
+  table: RawBuilder<unknown>;
+  fts: RawBuilder<unknown>;
+  pending: RawBuilder<unknown>;
+  trigger: (suffix: 'insert' | 'delete' | 'update') => RawBuilder<unknown>;
+}
+
+/** On SQLite, `work` for each searched table, once its FTS triggers are dropped (each direction makes its own). */
+async function withTriggersDropped(
+  db: Kysely<unknown>,
+  work: (names: SearchedNames, table: string) => Promise<void>,
+): Promise<void> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) return;
   for (const table of SEARCHED_TABLES) {
-    const fts = sql.id(`${table}_fts`);
-    const pending = sql.id(`${table}_fts_pending`);
     const trigger = (suffix: string) => sql.id(`${table}_fts_${suffix}`);
-    const unlisted = (row: 'old' | 'new') =>
-      sql.raw(`not exists (select 1 from "${table}_fts_pending" where id = ${row}.rowid)`);
-    await sql`create table ${pending} (id integer primary key)`.execute(db);
     for (const suffix of ['insert', 'delete', 'update'])
       await sql`drop trigger if exists ${trigger(suffix)}`.execute(db);
-    await sql`create trigger ${trigger('insert')} after insert on ${sql.id(table)} begin
+    const names = {
+      table: sql.id(table),
+      fts: sql.id(`${table}_fts`),
+      pending: sql.id(`${table}_fts_pending`),
+      trigger,
+    };
+    await work(names, table);
+  }
+}
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await withTriggersDropped(db, async ({ table, fts, pending, trigger }, name) => {
+    const unlisted = (row: 'old' | 'new') =>
+      sql.raw(`not exists (select 1 from "${name}_fts_pending" where id = ${row}.rowid)`);
+    await sql`create table ${pending} (id integer primary key)`.execute(db);
+    await sql`create trigger ${trigger('insert')} after insert on ${table} begin
       insert or ignore into ${pending}(id) values (new.rowid);
     end`.execute(db);
-    await sql`create trigger ${trigger('delete')} after delete on ${sql.id(table)} begin
+    await sql`create trigger ${trigger('delete')} after delete on ${table} begin
       insert into ${fts}(${fts}, rowid, title, description)
         select 'delete', old.rowid, old.title, old.description where ${unlisted('old')};
       delete from ${pending} where id = old.rowid;
     end`.execute(db);
-    await sql`create trigger ${trigger('update')} after update of title, description on ${sql.id(table)}
+    await sql`create trigger ${trigger('update')} after update of title, description on ${table}
       when ${unlisted('old')} begin
       insert into ${fts}(${fts}, rowid, title, description) values ('delete', old.rowid, old.title, old.description);
       insert or ignore into ${pending}(id) values (new.rowid);
     end`.execute(db);
-  }
+  });
 }
 
 /** Back to indexing in the write: what is still listed is indexed first. */
 export async function down(db: Kysely<unknown>): Promise<void> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) return;
-  for (const table of SEARCHED_TABLES) {
-    const fts = sql.id(`${table}_fts`);
-    const pending = sql.id(`${table}_fts_pending`);
-    const trigger = (suffix: string) => sql.id(`${table}_fts_${suffix}`);
+  await withTriggersDropped(db, async ({ table, fts, pending, trigger }) => {
     const values = (row: 'new' | 'old') => sql.raw(`${row}.title, ${row}.description`);
     await sql`insert into ${fts}(rowid, title, description)
-      select t.rowid, t.title, t.description from ${pending} p join ${sql.id(table)} t on t.rowid = p.id`.execute(db);
-    for (const suffix of ['insert', 'delete', 'update'])
-      await sql`drop trigger if exists ${trigger(suffix)}`.execute(db);
+      select t.rowid, t.title, t.description from ${pending} p join ${table} t on t.rowid = p.id`.execute(db);
     await sql`drop table ${pending}`.execute(db);
-    await sql`create trigger ${trigger('insert')} after insert on ${sql.id(table)} begin
+    await sql`create trigger ${trigger('insert')} after insert on ${table} begin
       insert into ${fts}(rowid, title, description) values (new.rowid, ${values('new')});
     end`.execute(db);
-    await sql`create trigger ${trigger('delete')} after delete on ${sql.id(table)} begin
+    await sql`create trigger ${trigger('delete')} after delete on ${table} begin
       insert into ${fts}(${fts}, rowid, title, description) values ('delete', old.rowid, ${values('old')});
     end`.execute(db);
-    await sql`create trigger ${trigger('update')} after update of title, description on ${sql.id(table)} begin
+    await sql`create trigger ${trigger('update')} after update of title, description on ${table} begin
       insert into ${fts}(${fts}, rowid, title, description) values ('delete', old.rowid, ${values('old')});
       insert into ${fts}(rowid, title, description) values (new.rowid, ${values('new')});
     end`.execute(db);
-  }
+  });
 }
