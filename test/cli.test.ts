@@ -3,10 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processContext, type CliContext } from '../src/cli/context.js';
 import { runCli } from '../src/cli/program.js';
+import { openDatabase } from '../src/db/connect.js';
 import type { Database } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
 import { authenticate } from '../src/modules/auth/credentials.service.js';
 import { applyWorkspaceFile } from '../src/modules/workspace-file/apply.js';
 import { closeTestDatabase, openTestDatabase } from './support/database.js';
@@ -195,6 +198,29 @@ describe('wsx usage', () => {
     expect(await runCli(['migrate'], ctx)).toBe(0);
     expect(lines[0]).toMatch(/^Migrated sqlite:.*migrate\.sqlite: applied 0001_core/);
     expect(lines[1]).toMatch(/is already up to date\.$/);
+  });
+
+  // A command's work has committed before it indexes for search what it wrote
+  // (db/search-backlog.ts); indexing that fails is said, and the command still succeeds.
+  it('says so, and succeeds, when indexing for search fails after the command', async () => {
+    const url = `sqlite:${join(dir, 'unindexable.sqlite')}`;
+    const broken = await openDatabase(url);
+    try {
+      await migrateToLatest(broken);
+      await sql`alter table meetings_fts_pending rename to meetings_fts_pending_away`.execute(broken.db);
+    } finally {
+      await broken.close();
+    }
+    const out: string[] = [];
+    const err: string[] = [];
+    const ctx: CliContext = {
+      ...processContext({ DATABASE_URL: url }),
+      out: (text) => out.push(text),
+      err: (text) => err.push(text),
+    };
+    expect(await runCli(['migrate'], ctx)).toBe(0);
+    expect(out[0]).toMatch(/is already up to date\.$/);
+    expect(err).toEqual([expect.stringMatching(/^Search indexing is left to the server: .*meetings_fts_pending/)]);
   });
 });
 

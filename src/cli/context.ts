@@ -27,7 +27,12 @@ export function processContext(env: NodeJS.ProcessEnv = process.env): CliContext
       try {
         const migrated = await migrateToLatest(database);
         const result = await fn(database, migrated);
-        await catchUpSearchIndexes(database);
+        // The command's own work has committed: indexing that fails (a read-only file, a
+        // full disk) is said, not turned into the command's failure; searches find the rows
+        // meanwhile and the server indexes them.
+        await catchUpSearchIndexes(database).catch((error: unknown) =>
+          this.err(`Search indexing is left to the server: ${error instanceof Error ? error.message : String(error)}`),
+        );
         return result;
       } finally {
         await database.close();
