@@ -139,7 +139,7 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('search indexes kept in 
       if (text.startsWith('select 1 from "issues_fts_pending"')) passes++;
     });
     await away();
-    const indexing = startSearchIndexing(db, (error) => errors.push(error));
+    const indexing = startSearchIndexing(h.database, (error) => errors.push(error));
     try {
       await expect.poll(() => errors.length).toBe(1);
       const failedOnce = passes;

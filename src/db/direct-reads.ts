@@ -20,10 +20,11 @@ const storesReadPooled = new WeakMap<Kysely<DB>, PooledReads>();
  *
  * Kysely runs every statement of an SQLite store behind its connection mutex, through half a
  * dozen promise hops (measured side by side with the callback-form hooks: a read by key
- * 115 → 108 µs of CPU, docs/performance.md). A SELECT needs none of that while no transaction is open on the connection: better-sqlite3
- * runs it synchronously in autocommit, so it sees exactly what is committed, and it cannot
- * interleave with anything. While a transaction is open (a write is between its statements,
- * across awaits), the read must not run inside it, so it takes Kysely's queue as before.
+ * 115 → 108 µs of CPU, docs/performance.md). A SELECT needs none of that while no
+ * transaction is open on the connection: better-sqlite3 runs it synchronously in autocommit,
+ * so it sees exactly what is committed, and it cannot interleave with anything. While a
+ * transaction is open (a write is between its statements, across awaits), the read must not
+ * run inside it, so it takes Kysely's queue as before.
  */
 export function readDirectly(db: Kysely<DB>, reads: DirectReads): void {
   storesReadDirectly.set(db, reads);

@@ -58,7 +58,7 @@ export function nameStatements(client: ClientBase, watch: StatementWatch, Query:
   const KnownShapeQuery = knownShapeQuery(Query);
   const named = new Set<string>();
   const query = client.query.bind(client) as (
-    config: QueryConfig | QueryArrayConfig | string,
+    config: QueryConfig | QueryArrayConfig | string | PgQuery,
     values?: unknown[],
     callback?: unknown,
   ) => unknown;
@@ -76,7 +76,7 @@ export function nameStatements(client: ClientBase, watch: StatementWatch, Query:
       config,
       keep
         ? new Promise<QueryArrayResult>((resolve, reject) =>
-            client.query(
+            query(
               new KnownShapeQuery(name, config, values, (error, result) => (error ? reject(error) : resolve(result))),
             ),
           )

@@ -7,7 +7,7 @@ import { SEARCHED_TABLES, type SearchedTable } from './text-search.js';
  * Rows indexed in one transaction: FTS5 writes one segment for the whole batch, and the
  * write lock is held a few milliseconds (about 8 µs a row).
  */
-export const SEARCH_BATCH_ROWS = 1_000;
+const SEARCH_BATCH_ROWS = 1_000;
 
 /** How often the background runner looks for rows to index; a search never waits for it. */
 const INTERVAL_MS = 200;
@@ -72,8 +72,11 @@ export interface SearchIndexing {
  * Keeps SQLite's trigram indexes caught up with the writes, in the process that runs the
  * background work (events/workers.ts). Indexing is what makes a search fast, never what
  * makes it right: a listed row is found by comparing its columns (db/text-search.ts).
+ * PostgreSQL's indexes follow each write: nothing runs there.
  */
-export function startSearchIndexing(db: Kysely<DB>, onError: (error: unknown) => void): SearchIndexing {
+export function startSearchIndexing(database: Database, onError: (error: unknown) => void): SearchIndexing {
+  if (database.dialect !== 'sqlite') return { stop: async () => undefined };
+  const { db } = database;
   let stopped = false;
   let running: Promise<void> | undefined;
   // A failure that lasts (a full disk) is reported once, not every 200 ms, until a pass succeeds.

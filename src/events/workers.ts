@@ -47,10 +47,7 @@ export function registerWorkers(app: FastifyInstance, database: Database, config
     active = true;
     dispatcher.start();
     housekeep();
-    if (database.dialect === 'sqlite')
-      searchIndexing = startSearchIndexing(database.db, (err: unknown) =>
-        app.log.warn({ err }, 'search indexing failed'),
-      );
+    searchIndexing = startSearchIndexing(database, (err: unknown) => app.log.warn({ err }, 'search indexing failed'));
   };
   const end = async () => {
     active = false;
