@@ -3,6 +3,7 @@ import type { AppConfig } from '../config.js';
 import type { AccessLevel } from './access-level.js';
 import type { DialectName } from '../db/database.js';
 import type { DB } from '../db/schema.js';
+import type { UnansweredWrites } from '../db/unanswered-writes.js';
 
 /** Who is calling: a workspace token (queue identity) or a human through an OAuth token. */
 export type Principal =
@@ -55,16 +56,25 @@ export interface Ctx {
    * `lateWriteInstant`): until then `now` is the request's wall clock, for reads and checks
    * only. See withWriteInstant.
    */
-  takeWriteInstant?: () => Promise<Ctx>;
+  takeWriteInstant?: (takenBy?: WriteClockTaker) => Promise<Ctx>;
+  /** A PostgreSQL write's statements that need not be waited for before its commit (db/unanswered-writes.ts). */
+  unanswered?: UnansweredWrites;
 }
+
+/**
+ * A write's own statement that takes the write clock's step (db/write-clock.ts,
+ * `writeClockStep`) for `wallMs` and answers the instant it took, which then stamps the rest
+ * of the write (Ctx.takeWriteInstant).
+ */
+export type WriteClockTaker = (wallMs: number) => Promise<number>;
 
 /**
  * The context stamped with its write's instant: taken now if the operation deferred it
  * (`lateWriteInstant`, operations/execute.ts), else the context as it is. Every row a late
  * write changes must be written through the context this answers.
  */
-export const withWriteInstant = (ctx: Ctx): Promise<Ctx> =>
-  ctx.takeWriteInstant ? ctx.takeWriteInstant() : Promise.resolve(ctx);
+export const withWriteInstant = (ctx: Ctx, takenBy?: WriteClockTaker): Promise<Ctx> =>
+  ctx.takeWriteInstant ? ctx.takeWriteInstant(takenBy) : Promise.resolve(ctx);
 
 export function canSeeProject(access: ProjectAccess, projectId: string): boolean {
   return access.all || access.granted.has(projectId);

@@ -19,6 +19,11 @@ function nameOf(text: string): string {
   return name;
 }
 
+/** Statements handed to any connection so far: UnansweredWrites tells by it whether one went out at once. */
+let sent = 0;
+
+export const statementsSent = (): number => sent;
+
 /** Row builders by statement text, with the column names each was made for. */
 const builders = new BoundedCache<{ names: string[]; build: RowBuilder }>(2 * NAMED_PER_CONNECTION);
 
@@ -63,6 +68,7 @@ export function nameStatements(client: ClientBase, watch: StatementWatch, Query:
     callback?: unknown,
   ) => unknown;
   const replacement = (config: QueryConfig | string, values?: unknown[], callback?: unknown): unknown => {
+    sent += 1;
     // Only Kysely's promise form is replaced; a callback (pool.query passes one) must be
     // called, so that form runs as pg runs it.
     if (typeof config !== 'string' || !Array.isArray(values) || callback !== undefined)

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../core/clock.js';
-import type { Ctx } from '../core/context.js';
+import type { Ctx, WriteClockTaker } from '../core/context.js';
 import type { DB } from '../db/schema.js';
+import { UnansweredWrites } from '../db/unanswered-writes.js';
 import { takeWriteInstant } from '../db/write-clock.js';
 import type { Operation, OperationInput, Result } from './define.js';
 import type { VersionCondition } from './entity-tags.js';
@@ -22,7 +23,10 @@ export interface ExecuteOptions {
  * DNS lookup never holds the write lock. A write's instant is taken inside its transaction
  * (db/write-clock.ts), so the workspace's writes carry instants in commit order: as it
  * opens, or once the reads of an operation marked `lateWriteInstant` are done; a
- * conditional write checks the record's version there too, before it changes anything.
+ * conditional write checks the record's version there too, before it changes anything. On
+ * PostgreSQL a statement the write sent without waiting for its answer (its event,
+ * db/unanswered-writes.ts) is settled once the transaction has ended: its failure is the
+ * write's, and the cause of whatever failed after it.
  */
 export async function executeOperation(
   op: Operation,
@@ -32,23 +36,32 @@ export async function executeOperation(
 ): Promise<Result> {
   const prepared = op.prepare ? { prepared: await op.prepare(ctx, input) } : {};
   if (op.method === 'GET') return op.run(ctx, { ...input, ...prepared });
-  return ctx.db.transaction().execute(async (trx) => {
-    const readCtx: Ctx = { ...ctx, db: trx };
-    let stamping: Promise<Ctx> | undefined;
-    const stamp = () =>
-      (stamping ??= takeWriteInstant(trx, ctx.dialect, ctx.workspace.id).then((nowMs) => ({
-        ...readCtx,
-        nowMs,
-        now: nowIso(nowMs),
-      })));
-    const late = op.lateWriteInstant === true && !condition;
-    const writeCtx = late ? { ...readCtx, takeWriteInstant: stamp } : await stamp();
-    if (condition && op.resource) await requireVersion(writeCtx, op.resource, input.params, condition);
-    const result = await op.run(writeCtx, { ...input, ...prepared });
-    // A late write that never took its instant would have stamped rows with the wall clock.
-    if (!stamping) throw new Error(`${op.id} finished without taking its write instant`);
-    await stamping;
-    if (inTransaction) await inTransaction(trx, result);
+  const unanswered = ctx.dialect === 'postgres' ? new UnansweredWrites() : undefined;
+  try {
+    const result = await ctx.db.transaction().execute(async (trx) => {
+      const readCtx: Ctx = { ...ctx, db: trx, unanswered };
+      let stamping: Promise<Ctx> | undefined;
+      const stamp = (takenBy?: WriteClockTaker) =>
+        (stamping ??= takeWriteInstant(trx, ctx.dialect, ctx.workspace.id, takenBy).then((nowMs) => ({
+          ...readCtx,
+          nowMs,
+          now: nowIso(nowMs),
+        })));
+      const late = op.lateWriteInstant === true && !condition;
+      const writeCtx = late ? { ...readCtx, takeWriteInstant: stamp } : await stamp();
+      if (condition && op.resource) await requireVersion(writeCtx, op.resource, input.params, condition);
+      const result = await op.run(writeCtx, { ...input, ...prepared });
+      // A late write that never took its instant would have stamped rows with the wall clock.
+      if (!stamping) throw new Error(`${op.id} finished without taking its write instant`);
+      await stamping;
+      if (inTransaction) await inTransaction(trx, result);
+      return result;
+    });
+    await unanswered?.settle();
     return result;
-  });
+  } catch (error) {
+    // A statement sent unanswered that failed is the cause of what failed after it.
+    await unanswered?.settle();
+    throw error;
+  }
 }

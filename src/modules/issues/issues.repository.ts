@@ -1,8 +1,9 @@
 import { titleOrDescriptionContains } from '../../db/text-search.js';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type QueryCreator } from 'kysely';
 import { queryTemplate, singleQuery, slotItems } from '../../db/compiled-query.js';
-import type { Ctx } from '../../core/context.js';
+import { withWriteInstant, type Ctx } from '../../core/context.js';
 import type { DB, IssueRow } from '../../db/schema.js';
+import { writeClockStep } from '../../db/write-clock.js';
 import { visibilityShape, whereProjectVisible, whereProjectVisibleTo, type VisibilityShape } from '../../db/access.js';
 import { pageInOrder, paginateInOrder } from '../../db/list-page.js';
 import { fetchLimit, pageOf, pageWindow, startsAfter } from '../../db/paginate.js';
@@ -281,8 +282,8 @@ export async function listVisibleIssues(
   return paginateInOrder(ctx, query, 'i', order, { ...ordered, textSearch: true });
 }
 
-/** A new issue's row but its number and key, which the insert takes from the team's counter. */
-export type UnnumberedIssueRow = Omit<IssueRow, 'number' | 'issue_key'>;
+/** A new issue's row but what its insert takes under the write order: its number, key and instants. */
+export type NewIssueRow = Omit<IssueRow, 'number' | 'issue_key' | 'created_at' | 'updated_at'>;
 
 const columnsOf = (row: object): string => Object.keys(row).join(',');
 
@@ -290,13 +291,13 @@ const columnsOf = (row: object): string => Object.keys(row).join(',');
 const valuesOf = <Row>(slots: Row, columns: string) =>
   Object.fromEntries(columns.split(',').map((column) => [column, slots[column as keyof Row]]));
 
-/** The insert of a whole issue row, compiled once per set of columns (a row always has them all). */
 /**
- * SQLite. OR ROLLBACK: a failed insert (nothing in a create can make one fail but a defect)
- * ends the whole transaction, as the create's error would anyway. With the default (ABORT)
- * SQLite must be able to undo this one statement, and a statement that also runs a trigger
- * (migration 0021) keeps a copy of every page it touches for that: 95 of 370 µs of the
- * SQLite work of a create, measured on the benchmark's store.
+ * SQLite: the insert of a whole issue row, compiled once per set of columns (a row always
+ * has them all). OR ROLLBACK: a failed insert (nothing in a create can make one fail but a
+ * defect) ends the whole transaction, as the create's error would anyway. With the default
+ * (ABORT) SQLite must be able to undo this one statement, and a statement that also runs a
+ * trigger (migration 0021) keeps a copy of every page it touches for that: 95 of 370 µs of
+ * the SQLite work of a create, measured on the benchmark's store.
  */
 const issueInsert = queryTemplate((db, slots: IssueRow, columns: string) =>
   db
@@ -306,26 +307,57 @@ const issueInsert = queryTemplate((db, slots: IssueRow, columns: string) =>
     .returningAll(),
 );
 
-/**
- * PostgreSQL: the insert takes the key team's next number itself, from a data-modifying
- * WITH on the team's counter. A create holds the workspace clock's row lock from its first
- * write to its commit (db/write-clock.ts), and then the counter's: one statement for both
- * is one round trip fewer under them, and concurrent creates of a workspace wait on those
- * locks (docs/performance.md).
- */
-const numberedIssueInsert = queryTemplate((db, slots: UnnumberedIssueRow, columns: string) =>
+/** The key team's next number (PostgreSQL: its counter's row lock, held to commit, orders creates). */
+const counterStep = (db: QueryCreator<DB>, workspaceId: string, teamId: string) =>
   db
+    .updateTable('teams')
+    .set({ issue_counter: sql`issue_counter + 1` })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', teamId)
+    .returning(['issue_counter', 'key']);
+
+/**
+ * PostgreSQL, for a create whose write instant is still to be taken: one statement takes
+ * the workspace's write order and instant (write-clock.ts), the key team's next number,
+ * and inserts the issue stamped and numbered with them. A create holds the clock's row lock
+ * from its first write to its commit, and every other write of the workspace waits for it;
+ * each round trip under it (and the turn of a busy event loop that follows each answer) was
+ * time every waiting create lost (docs/performance.md). The counter's WHERE reads the clock
+ * step first, so the clock's lock is always taken before the team's, as every other write
+ * takes them: no two writes can wait for each other.
+ */
+const clockedIssueInsert = queryTemplate((db, slots: NewIssueRow & { wallMs: number }, columns: string) =>
+  db
+    .with('clock', (db) => writeClockStep(db, slots.workspace_id, slots.wallMs))
+    // The builder knows `clock` here; the step is written for the schema alone.
     .with('counter', (db) =>
-      db
-        .updateTable('teams')
-        .set({ issue_counter: sql`issue_counter + 1` })
-        .where('workspace_id', '=', slots.workspace_id)
-        .where('id', '=', slots.key_team_id)
-        .returning(['issue_counter', 'key']),
+      counterStep(db as unknown as QueryCreator<DB>, slots.workspace_id, slots.key_team_id).where(
+        sql<boolean>`exists (select from clock)`,
+      ),
     )
     .insertInto('issues')
     .values({
-      ...(valuesOf(slots, columns) as unknown as UnnumberedIssueRow),
+      ...(valuesOf(slots, columns) as unknown as NewIssueRow),
+      number: sql<number>`(select issue_counter from counter)`,
+      issue_key: sql<string>`(select key || '-' || issue_counter from counter)`,
+      created_at: sql<string>`(select now from clock)`,
+      updated_at: sql<string>`(select now from clock)`,
+    })
+    .returningAll()
+    .returning(sql<string>`(select write_clock_ms from clock)`.as('write_clock_ms')),
+);
+
+/**
+ * PostgreSQL, once the write's instant is taken: the insert takes the key team's next number
+ * itself, from a data-modifying WITH on the team's counter, one round trip fewer under the
+ * write order's lock than taking it first.
+ */
+const numberedIssueInsert = queryTemplate((db, slots: StampedIssueRow, columns: string) =>
+  db
+    .with('counter', (db) => counterStep(db, slots.workspace_id, slots.key_team_id))
+    .insertInto('issues')
+    .values({
+      ...(valuesOf(slots, columns) as unknown as StampedIssueRow),
       number: sql<number>`(select issue_counter from counter)`,
       issue_key: sql<string>`(select key || '-' || issue_counter from counter)`,
     })
@@ -333,34 +365,51 @@ const numberedIssueInsert = queryTemplate((db, slots: UnnumberedIssueRow, column
 );
 
 const nextIssueNumber = singleQuery((db, slots: { workspaceId: string; teamId: string }) =>
-  db
-    .updateTable('teams')
-    .set({ issue_counter: sql`issue_counter + 1` })
-    .where('workspace_id', '=', slots.workspaceId)
-    .where('id', '=', slots.teamId)
-    .returning('issue_counter'),
+  counterStep(db, slots.workspaceId, slots.teamId),
 );
 
+/** A new issue's row stamped with its write's instant: all but its number and key. */
+type StampedIssueRow = Omit<IssueRow, 'number' | 'issue_key'>;
+
+/** Inserts a stamped row, numbered from its key team's counter, in a context that holds the write's instant. */
+async function insertNumbered(ctx: Ctx, row: StampedIssueRow, teamKey: string): Promise<IssueRow | undefined> {
+  if (ctx.dialect === 'postgres') return numberedIssueInsert.first(ctx, columnsOf(row), row);
+  const counter = await nextIssueNumber.first(ctx, { workspaceId: row.workspace_id, teamId: row.key_team_id });
+  if (!counter) throw new Error(`team ${row.key_team_id} has no issue counter`);
+  const number = Number(counter.issue_counter);
+  const numbered: IssueRow = { ...row, number, issue_key: `${teamKey}-${number}` };
+  return issueInsert.first(ctx, columnsOf(numbered), numbered);
+}
+
 /**
- * Inserts a new issue numbered from its key team's counter (`teamKey` is that team's key)
- * and answers the row as the store keeps it (types as a read returns them). The counter's
- * row lock serialises concurrent creates on PostgreSQL (SQLite serialises whole
- * transactions), so numbers are never shared; on SQLite, where a statement is no round
- * trip, the number is taken first.
+ * Takes the write's instant (withWriteInstant) and inserts a new issue stamped with it,
+ * numbered from its key team's counter (`teamKey` is that team's key); answers the context
+ * stamped with the instant and the row as the store keeps it (types as a read returns
+ * them). The counter's row lock serialises concurrent creates on PostgreSQL (SQLite
+ * serialises whole transactions), so numbers are never shared.
  */
-export async function insertNumberedIssue(ctx: Ctx, row: UnnumberedIssueRow, teamKey: string): Promise<IssueRow> {
-  let inserted: IssueRow | undefined;
-  if (ctx.dialect === 'postgres') {
-    inserted = await numberedIssueInsert.first(ctx, columnsOf(row), row);
-  } else {
-    const counter = await nextIssueNumber.first(ctx, { workspaceId: row.workspace_id, teamId: row.key_team_id });
-    if (!counter) throw new Error(`team ${row.key_team_id} has no issue counter`);
-    const number = Number(counter.issue_counter);
-    const numbered: IssueRow = { ...row, number, issue_key: `${teamKey}-${number}` };
-    inserted = await issueInsert.first(ctx, columnsOf(numbered), numbered);
-  }
-  if (!inserted) throw new Error('insert into issues returned no row');
-  return inserted;
+export async function insertNewIssue(
+  readCtx: Ctx,
+  row: NewIssueRow,
+  teamKey: string,
+): Promise<{ ctx: Ctx; issue: IssueRow }> {
+  let taken: IssueRow | undefined;
+  const ctx = await withWriteInstant(
+    readCtx,
+    readCtx.dialect === 'postgres'
+      ? async (wallMs) => {
+          const inserted = await clockedIssueInsert.first(readCtx, columnsOf(row), { ...row, wallMs });
+          if (!inserted) throw new Error('insert into issues returned no row');
+          const { write_clock_ms: clockMs, ...issue } = inserted;
+          taken = issue;
+          return Number(clockMs);
+        }
+      : undefined,
+  );
+  // Without a taker run (the instant was taken before), the row is stamped with it here.
+  const issue = taken ?? (await insertNumbered(ctx, { ...row, created_at: ctx.now, updated_at: ctx.now }, teamKey));
+  if (!issue?.id) throw new Error('insert into issues returned no row');
+  return { ctx, issue };
 }
 
 export async function updateIssueRow(ctx: Ctx, issueId: string, changes: Partial<IssueRow>): Promise<void> {

@@ -1,4 +1,4 @@
-import { withWriteInstant, type Ctx } from '../../core/context.js';
+import type { Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { archivedFilter, parseListOrder, type ListOrderQuery } from '../../core/list-order.js';
 import { newId } from '../../core/ids.js';
@@ -31,7 +31,7 @@ import {
   findVisibleIssuesByIdsOrKeys,
   findVisibleIssueWithLinksById,
   findVisibleIssueWithLinksByKey,
-  insertNumberedIssue,
+  insertNewIssue,
   listVisibleIssues,
   type IssueRecord,
   type IssueWithLinks,
@@ -176,21 +176,20 @@ export async function createIssue(
   const milestoneId = await checkMilestone(readCtx, input.milestoneId ?? null, containerId);
   const schedule = scheduleFromInput(input);
 
-  // Every check above only reads; the write order is taken for the writes alone.
-  const ctx = await withWriteInstant(readCtx);
-  const id = newId('iss', ctx.nowMs);
-  const row = await insertNumberedIssue(
-    ctx,
+  // Every check above only reads; the write order is taken for the writes alone (by the insert).
+  const id = newId('iss', readCtx.nowMs);
+  const { ctx, issue: row } = await insertNewIssue(
+    readCtx,
     {
       id,
-      workspace_id: ctx.workspace.id,
+      workspace_id: readCtx.workspace.id,
       key_team_id: project.team_id,
       team_id: project.team_id,
       project_id: project.id,
       status_id: status.id,
       assignee_id: assigneeId,
       reporter_id: reporterId,
-      created_by: ctx.principal.id,
+      created_by: readCtx.principal.id,
       title,
       description: input.description ?? null,
       priority,
@@ -205,8 +204,6 @@ export async function createIssue(
       subtasks_enabled: input.subtasksEnabled === false ? 0 : 1,
       source_type: options.source?.type ?? null,
       source_id: options.source?.id ?? null,
-      created_at: ctx.now,
-      updated_at: ctx.now,
       version: 1,
     },
     project.team_key,
