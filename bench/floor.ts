@@ -22,7 +22,7 @@ import pg from 'pg';
 import { BENCH_TOKEN } from './seed.js';
 import { run, startServer, type RunningServer } from './floor/processes.js';
 import { wrk, type WrkResult } from './floor/wrk.js';
-import { seedWsxStore } from './floor/wsx-store.js';
+import { seedWsxStore, upgradeWsxStore } from './floor/wsx-store.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -104,7 +104,7 @@ async function prepareWsx(store: 'sqlite' | 'postgres', count: number): Promise<
     if (!existsSync(pristine)) {
       console.log(`Seeding wsx on SQLite with ${count} issues …`);
       await seedWsxStore(`sqlite:${pristine}`, count, data);
-    }
+    } else await upgradeWsxStore(`sqlite:${pristine}`);
     return { pristine, data };
   }
   const pristine = `wsx_bench_${count}`;
@@ -112,7 +112,7 @@ async function prepareWsx(store: 'sqlite' | 'postgres', count: number): Promise<
     console.log(`Seeding wsx on PostgreSQL with ${count} issues …`);
     await admin(`create database ${pristine}`);
     await seedWsxStore(pgUrl(pristine), count, data);
-  }
+  } else await upgradeWsxStore(pgUrl(pristine));
   return { pristine, data };
 }
 

@@ -20,6 +20,7 @@ import * as browserSessions from './0018_browser_sessions.js';
 import * as backgroundLease from './0019_background_lease.js';
 import * as searchStatistics from './0020_search_statistics.js';
 import * as searchBacklog from './0021_search_backlog.js';
+import * as sparseIssueIndexes from './0022_sparse_issue_indexes.js';
 
 /**
  * A migration, and what it needs done once it has committed: every pending migration runs
@@ -53,4 +54,5 @@ export const migrations: Record<string, CatalogMigration> = {
   '0019_background_lease': backgroundLease,
   '0020_search_statistics': searchStatistics,
   '0021_search_backlog': searchBacklog,
+  '0022_sparse_issue_indexes': sparseIssueIndexes,
 };
