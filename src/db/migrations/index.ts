@@ -21,6 +21,7 @@ import * as backgroundLease from './0019_background_lease.js';
 import * as searchStatistics from './0020_search_statistics.js';
 import * as searchBacklog from './0021_search_backlog.js';
 import * as sparseIssueIndexes from './0022_sparse_issue_indexes.js';
+import * as outboxTimeIndex from './0023_outbox_time_index.js';
 
 /**
  * A migration, and what it needs done once it has committed: every pending migration runs
@@ -55,4 +56,5 @@ export const migrations: Record<string, CatalogMigration> = {
   '0020_search_statistics': searchStatistics,
   '0021_search_backlog': searchBacklog,
   '0022_sparse_issue_indexes': sparseIssueIndexes,
+  '0023_outbox_time_index': outboxTimeIndex,
 };

@@ -4,8 +4,10 @@ import type { Database } from '../src/db/database.js';
 import { closeTestDatabase, openTestDatabase } from './support/database.js';
 
 /**
- * Migration 0022: the indexes on an issue's container, milestone and source hold only the
- * issues that have one, and the lookups by those references still use them on both stores.
+ * Indexes a create writes to: migration 0022 keeps only the issues that have a container,
+ * milestone or source in those references' indexes, and the lookups by them still use them
+ * on both stores; migration 0023 drops the outbox's time index, and the change feed still
+ * reads the log by its position index.
  */
 let database: Database;
 
@@ -23,8 +25,18 @@ const LOOKUPS = [
   { index: 'issues_source_idx', where: 'source_id = $1' },
 ];
 
-async function planOf(where: string): Promise<string> {
-  const text = `select id from issues where ${where}`;
+const indexNames = async (table: string): Promise<string[]> =>
+  (database.dialect === 'sqlite'
+    ? await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = ${table}`.execute(
+        database.db,
+      )
+    : await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = ${table}`.execute(
+        database.db,
+      )
+  ).rows.map((row) => row.name);
+
+async function planOf(where: string, table = 'issues', select = 'id'): Promise<string> {
+  const text = `select ${select} from ${table} where ${where}`;
   const parameters = ['a', 'b'].slice(0, where.split('$').length - 1);
   if (database.dialect === 'sqlite') {
     const rows = await database.db.executeQuery<{ detail: string }>(
@@ -70,5 +82,14 @@ describe('the indexes of an issue’s optional references', () => {
 
   it.each(LOOKUPS)('serve a lookup where $where', async ({ index, where }) => {
     expect(await planOf(where)).toContain(index);
+  });
+});
+
+describe('the outbox’s indexes', () => {
+  it('have no index by time within a workspace, and the change feed reads by position', async () => {
+    expect(await indexNames('outbox_events')).not.toContain('outbox_events_ws_idx');
+    expect(await planOf('workspace_id = $1 and seq > 0 order by seq limit 51', 'outbox_events', 'seq')).toContain(
+      'outbox_events_ws_seq_idx',
+    );
   });
 });
