@@ -109,6 +109,12 @@ async function openPostgres(url: string): Promise<Database> {
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // Notices a silently dropped connection (a failover, a NAT timeout) on idle clients.
     keepAlive: true,
+    // A statement goes to the server as soon as it is given, not once the one before it is
+    // answered: a write's COMMIT then follows its unanswered outbox row straight away
+    // (unanswered-writes.ts). Each statement still has its own answer and error; Kysely
+    // awaits every other one, so nothing else changes. (No cursors or `rows` are used,
+    // which pipelining refuses.)
+    pipeline: true,
   });
   // A client whose server connection drops (restart, failover, admin kill) emits 'error'.
   // The pool listens only while the client is idle; while it is checked out (running a

@@ -5,13 +5,13 @@ import { statementsSent } from './pg-statements.js';
  *
  * A write holds the workspace's write order (write-clock.ts) from its first write until its
  * commit, and every other write of the workspace waits for it. Waiting for the answer to the
- * transaction's last statement (the event's outbox row) before sending COMMIT cost one more
- * turn of a busy event loop under that lock. pg sends a client's queued statements in the
- * order they were given, each as soon as the one before it is answered, without returning
- * to the event loop; so a statement handed to the connection at once needs no wait: COMMIT,
- * given later, follows it on the same connection. If the statement fails, PostgreSQL marks
- * the transaction failed and its COMMIT rolls everything back; `settle` then throws that
- * failure, so the write is reported failed and nothing of it was kept.
+ * transaction's last statement (the event's outbox row) before sending COMMIT cost a round
+ * trip under that lock. The store's connections pipeline (connect.ts): a statement goes to
+ * the server as soon as it is handed to the connection, in order, so a statement handed over
+ * at once needs no wait: COMMIT, given later, reaches the server right behind it. If the
+ * statement fails, PostgreSQL marks the transaction failed and its COMMIT rolls everything
+ * back; `settle` then throws that failure, so the write is reported failed and nothing of it
+ * was kept.
  *
  * A statement that cannot go out at once (another of the transaction's statements is still
  * running, and Kysely holds the next until it ends) is awaited as before.
