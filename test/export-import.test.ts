@@ -20,7 +20,7 @@ import { buildApp } from '../src/http/app.js';
 import { disableIfFailingTooLong } from '../src/modules/webhooks/auto-disable.js';
 import { applyWorkspaceFile } from '../src/modules/workspace-file/apply.js';
 import { runWsx } from './support/cli.js';
-import { emptyStore, type EmptyStore } from './support/database.js';
+import { countRows, emptyStore, type EmptyStore } from './support/database.js';
 import { ACME, TOKENS } from './support/fixtures.js';
 import { callerOf } from './support/harness.js';
 import { startReceiver, webhookTestConfig, type Receiver } from './support/webhook-receiver.js';
@@ -129,15 +129,6 @@ describe('wsx export / wsx import', () => {
 
   const rowLines = (path: string) => readFileSync(path, 'utf8').split('\n').slice(1).join('\n');
   const headerOf = (path: string) => JSON.parse(readFileSync(path, 'utf8').split('\n')[0]);
-  const countRows = async (database: Database, table: 'issues' | 'workspaces') =>
-    Number(
-      (
-        await database.db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -191,7 +182,7 @@ describe('wsx export / wsx import', () => {
     const res = await runWsx(target, ['import', '--in', file('old.jsonl')]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(`"0001_core", this build is at "${latestMigration()}"`);
-    expect(await countRows(target, 'workspaces')).toBe(0);
+    expect(await countRows(target.db, 'workspaces')).toBe(0);
   });
 
   it('refuses a file cut short, and writes nothing', async () => {
@@ -199,7 +190,7 @@ describe('wsx export / wsx import', () => {
     writeFileSync(file('cut.jsonl'), lines.slice(0, -1).join('\n'));
     const res = await runWsx(target, ['import', '--in', file('cut.jsonl')]);
     expect(res.stderr).toContain('cut short');
-    expect(await countRows(target, 'issues')).toBe(0);
+    expect(await countRows(target.db, 'issues')).toBe(0);
   });
 
   it('imports into a fresh store and exports the same rows again', async () => {
@@ -228,11 +219,11 @@ describe('wsx export / wsx import', () => {
   });
 
   it('refuses to import over an existing workspace, and writes nothing', async () => {
-    const before = await countRows(target, 'issues');
+    const before = await countRows(target.db, 'issues');
     const res = await runWsx(target, ['import', '--in', file('first.jsonl')]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('already has workspace "acme"');
-    expect(await countRows(target, 'issues')).toBe(before);
+    expect(await countRows(target.db, 'issues')).toBe(before);
   });
 
   it('moves back into SQLite byte for byte', async () => {

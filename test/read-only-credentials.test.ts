@@ -3,6 +3,7 @@ import { WorkspaceFileError } from '../src/modules/workspace-file/apply.js';
 import { ACME, TOKENS } from './support/fixtures.js';
 import { oatFor, patFor, startHarness, type CallOptions, type Harness } from './support/harness.js';
 import { runWsx } from './support/cli.js';
+import { countRows } from './support/database.js';
 
 /**
  * Read-only credentials (`access: read`): a workspace token from the file, one from
@@ -35,15 +36,8 @@ const api = (method: string, path: string, token: string, options: Omit<CallOpti
 
 /** What a refused write could have touched: rows of every table a write below would add to. */
 async function footprint() {
-  const count = async (table: 'issues' | 'comments' | 'webhooks' | 'outbox_events' | 'idempotency_keys') =>
-    Number(
-      (
-        await h.database.db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const count = (table: 'issues' | 'comments' | 'webhooks' | 'outbox_events' | 'idempotency_keys') =>
+    countRows(h.database.db, table);
   return {
     issues: await count('issues'),
     comments: await count('comments'),

@@ -15,6 +15,7 @@ import { startFileHarness } from './support/file-harness.js';
 import { ACME, TOKENS } from './support/fixtures.js';
 import type { Harness } from './support/harness.js';
 import { spawnServer } from './support/server-process.js';
+import { countRows } from './support/database.js';
 
 const run = promisify(execFile);
 
@@ -84,15 +85,7 @@ const createIssue = (key: string, title: string) =>
     body: { title, projectKey: 'API', teamKey: 'ENG', description: BIG },
   });
 
-const issueCount = async () =>
-  Number(
-    (
-      await h.database.db
-        .selectFrom('issues')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+const issueCount = () => countRows(h.database.db, 'issues');
 
 describe('a full disk while serving', () => {
   it('answers 507 STORAGE_FULL with Retry-After to writes, records nothing, keeps answering reads, and is not ready', async () => {

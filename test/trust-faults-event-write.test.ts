@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFileHarness } from './support/file-harness.js';
 import { ACME, TOKENS } from './support/fixtures.js';
 import type { Harness } from './support/harness.js';
+import { countRows } from './support/database.js';
 
 /**
  * On PostgreSQL a write sends its event's outbox row without waiting for the answer, and its
@@ -44,15 +45,7 @@ const createIssue = (title: string, headers: Record<string, string> = {}) =>
     body: { title, projectKey: 'API', teamKey: 'ENG' },
   });
 
-const eventCount = async () =>
-  Number(
-    (
-      await h.database.db
-        .selectFrom('outbox_events')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+const eventCount = () => countRows(h.database.db, 'outbox_events');
 
 describe.runIf(onPostgres)('an event the store refuses to record', () => {
   it('fails a create with the refusal (507 STORAGE_FULL), with or without an idempotency key, and keeps nothing', async () => {

@@ -9,6 +9,7 @@ import { buildApp } from '../src/http/app.js';
 import { ACME, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';
 import { startReceiver, webhookTestConfig, type Receiver } from './support/webhook-receiver.js';
+import { countRows } from './support/database.js';
 
 /**
  * Bounded growth: finished outbox events, jobs and delivery records older than the
@@ -43,15 +44,7 @@ describe('pruning the webhook history', () => {
       for (const attempt of attempts) await runAttempt(h.database, config, attempt, holder);
     }
   };
-  const count = async (table: 'outbox_events' | 'webhook_jobs' | 'webhook_deliveries') =>
-    Number(
-      (
-        await h.database.db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const count = (table: 'outbox_events' | 'webhook_jobs' | 'webhook_deliveries') => countRows(h.database.db, table);
   const deliveries = async (webhookId: string) =>
     (await h.call('GET', `/api/external/webhooks/${webhookId}/deliveries?limit=200`, { token: TOKENS.admin })).body
       .deliveries as Array<{ deliveryId: string }>;

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/connect.js';
 import type { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import type { DB } from '../../src/db/schema.js';
 
 /**
  * A fresh, migrated database for one test file: in-memory SQLite by default, or a new
@@ -65,4 +67,13 @@ export async function openTestDatabase(): Promise<Database> {
 export async function closeTestDatabase(database: Database): Promise<void> {
   await database.close();
   await created.get(database)?.();
+}
+
+/** How many rows `table` holds. */
+export async function countRows(db: Kysely<DB>, table: keyof DB): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
