@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Database } from './database.js';
+import { CommitGroups, groupCommits } from './commit-groups.js';
 import { readDirectly, readPooled } from './direct-reads.js';
 import type { DB } from './schema.js';
 import { nameStatements } from './pg-statements.js';
@@ -85,8 +86,10 @@ async function openSqlite(path: string, backgroundCheckpoints = false): Promise<
   const statements = new StatementWatch();
   const database = cachingSqliteDatabase(sqlite, statements);
   const inTransaction = () => sqlite.inTransaction;
-  const db = new Kysely<DB>({ dialect: new WsxSqliteDialect({ database, inTransaction }) });
+  const commitGroups = new CommitGroups(database, inTransaction);
+  const db = new Kysely<DB>({ dialect: new WsxSqliteDialect({ database, inTransaction, commitGroups }) });
   readDirectly(db, { database, inTransaction });
+  groupCommits(db, commitGroups);
   const untrack = file ? trackSqliteFile(file) : () => undefined;
   const checkpointer = file && backgroundCheckpoints ? startCheckpointer(file) : undefined;
   const close = async () => {

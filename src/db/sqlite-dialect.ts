@@ -7,11 +7,14 @@ import {
   type SqliteDatabase,
   type SqliteDialectConfig,
 } from 'kysely';
+import type { CommitGroups } from './commit-groups.js';
 
 interface WsxSqliteConfig extends SqliteDialectConfig {
   database: SqliteDatabase;
   /** Whether the connection has a transaction open (better-sqlite3's `inTransaction`). */
   inTransaction: () => boolean;
+  /** The operations' writes waiting for their group's commit (commit-groups.ts). */
+  commitGroups: CommitGroups;
 }
 
 /**
@@ -22,14 +25,38 @@ interface WsxSqliteConfig extends SqliteDialectConfig {
  */
 class ImmediateTransactionDriver extends SqliteDriver {
   readonly #inTransaction: () => boolean;
+  readonly #groups: CommitGroups;
+  #connection: DatabaseConnection | undefined;
 
   constructor(config: WsxSqliteConfig) {
     super(config);
     this.#inTransaction = config.inTransaction;
+    this.#groups = config.commitGroups;
+  }
+
+  /** The one connection, seen through a door that commits a waiting group before any statement that is not its member's. */
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    this.#connection ??= {
+      executeQuery: (query) => {
+        this.#groups.settleBeforeOutsideUse();
+        return connection.executeQuery(query);
+      },
+      streamQuery: (query, chunkSize) => {
+        this.#groups.settleBeforeOutsideUse();
+        return connection.streamQuery(query, chunkSize);
+      },
+    };
+    return this.#connection;
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  override async destroy(): Promise<void> {
+    this.#groups.flush();
+    await super.destroy();
   }
 
   /**

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { nowIso } from '../core/clock.js';
 import type { Ctx, WriteClockTaker } from '../core/context.js';
 import type { DB } from '../db/schema.js';
+import { writeTransaction } from '../db/commit-groups.js';
 import { UnansweredWrites } from '../db/unanswered-writes.js';
 import { takeWriteInstant } from '../db/write-clock.js';
 import type { Operation, OperationInput, Result } from './define.js';
@@ -38,7 +39,7 @@ export async function executeOperation(
   if (op.method === 'GET') return op.run(ctx, { ...input, ...prepared });
   const unanswered = ctx.dialect === 'postgres' ? new UnansweredWrites() : undefined;
   try {
-    const result = await ctx.db.transaction().execute(async (trx) => {
+    const result = await writeTransaction(ctx.db, async (trx) => {
       const readCtx: Ctx = { ...ctx, db: trx, unanswered };
       let stamping: Promise<Ctx> | undefined;
       const stamp = (takenBy?: WriteClockTaker) =>

@@ -1,0 +1,192 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeTransaction } from '../src/db/commit-groups.js';
+import { openDatabase } from '../src/db/connect.js';
+import type { Database } from '../src/db/database.js';
+import type { DB } from '../src/db/schema.js';
+
+/**
+ * The operations' writes on SQLite commit in groups (src/db/commit-groups.ts): what one turn
+ * of the event loop starts shares one transaction and one COMMIT, and each answers only once
+ * that COMMIT is done. These tests drive writeTransaction on a store of their own and read
+ * the statements it runs.
+ */
+
+const dir = mkdtempSync(join(tmpdir(), 'wsx-commit-groups-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let database: Database;
+let log: string[];
+let file: string;
+
+beforeEach(async () => {
+  file = join(dir, `${Math.random().toString(36).slice(2)}.sqlite`);
+  database = await openDatabase(`sqlite:${file}`);
+  await sql`create table t (v text not null)`.execute(database.db);
+  log = [];
+  database.statements.observe((text) => {
+    if (/^(begin|commit|rollback|savepoint|release)/i.test(text)) log.push(text.toLowerCase());
+  });
+});
+afterEach(async () => database.close());
+
+const insert = (trx: Kysely<DB>, value: string) => sql`insert into t (v) values (${value})`.execute(trx);
+
+async function values(db: Kysely<DB> = database.db): Promise<string[]> {
+  const { rows } = await sql<{ v: string }>`select v from t order by v`.execute(db);
+  return rows.map((row) => row.v);
+}
+
+/** A write that records when its caller learns the outcome, in the statement log. */
+function write(value: string, fail?: Error): Promise<string> {
+  return writeTransaction(database.db, async (trx) => {
+    await insert(trx, value);
+    if (fail) throw fail;
+    return value;
+  }).then(
+    (result) => {
+      log.push(`answered ${value}`);
+      return result;
+    },
+    (error: unknown) => {
+      log.push(`failed ${value}`);
+      throw error;
+    },
+  );
+}
+
+describe('writes of one turn on SQLite', () => {
+  it('share one transaction and one COMMIT, and each answers only after it', async () => {
+    const results = await Promise.all(['a', 'b', 'c', 'd'].map((value) => write(value)));
+
+    expect(results).toEqual(['a', 'b', 'c', 'd']);
+    expect(await values()).toEqual(['a', 'b', 'c', 'd']);
+    expect(log).toEqual([
+      'begin immediate',
+      'savepoint wsx_write',
+      'release wsx_write',
+      'savepoint wsx_write',
+      'release wsx_write',
+      'savepoint wsx_write',
+      'release wsx_write',
+      'commit',
+      'answered a',
+      'answered b',
+      'answered c',
+      'answered d',
+    ]);
+  });
+
+  it('cost a lone write no statement beyond BEGIN and COMMIT', async () => {
+    await write('alone');
+    expect(log).toEqual(['begin immediate', 'commit', 'answered alone']);
+  });
+
+  it('roll a failing write back to its savepoint and commit the others', async () => {
+    const refused = new Error('refused');
+    const outcomes = await Promise.allSettled([write('a'), write('b', refused), write('c')]);
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBe(refused);
+    expect(await values()).toEqual(['a', 'c']);
+    expect(log).toContain('rollback to wsx_write');
+    expect(log.filter((text) => text === 'commit')).toHaveLength(1);
+  });
+
+  it('roll back a failing first write whole, and the next write opens the group', async () => {
+    const outcomes = await Promise.allSettled([write('a', new Error('refused')), write('b')]);
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'fulfilled']);
+    expect(await values()).toEqual(['b']);
+    expect(log.slice(0, 3)).toEqual(['begin immediate', 'rollback', 'begin immediate']);
+  });
+
+  it('fail every write of a group that SQLite rolled back, so none is acknowledged', async () => {
+    // SQLite ends a transaction by itself after a full disk or an I/O error; a ROLLBACK
+    // inside the last write stands in for that here.
+    const first = write('a');
+    const last = writeTransaction(database.db, async (trx) => {
+      await insert(trx, 'b');
+      await sql`rollback`.execute(trx);
+      return 'b';
+    });
+    const outcomes = await Promise.allSettled([first, last]);
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    expect(await values()).toEqual([]);
+    // The store goes on: the next write starts a group of its own.
+    await write('c');
+    expect(await values()).toEqual(['c']);
+  });
+
+  it('commit before any other use of the connection, so a read sees only writes that stay', async () => {
+    const kept = write('a');
+    const read = values();
+    // A later write of the turn loses its group (as in the test above): had the read run
+    // inside the group, it would have shown 'a', which would then be gone.
+    const lost = writeTransaction(database.db, async (trx) => {
+      await insert(trx, 'b');
+      await sql`rollback`.execute(trx);
+    });
+
+    expect(await read).toEqual(['a']);
+    expect(await kept).toBe('a');
+    await expect(lost).rejects.toThrow();
+    expect(await values()).toEqual(['a']);
+  });
+
+  it('hold a read back while a write is under way, and never show it the write when it fails', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // A write that waits (not only for statements) inside its transaction, then fails.
+    const slow = writeTransaction(database.db, async (trx) => {
+      await insert(trx, 'unfinished');
+      await gate;
+      throw new Error('refused');
+    });
+    const done = write('done');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // A read outside every write waits for the connection, then for nothing uncommitted.
+    const read = values();
+    release();
+
+    await expect(slow).rejects.toThrow('refused');
+    expect(await done).toBe('done');
+    expect(await read).toEqual(['done']);
+    expect(log.indexOf('commit')).toBeLessThan(log.indexOf('answered done'));
+  });
+
+  it('commit a waiting group before another transaction begins', async () => {
+    const pending = write('a');
+    const other = database.db.transaction().execute(async (trx) => {
+      await insert(trx, 'b');
+      return values(trx);
+    });
+
+    expect(await other).toEqual(['a', 'b']);
+    expect(await pending).toBe('a');
+    expect(log.filter((text) => text === 'commit')).toHaveLength(2);
+  });
+
+  it('commit a waiting group when the store closes', async () => {
+    let worked = false;
+    const pending = writeTransaction(database.db, async (trx) => {
+      await insert(trx, 'kept');
+      worked = true;
+      return 'kept';
+    });
+    const microtask = () => Promise.resolve();
+    while (!worked) await microtask();
+    // The write's transaction ends a few microtasks after its work; the turn's COMMIT comes later.
+    for (let hop = 0; hop < 5; hop++) await microtask();
+    expect(log).toEqual(['begin immediate']);
+    await database.close();
+    expect(await pending).toBe('kept');
+
+    database = await openDatabase(`sqlite:${file}`);
+    expect(await values()).toEqual(['kept']);
+  });
+});
