@@ -5,6 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeTransaction } from '../src/db/commit-groups.js';
 import { openDatabase } from '../src/db/connect.js';
+import { rowsRightAway } from '../src/db/direct-reads.js';
 import type { Database } from '../src/db/database.js';
 import type { DB } from '../src/db/schema.js';
 
@@ -56,6 +57,25 @@ function write(value: string, fail?: Error): Promise<string> {
       throw error;
     },
   );
+}
+
+/**
+ * A lone write whose transaction has ended and whose group waits for the end of the turn:
+ * answers the write's outcome, still pending.
+ */
+async function waitingForCommit(value: string): Promise<{ outcome: Promise<string> }> {
+  let worked = false;
+  const outcome = writeTransaction(database.db, async (trx) => {
+    await insert(trx, value);
+    worked = true;
+    return value;
+  });
+  const microtask = () => Promise.resolve();
+  while (!worked) await microtask();
+  // The write's transaction ends a few microtasks after its work; the turn's COMMIT comes later.
+  for (let hop = 0; hop < 5; hop++) await microtask();
+  expect(log).toEqual(['begin immediate']);
+  return { outcome };
 }
 
 describe('writes of one turn on SQLite', () => {
@@ -172,21 +192,20 @@ describe('writes of one turn on SQLite', () => {
   });
 
   it('commit a waiting group when the store closes', async () => {
-    let worked = false;
-    const pending = writeTransaction(database.db, async (trx) => {
-      await insert(trx, 'kept');
-      worked = true;
-      return 'kept';
-    });
-    const microtask = () => Promise.resolve();
-    while (!worked) await microtask();
-    // The write's transaction ends a few microtasks after its work; the turn's COMMIT comes later.
-    for (let hop = 0; hop < 5; hop++) await microtask();
-    expect(log).toEqual(['begin immediate']);
+    const { outcome } = await waitingForCommit('kept');
     await database.close();
-    expect(await pending).toBe('kept');
+    expect(await outcome).toBe('kept');
 
     database = await openDatabase(`sqlite:${file}`);
     expect(await values()).toEqual(['kept']);
+  });
+
+  it('commit a waiting group before a read that runs at once, which then need not queue', async () => {
+    const { outcome } = await waitingForCommit('a');
+    const query = (database.db as unknown as Kysely<{ t: { v: string } }>).selectFrom('t').select('v').compile();
+    // An array, not a promise: the read ran on this turn, after the group's COMMIT.
+    expect(rowsRightAway(database.db, query, [])).toEqual([{ v: 'a' }]);
+    expect(log).toEqual(['begin immediate', 'commit']);
+    expect(await outcome).toBe('a');
   });
 });

@@ -88,7 +88,7 @@ async function openSqlite(path: string, backgroundCheckpoints = false): Promise<
   const inTransaction = () => sqlite.inTransaction;
   const commitGroups = new CommitGroups(database, inTransaction);
   const db = new Kysely<DB>({ dialect: new WsxSqliteDialect({ database, inTransaction, commitGroups }) });
-  readDirectly(db, { database, inTransaction });
+  readDirectly(db, { database, inTransaction, settleWrites: () => commitGroups.settleBeforeOutsideUse() });
   groupCommits(db, commitGroups);
   const untrack = file ? trackSqliteFile(file) : () => undefined;
   const checkpointer = file && backgroundCheckpoints ? startCheckpointer(file) : undefined;

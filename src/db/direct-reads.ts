@@ -5,6 +5,8 @@ import type { DB } from './schema.js';
 interface DirectReads {
   database: SqliteDatabase;
   inTransaction: () => boolean;
+  /** Commits the writes that wait for their turn's commit, unless one is still running (commit-groups.ts). */
+  settleWrites: () => void;
 }
 
 /** What a PostgreSQL store lends for reads outside transactions: its pool's one-statement query. */
@@ -24,7 +26,8 @@ const storesReadPooled = new WeakMap<Kysely<DB>, PooledReads>();
  * transaction is open on the connection: better-sqlite3 runs it synchronously in autocommit,
  * so it sees exactly what is committed, and it cannot interleave with anything. While a
  * transaction is open (a write is between its statements, across awaits), the read must not
- * run inside it, so it takes Kysely's queue as before.
+ * run inside it, so it takes Kysely's queue as before. Writes that have finished and wait
+ * for their turn's commit (commit-groups.ts) are committed first, so the read need not queue.
  */
 export function readDirectly(db: Kysely<DB>, reads: DirectReads): void {
   storesReadDirectly.set(db, reads);
@@ -55,6 +58,8 @@ export function rowsRightAway<Row>(
   const pooled = storesReadPooled.get(db);
   if (pooled) return pooled.query(query.sql, [...parameters]).then((result) => result.rows as Row[]);
   const reads = storesReadDirectly.get(db);
-  if (!reads || reads.inTransaction()) return undefined;
+  if (!reads) return undefined;
+  reads.settleWrites();
+  if (reads.inTransaction()) return undefined;
   return reads.database.prepare(query.sql).all(parameters) as Row[];
 }
