@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeInTurn, writeTransaction } from '../src/db/commit-groups.js';
+import { writeTransaction } from '../src/db/commit-groups.js';
 import { openDatabase } from '../src/db/connect.js';
 import { rowsRightAway } from '../src/db/direct-reads.js';
 import type { Database } from '../src/db/database.js';
@@ -189,26 +189,6 @@ describe('writes of one turn on SQLite', () => {
     expect(await other).toEqual(['a', 'b']);
     expect(await pending).toBe('a');
     expect(log.filter((text) => text === 'commit')).toHaveLength(2);
-  });
-
-  it('answer a write in the turn before its commit, and a later write of the group commits both', async () => {
-    // An idempotency claim: acknowledged only through the write that completes it.
-    const claimed = await writeInTurn(database.db, async (trx) => {
-      await insert(trx, 'claim');
-      return 'claimed';
-    });
-    expect(claimed).toBe('claimed');
-    expect(log).toEqual(['begin immediate']);
-
-    expect(await write('operation')).toBe('operation');
-    expect(log).toEqual([
-      'begin immediate',
-      'savepoint wsx_write',
-      'release wsx_write',
-      'commit',
-      'answered operation',
-    ]);
-    expect(await values()).toEqual(['claim', 'operation']);
   });
 
   it('keep the originals a joining write saves in memory, not in a temporary file', async () => {

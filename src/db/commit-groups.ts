@@ -59,9 +59,8 @@ export class CommitGroups {
    * Runs `work` as a member of the current group (opening one if none waits) on the
    * store's connection, and answers once the group has committed: with the work's
    * result, or with the error that kept the group (and so this write) from committing.
-   * Without `awaitCommit` it answers as soon as the member has ended (writeInTurn).
    */
-  async run<T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>, awaitCommit = true): Promise<T> {
+  async run<T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
     const { result, group } = await db.connection().execute(async (connection) => {
       const joined = this.beginMember();
       try {
@@ -73,7 +72,7 @@ export class CommitGroups {
         throw error;
       }
     });
-    if (awaitCommit) await group.committed;
+    await group.committed;
     return result;
   }
 
@@ -169,17 +168,4 @@ export function groupCommits(db: Kysely<DB>, groups: CommitGroups): void {
 export function writeTransaction<T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
   const groups = storesGroupingCommits.get(db);
   return groups ? groups.run(db, work) : db.transaction().execute(work);
-}
-
-/**
- * Runs a write that is acknowledged only through a later write of the same request (an
- * idempotency claim, completed in the operation's transaction): on a store that groups
- * commits it joins the turn's group and answers once it has run, not once it has committed.
- * The later write commits in the same group or a later one, and groups commit in order, so
- * nothing is acknowledged before both are durable; if the group is lost, the later write
- * finds the claim gone and fails. Elsewhere `work` runs on `db` as it is (autocommit).
- */
-export function writeInTurn<T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T> {
-  const groups = storesGroupingCommits.get(db);
-  return groups ? groups.run(db, work, false) : work(db);
 }

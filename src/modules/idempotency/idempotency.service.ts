@@ -4,7 +4,6 @@ import { canonicalJson } from '../../core/canonical-json.js';
 import { nowIso } from '../../core/clock.js';
 import { ApiError } from '../../core/errors.js';
 import type { DB } from '../../db/schema.js';
-import { writeInTurn } from '../../db/commit-groups.js';
 import type { ClaimHolder } from './holder.js';
 import {
   completeClaim,
@@ -75,8 +74,7 @@ export async function claimKey(
   };
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (await writeInTurn(db, (trx) => insertClaim(trx, scope, fields)))
-        return { kind: 'claimed', claim: { scope, claimId, holder } };
+      if (await insertClaim(db, scope, fields)) return { kind: 'claimed', claim: { scope, claimId, holder } };
       const existing = await findRecord(db, scope);
       if (!existing) continue;
       if (existing.expires_at < now) {
