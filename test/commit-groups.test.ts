@@ -124,6 +124,21 @@ describe('writes of one turn on SQLite', () => {
     expect(log.slice(0, 3)).toEqual(['begin immediate', 'rollback', 'begin immediate']);
   });
 
+  it('forget the commit that came due during a failing first write that outlived the turn', async () => {
+    const failing = writeTransaction(database.db, async (trx) => {
+      await insert(trx, 'x');
+      // Past the end of the turn: the group's commit comes due while this write is open.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      throw new Error('refused');
+    });
+    await expect(failing).rejects.toThrow('refused');
+    log.length = 0;
+
+    expect(await Promise.all([write('a'), write('b')])).toEqual(['a', 'b']);
+    expect(log.filter((text) => text === 'commit')).toHaveLength(1);
+    expect(await values()).toEqual(['a', 'b']);
+  });
+
   it('fail every write of a group that SQLite rolled back, so none is acknowledged', async () => {
     // SQLite ends a transaction by itself after a full disk or an I/O error; a ROLLBACK
     // inside the last write stands in for that here.

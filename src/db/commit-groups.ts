@@ -114,6 +114,7 @@ export class CommitGroups {
     } else if (member.first) {
       // No other member has joined yet (they join after a member ends): the group is this write alone.
       this.group = undefined;
+      this.commitDue = false;
       this.exec('rollback');
     } else {
       this.exec(`rollback to ${SAVEPOINT}`);
