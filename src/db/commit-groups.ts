@@ -76,14 +76,9 @@ export class CommitGroups {
     return result;
   }
 
-  /** Before any statement that is not a member's: the waiting group commits first. */
+  /** Before any statement that is not a member's, and as the store closes: the waiting group commits first. */
   settleBeforeOutsideUse(): void {
     if (!this.memberOpen && this.group) this.commit(this.group);
-  }
-
-  /** Commits a waiting group now (the store is closing). */
-  flush(): void {
-    this.settleBeforeOutsideUse();
   }
 
   private beginMember(): { group: Group; first: boolean } {
@@ -163,8 +158,8 @@ export function groupCommits(db: Kysely<DB>, groups: CommitGroups): void {
 
 /**
  * Runs an operation's writes in one transaction and answers once they are durable. On a
- * store that groups commits (SQLite) the transaction is a member of its turn's group;
- * otherwise (PostgreSQL, or a transaction already open) it is Kysely's own.
+ * store that groups commits (SQLite) the transaction is a member of its turn's group; on
+ * PostgreSQL it is Kysely's own.
  */
 export function writeTransaction<T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
   const groups = storesGroupingCommits.get(db);

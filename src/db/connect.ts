@@ -67,8 +67,9 @@ async function openSqlite(path: string, backgroundCheckpoints = false): Promise<
     sqlite.pragma('foreign_keys = OFF');
     // A savepoint (a write that joins its turn's commit group, commit-groups.ts) keeps the
     // original of every page it changes in a sub-journal; past 64 KiB, about sixteen pages,
-    // SQLite moves that journal to a temporary file, created, written and deleted for every
-    // such write. In memory it stays in memory.
+    // SQLite would move that journal to a temporary file, created, written and deleted for
+    // every such write. With temporary storage in memory it stays in memory (a large sort
+    // would too: wsx's reads are in index order or bounded by a LIMIT, docs/decisions.md).
     sqlite.pragma('temp_store = MEMORY');
     if (file && backgroundCheckpoints) sqlite.pragma(`wal_autocheckpoint = ${SERVING_AUTOCHECKPOINT_PAGES}`);
     // SQLite's lower() folds ASCII only; searches fold the way JavaScript does (db/text-search.ts).

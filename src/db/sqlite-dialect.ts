@@ -55,7 +55,7 @@ class ImmediateTransactionDriver extends SqliteDriver {
   }
 
   override async destroy(): Promise<void> {
-    this.#groups.flush();
+    this.#groups.settleBeforeOutsideUse();
     await super.destroy();
   }
 
