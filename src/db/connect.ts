@@ -5,6 +5,7 @@ import type { Database } from './database.js';
 import { CommitGroups, groupCommits } from './commit-groups.js';
 import { readDirectly, readPooled } from './direct-reads.js';
 import type { DB } from './schema.js';
+import { readAsciiRowsWhole } from './pg-data-rows.js';
 import { nameStatements } from './pg-statements.js';
 import { WsxSqliteDialect } from './sqlite-dialect.js';
 import { SERVING_AUTOCHECKPOINT_PAGES, startCheckpointer } from './sqlite-checkpointer.js';
@@ -109,6 +110,7 @@ async function openSqlite(path: string, backgroundCheckpoints = false): Promise<
 
 async function openPostgres(url: string): Promise<Database> {
   const pg = await import('pg');
+  readAsciiRowsWhole();
   const Pool = pg.default.Pool;
   const pool = new Pool({
     connectionString: url,
