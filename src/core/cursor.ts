@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from './errors.js';
 
 /**
@@ -11,10 +11,11 @@ import { ApiError } from './errors.js';
 
 const SEAL = 'wsx-cursor-v2';
 
-const digest = (text: string): string => createHash('sha256').update(text).digest('base64url').slice(0, 22);
+// Every page hashes its filters and signs its next cursor: one-shot hashing, and one update
+// of the HMAC (the same bytes as the seal, a newline and the body given one by one).
+const digest = (text: string): string => hash('sha256', text, 'base64url').slice(0, 22);
 
-const sign = (key: Buffer, body: string): Buffer =>
-  createHmac('sha256', key).update(SEAL).update('\n').update(body).digest();
+const sign = (key: Buffer, body: string): Buffer => createHmac('sha256', key).update(`${SEAL}\n${body}`).digest();
 
 /** Stable hash of a scope (route + workspace) and its filters; key order does not matter. */
 export function filterHash(scope: string, filters: Record<string, unknown>): string {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -16,8 +16,11 @@ export function generateSecret(prefix: 'svc_pat_' | 'svc_oat_' | 'svc_ort_'): st
   return prefix + out;
 }
 
-/** Only this hash is stored; lookups go by hash, so comparison never touches plaintext. */
-export const hashSecret = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
+/**
+ * Only this hash is stored; lookups go by hash, so comparison never touches plaintext. Every
+ * API request hashes its credential: the one-shot form skips making a Hash object for it.
+ */
+export const hashSecret = (secret: string): string => hash('sha256', secret, 'hex');
 
 const CREDENTIAL_RE = /^svc_(pat|oat)_[0-9A-Za-z]{32,}$/;
 export const looksLikeCredential = (value: string): boolean => CREDENTIAL_RE.test(value);
