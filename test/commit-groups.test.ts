@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeTransaction } from '../src/db/commit-groups.js';
+import { durableWrite, writeTransaction } from '../src/db/commit-groups.js';
 import { openDatabase } from '../src/db/connect.js';
 import { rowsRightAway } from '../src/db/direct-reads.js';
 import type { Database } from '../src/db/database.js';
@@ -227,5 +227,40 @@ describe('writes of one turn on SQLite', () => {
     expect(rowsRightAway(database.db, query, [])).toEqual([{ v: 'a' }]);
     expect(log).toEqual(['begin immediate', 'commit']);
     expect(await outcome).toBe('a');
+  });
+});
+
+describe('a durable write (an idempotency claim)', () => {
+  const claim = (value: string) =>
+    durableWrite(database.db, (db) => insert(db, value)).then(() => log.push(`answered ${value}`));
+
+  it('shares its turn’s COMMIT with the writes beside it, and answers only after it', async () => {
+    await Promise.all([claim('key-1'), write('a'), claim('key-2')]);
+
+    expect(await values()).toEqual(['a', 'key-1', 'key-2']);
+    expect(log).toEqual([
+      'begin immediate',
+      'savepoint wsx_write',
+      'release wsx_write',
+      'savepoint wsx_write',
+      'release wsx_write',
+      'commit',
+      'answered key-1',
+      'answered a',
+      'answered key-2',
+    ]);
+  });
+
+  it('is durable before its caller goes on: another connection sees it, and the guarded write commits apart', async () => {
+    await claim('key');
+    const other = await openDatabase(`sqlite:${file}`);
+    try {
+      expect(await values(other.db)).toEqual(['key']);
+    } finally {
+      await other.close();
+    }
+    await write('guarded');
+
+    expect(log).toEqual(['begin immediate', 'commit', 'answered key', 'begin immediate', 'commit', 'answered guarded']);
   });
 });

@@ -165,3 +165,15 @@ export function writeTransaction<T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => P
   const groups = storesGroupingCommits.get(db);
   return groups ? groups.run(db, work) : db.transaction().execute(work);
 }
+
+/**
+ * Runs one write statement that must be durable before its caller goes on (an idempotency
+ * claim, which duplicates of the request must find). On a store that groups commits it is
+ * a member of its turn's group and answers once the group has committed, so the claims of a
+ * turn share one commit, and the claims and the writes they guard no longer cut each
+ * other's groups short; elsewhere it runs on `db` as it is, committing by itself.
+ */
+export function durableWrite<T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T> {
+  const groups = storesGroupingCommits.get(db);
+  return groups ? groups.run(db, work) : work(db);
+}

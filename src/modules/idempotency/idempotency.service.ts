@@ -4,6 +4,7 @@ import { canonicalJson } from '../../core/canonical-json.js';
 import { nowIso } from '../../core/clock.js';
 import { ApiError } from '../../core/errors.js';
 import type { DB } from '../../db/schema.js';
+import { durableWrite } from '../../db/commit-groups.js';
 import type { ClaimHolder } from './holder.js';
 import {
   completeClaim,
@@ -48,7 +49,8 @@ const inUse = (scope: IdempotencyScope, retryAfterSeconds: number) =>
   );
 
 /**
- * Claims the key for this request (committed at once, so concurrent duplicates see it), or
+ * Claims the key for this request (committed before the write runs, so concurrent duplicates
+ * see it; on SQLite in its turn's commit group, see durableWrite), or
  * answers the stored result, or refuses: 422 for a different request, 409 while another
  * request holds it. A claim whose holder is gone or which went 30 s without a heartbeat
  * is taken over (see ClaimHolder.judge), so a crash blocks a key for 30 s at most.
@@ -74,7 +76,8 @@ export async function claimKey(
   };
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (await insertClaim(db, scope, fields)) return { kind: 'claimed', claim: { scope, claimId, holder } };
+      if (await durableWrite(db, (trx) => insertClaim(trx, scope, fields)))
+        return { kind: 'claimed', claim: { scope, claimId, holder } };
       const existing = await findRecord(db, scope);
       if (!existing) continue;
       if (existing.expires_at < now) {
