@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { nowIso } from '../../core/clock.js';
@@ -28,9 +28,7 @@ export function assertValidKey(key: unknown, field = 'Idempotency-Key'): asserts
 }
 
 export const requestFingerprint = (method: string, path: string, body: unknown): string =>
-  createHash('sha256')
-    .update(`${method} ${path}\n${canonicalJson(body ?? null)}`)
-    .digest('hex');
+  hash('sha256', `${method} ${path}\n${canonicalJson(body ?? null)}`, 'hex');
 
 /** A key this request holds: only this claim may record its result or release it. */
 export interface Claim {
