@@ -77,11 +77,15 @@ describe('ASCII data rows', () => {
     }
   });
 
-  it('leaves to pg a row whose lengths do not add up to its size', () => {
+  it('leaves to pg a malformed row: lengths that do not add up to its size, or one below -1', () => {
     const row = dataRow(['abc', 'def']);
     expect(asciiDataRow(row, 0, row.length - 1)).toBeUndefined();
     expect(asciiDataRow(Buffer.concat([row, Buffer.from('x')]), 0, row.length + 1)).toBeUndefined();
     expect(asciiDataRow(row, 0, 1)).toBeUndefined();
+    // A length below -1 (only NULL's -1 is negative) whose bytes still add up.
+    const negative = dataRow(['abc', null]);
+    negative.writeInt32BE(-2, 2 + 4 + 3);
+    expect(asciiDataRow(negative, 0, negative.length)).toBeUndefined();
   });
 
   it('agrees with pg on random rows', () => {

@@ -25,6 +25,7 @@ export function asciiDataRow(bytes: Buffer, start: number, end: number): Array<s
     if (at + 4 > end) return undefined;
     highInFraming += (bytes[at] >> 7) + (bytes[at + 1] >> 7) + (bytes[at + 2] >> 7) + (bytes[at + 3] >> 7);
     const length = bytes.readInt32BE(at);
+    if (length < -1) return undefined;
     at += 4 + Math.max(length, 0);
   }
   // A malformed row is left to pg, which reads (and fails on) it as before.
