@@ -11,8 +11,9 @@ import { ApiError } from './errors.js';
 
 const SEAL = 'wsx-cursor-v2';
 
-// Every page hashes its filters and signs its next cursor: one-shot hashing, and one update
-// of the HMAC (the same bytes as the seal, a newline and the body given one by one).
+// Every page hashes its filters and signs its next cursor, so both skip per-call overhead:
+// the hash is one-shot, and the HMAC takes the seal, a newline and the body in one update
+// (the same bytes, so cursors signed before stay valid).
 const digest = (text: string): string => hash('sha256', text, 'base64url').slice(0, 22);
 
 const sign = (key: Buffer, body: string): Buffer => createHmac('sha256', key).update(`${SEAL}\n${body}`).digest();
