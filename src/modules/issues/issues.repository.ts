@@ -10,8 +10,45 @@ import { fetchLimit, pageOf, pageWindow, startsAfter } from '../../db/paginate.j
 import type { ListOrder } from '../../core/list-order.js';
 import type { LinkWithTarget } from './links.repository.js';
 
-/** An issue row plus the keys and status category its presentation needs, in one read. */
-export type IssueRecord = IssueRow & {
+/**
+ * The columns of an issue that its reads return: all but those only a create uses (its
+ * workspace, known from the caller; the team and number its key was made from). Every read
+ * of issues selects these, so a page carries no column it does not present.
+ */
+const RECORD_COLUMNS = [
+  'id',
+  'issue_key',
+  'team_id',
+  'project_id',
+  'status_id',
+  'assignee_id',
+  'reporter_id',
+  'created_by',
+  'title',
+  'description',
+  'priority',
+  'start_date',
+  'due_date',
+  'duration_days',
+  'tags',
+  'archived',
+  'archived_at',
+  'container_id',
+  'milestone_id',
+  'subtasks_enabled',
+  'source_type',
+  'source_id',
+  'created_at',
+  'updated_at',
+  'version',
+] as const satisfies ReadonlyArray<keyof IssueRow>;
+
+type RecordColumn = (typeof RECORD_COLUMNS)[number];
+
+const recordSelection = RECORD_COLUMNS.map((column) => `i.${column}` as const);
+
+/** An issue's columns as its reads return them, plus the keys and status category its presentation needs, in one read. */
+export type IssueRecord = Pick<IssueRow, RecordColumn> & {
   project_key: string;
   team_key: string;
   status_key: string;
@@ -29,7 +66,7 @@ const issuesWithKeys = (db: Kysely<DB>, workspaceId: string) =>
     .innerJoin('projects as p', 'p.id', 'i.project_id')
     .innerJoin('teams as t', 't.id', 'i.team_id')
     .innerJoin('statuses as s', 's.id', 'i.status_id')
-    .selectAll('i')
+    .select(recordSelection)
     .select(['p.key as project_key', 't.key as team_key', 's.key as status_key', 's.category as status_category'])
     .where('i.workspace_id', '=', workspaceId);
 
@@ -105,7 +142,7 @@ export interface IssueWithLinks {
 type IssueAndLinkRow = Awaited<ReturnType<typeof issueWithLinksById.rows>>[number];
 
 /** The rows of issueWithLinksBy as the issue and its links; a link whose target is gone is left out, as listLinksOfIssues does. */
-function issueAndLinks(rows: IssueAndLinkRow[]): IssueWithLinks | undefined {
+function issueAndLinks(workspaceId: string, rows: IssueAndLinkRow[]): IssueWithLinks | undefined {
   if (rows.length === 0) return undefined;
   // The link columns stay on the record: presentation reads the issue's own by name.
   const issue: IssueRecord = rows[0];
@@ -119,7 +156,7 @@ function issueAndLinks(rows: IssueAndLinkRow[]): IssueWithLinks | undefined {
       : [
           {
             id: row.link_id,
-            workspace_id: issue.workspace_id,
+            workspace_id: workspaceId,
             issue_id: issue.id,
             target_issue_id: row.link_target_issue_id,
             type: row.link_type as string,
@@ -137,10 +174,13 @@ function issueAndLinks(rows: IssueAndLinkRow[]): IssueWithLinks | undefined {
 }
 
 export const findVisibleIssueWithLinksById = async (ctx: Ctx, issueId: string): Promise<IssueWithLinks | undefined> =>
-  issueAndLinks(await issueWithLinksById.rows(ctx, visibilityShape(ctx), slotsOf(ctx, issueId)));
+  issueAndLinks(ctx.workspace.id, await issueWithLinksById.rows(ctx, visibilityShape(ctx), slotsOf(ctx, issueId)));
 
 export const findVisibleIssueWithLinksByKey = async (ctx: Ctx, issueKey: string): Promise<IssueWithLinks | undefined> =>
-  issueAndLinks(await issueWithLinksByKey.rows(ctx, visibilityShape(ctx), slotsOf(ctx, issueKey.toUpperCase())));
+  issueAndLinks(
+    ctx.workspace.id,
+    await issueWithLinksByKey.rows(ctx, visibilityShape(ctx), slotsOf(ctx, issueKey.toUpperCase())),
+  );
 
 /** Visible issues with one of these ids or (upper-case) keys, in one query: for lists of references. */
 export function findVisibleIssuesByIdsOrKeys(ctx: Ctx, ids: string[], keys: string[]): Promise<IssueRecord[]> {
