@@ -84,6 +84,21 @@ describe('statements per hot request', () => {
     expect(statements.length, texts(statements)).toBe(2);
   });
 
+  // Every read of issues names the columns presentation reads (issues.repository.ts,
+  // RECORD_COLUMNS): the workspace, key team and number a create writes are never sent back.
+  it('selects only the issue columns a page and a read by key present', async () => {
+    for (const path of [`/issues?limit=50&assigneeId=${aliceId}`, `/issues/by-key/${issueKey}`]) {
+      const { reply, statements } = await measureWarm('GET', path);
+      expect(reply.status).toBe(200);
+      const read = statements.find((statement) => statement.sql.includes('from "issues" as "i"'));
+      expect(read, texts(statements)).toBeDefined();
+      const selected = read!.sql.slice(0, read!.sql.indexOf('from "issues" as "i"'));
+      expect(selected).toContain('"i"."title"');
+      for (const unpresented of ['"i".*', '"i"."workspace_id"', '"i"."key_team_id"', '"i"."number"'])
+        expect(selected, `${path}: ${selected}`).not.toContain(unpresented);
+    }
+  });
+
   // PostgreSQL plans `limit $1` as if a tenth of the table were kept, so a named statement
   // never settled on one plan and every page was planned anew (src/db/paginate.ts, fetchLimit).
   it('writes the LIMIT of a page into its statement, rounded up to a few page sizes', async () => {
