@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
@@ -92,6 +93,30 @@ describe('ETag and If-None-Match', () => {
     expect((await get(projectUrl, {}, TOKENS.bot)).headers.etag).toBe((await get(projectUrl)).headers.etag);
     const list = '/api/external/projects';
     expect((await get(list, {}, TOKENS.bot)).headers.etag).not.toBe((await get(list)).headers.etag);
+  });
+  // Small answers go out as the JSON string, large ones as its bytes (src/http/operations.ts,
+  // STRING_BODY_MAX); either way the tag is the hash of exactly the bytes sent.
+  it('hashes the bytes it sends, for a small answer and a large one, with text beyond ASCII', async () => {
+    const title = 'Café ✓ 東京 😀 tag';
+    const small = await newIssue(title);
+    const large = await newIssue(title);
+    const description = 'Überprüfung 検査 🚀 '.repeat(600);
+    expect((await patch(`/api/external/issues/${large.issueId}`, { description })).status).toBe(200);
+    for (const [url, minimum, maximum] of [
+      [`/api/external/issues/${small.issueId}`, 1, 8192],
+      [`/api/external/issues/${large.issueId}`, 8193, Infinity],
+    ] as const) {
+      const reply = await h.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${TOKENS.admin}` } });
+      expect(reply.statusCode).toBe(200);
+      const bytes = reply.rawPayload;
+      const text = bytes.toString('utf8');
+      expect(text.length).toBeGreaterThanOrEqual(minimum);
+      expect(text.length).toBeLessThanOrEqual(maximum);
+      expect(Number(reply.headers['content-length'])).toBe(bytes.length);
+      expect(JSON.parse(text).issue.title).toBe(title);
+      const digest = createHash('sha256').update(bytes).digest('base64url').slice(0, 22);
+      expect(reply.headers.etag).toMatch(new RegExp(`^"\\d+-${digest}"$`));
+    }
   });
 });
 

@@ -31,6 +31,16 @@ function versionOf(op: Operation, result: Result): number | undefined {
 }
 
 /**
+ * Bodies up to this many characters are sent as the string JSON.stringify made; longer ones
+ * as its UTF-8 bytes. Node writes a string body with the headers in one write, a Buffer in a
+ * second chunk of a `writev`, and hashing a string for the ETag encodes it once more, which
+ * for a few KB costs less than the Buffer and the `writev` (a read by key, 0.8 KB: about 5 %
+ * more reads a second on SQLite). For a page of 50 issues (41 KB) the second encoding costs
+ * more: 2–8 % fewer pages on PostgreSQL as a string; a page of 20 (16 KB) was even.
+ */
+const STRING_BODY_MAX = 8192;
+
+/**
  * Sends a result; `location` is the created resource's path, set on a 201 (replays too).
  * Every read, and every write that answers a versioned record, carries an ETag; a read
  * whose answer the client already holds (If-None-Match) is a 304 without a body.
@@ -45,8 +55,9 @@ function send(
   reply.code(result.status);
   if (location !== undefined) reply.header('Location', location);
   if (result.status === 204 || result.body === undefined) return reply.send();
-  // Encoded once: the tag is hashed from, and the reply sends, the same bytes.
-  const body = Buffer.from(JSON.stringify(result.body));
+  // The tag is hashed from, and the reply sends, the same bytes (see STRING_BODY_MAX).
+  const json = JSON.stringify(result.body);
+  const body = json.length <= STRING_BODY_MAX ? json : Buffer.from(json);
   const version = versionOf(op, result);
   if (op.method === 'GET' || version !== undefined) {
     const tag = entityTag(body, version);
