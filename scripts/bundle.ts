@@ -12,6 +12,7 @@
  * (pino's transport workers, the API reference's assets), Fastify and its plugins, and the
  * packages wsx loads only on first use (the MCP SDK, openid-client, ioredis, yaml).
  */
+import { rmSync } from 'node:fs';
 import { build, type Plugin } from 'esbuild';
 
 /** Packages wsx imports that are bundled: plain code, no files of their own read by path. */
@@ -44,6 +45,10 @@ const externals: Plugin = {
     });
   },
 };
+
+// Chunk names carry a content hash: without this, every build's chunks stayed beside the
+// last one's, and `npm pack` shipped them all.
+rmSync('dist/chunks', { recursive: true, force: true });
 
 await build({
   entryPoints: { wsx: 'dist/main.js' },
