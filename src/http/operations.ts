@@ -34,9 +34,10 @@ function versionOf(op: Operation, result: Result): number | undefined {
  * Bodies up to this many characters are sent as the string JSON.stringify made; longer ones
  * as its UTF-8 bytes. Node writes a string body with the headers in one write, a Buffer in a
  * second chunk of a `writev`, and hashing a string for the ETag encodes it once more, which
- * for a few KB costs less than the Buffer and the `writev` (a read by key, 0.8 KB: about 5 %
- * more reads a second on SQLite). For a page of 50 issues (41 KB) the second encoding costs
- * more: 2–8 % fewer pages on PostgreSQL as a string; a page of 20 (16 KB) was even.
+ * for a few KB costs less than the Buffer and the `writev` (a read by key, 0.8 KB: about 4 %
+ * more reads a second on SQLite and 12 % on PostgreSQL, medians of side-by-side pairs). For
+ * a page of 50 issues (41 KB) the second encoding costs more: 2–8 % fewer pages on PostgreSQL
+ * as a string; a page of 20 (16 KB) was even.
  */
 const STRING_BODY_MAX = 8192;
 
