@@ -283,6 +283,20 @@ describe('links', () => {
     expect((await eventsOf('issue.link.deleted')).filter((e) => e.data.issue.issueId === b.issueId)).toHaveLength(1);
   });
 
+  it('lists links oldest first on every read, whatever order their targets were created in', async () => {
+    const [first, second, third] = [await create(), await create(), await create()];
+    const source = await create({ title: 'Links in creation order' });
+    for (const target of [third, first, second])
+      expect(
+        (await call('POST', `/${source.issueId}/links`, { type: 'related', targetIssueId: target.issueId })).status,
+      ).toBe(201);
+    const expected = [third.issueKey, first.issueKey, second.issueKey];
+    const keysOf = (issue: { links: Array<{ targetIssueKey: string }> }) => issue.links.map((l) => l.targetIssueKey);
+    expect(keysOf((await call('GET', `/${source.issueId}`)).body.issue)).toEqual(expected);
+    expect(keysOf((await call('GET', `/by-key/${source.issueKey}`)).body.issue)).toEqual(expected);
+    expect(keysOf((await call('GET', '?q=Links in creation order')).body.issues[0])).toEqual(expected);
+  });
+
   it('leaves links to issues the caller cannot see out of its reads', async () => {
     const api = await create();
     const infra = await create({ projectKey: 'INFRA' });
