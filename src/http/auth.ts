@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { CredentialCache } from '../modules/auth/credential-cache.js';
 import type { Authenticated } from '../core/context.js';
-import { authenticate, credentialFromHeaders } from '../modules/auth/credentials.service.js';
+import { authenticate, cachedAuthentication, credentialFromHeaders } from '../modules/auth/credentials.service.js';
 import { APP_PAGE_RE } from '../web/paths.js';
 import { requestPath } from './request-path.js';
 
@@ -37,12 +37,24 @@ export function registerAuth(app: FastifyInstance, db: Kysely<DB>): void {
   app.decorateRequest('auth', undefined);
   const credentials = new CredentialCache();
   app.addHook('onClose', async () => credentials.dispose());
-  app.addHook('onRequest', async (request) => {
+  /** The credential's check when the cache does not hold it: the tables, and the failure budget. */
+  const authenticateUncached = async (request: FastifyRequest, secret: string | undefined): Promise<void> => {
+    const auth = await authenticate(db, secret, credentials);
+    if (!auth) {
+      // Past the client's failure budget this throws RATE_LIMITED instead of the 401.
+      await app.countAuthFailure?.(request);
+      throw new ApiError('UNAUTHORIZED', {});
+    }
+    request.auth = auth;
+  };
+  // The callback form: a cached credential (nearly every API request) passes on without the
+  // promise and microtask an async hook costs; a throw reaches the error handler all the same.
+  app.addHook('onRequest', (request, _reply, done) => {
     const path = requestPath(request);
     // An app page opens with a browser session (read by src/web/session-hook.ts, which runs
     // first) and never with an API credential.
     if (APP_PAGE_RE.test(path)) {
-      if (request.browserSession) return;
+      if (request.browserSession) return done();
       throw new ApiError(
         'UNAUTHORIZED',
         { reason: 'browser_session_required' },
@@ -52,14 +64,14 @@ export function registerAuth(app: FastifyInstance, db: Kysely<DB>): void {
         },
       );
     }
-    if (!API_RE.test(path) || PUBLIC_API_PATHS.has(path)) return;
-    const auth = await authenticate(db, credentialFromHeaders(request.headers), credentials);
-    if (!auth) {
-      // Past the client's failure budget this throws RATE_LIMITED instead of the 401.
-      await app.countAuthFailure?.(request);
-      throw new ApiError('UNAUTHORIZED', {});
+    if (!API_RE.test(path) || PUBLIC_API_PATHS.has(path)) return done();
+    const secret = credentialFromHeaders(request.headers);
+    const cached = cachedAuthentication(secret, credentials);
+    if (cached) {
+      request.auth = cached;
+      return done();
     }
-    request.auth = auth;
+    authenticateUncached(request, secret).then(() => done(), done);
   });
 }
 

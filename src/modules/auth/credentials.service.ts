@@ -29,6 +29,18 @@ export async function authenticate(
   return found.auth;
 }
 
+/**
+ * The caller `cache` already holds for `secret`, unexpired; undefined for anything else
+ * (not cached, malformed, expired), which `authenticate` then decides. Synchronous, so the
+ * credential hook passes a cached caller on without a promise.
+ */
+export function cachedAuthentication(secret: string | undefined, cache: CredentialCache): Authenticated | undefined {
+  if (!secret || !looksLikeCredential(secret)) return undefined;
+  const nowMs = Date.now();
+  const cached = cache.get(hashSecret(secret), nowMs);
+  return cached && !isExpired(cached.expiresAt, nowMs) ? cached.auth : undefined;
+}
+
 async function lookUp(
   db: Kysely<DB>,
   secret: string,
