@@ -164,6 +164,17 @@ describe('metadata', () => {
     expect(body.token_endpoint_auth_methods_supported).toContain('none');
   });
 
+  it('answers an OAuth path with trailing slashes or a query as the path itself', async () => {
+    for (const suffix of ['/', '//?probe=1', '?probe=1']) {
+      const { status, body } = await json(await fetch(`${s.base}/.well-known/oauth-authorization-server${suffix}`));
+      expect(status, suffix).toBe(200);
+      expect(body.issuer, suffix).toBe(`${s.base}/`);
+    }
+    const { status, body } = await json(await fetch(`${s.base}/.well-known/oauth-authorization-server-x`));
+    expect(status).toBe(404);
+    expect(body.code).toBe('ROUTE_NOT_FOUND');
+  });
+
   it.each([
     ['/.well-known/oauth-protected-resource/api/mcp', '/api/mcp'],
     ['/.well-known/oauth-protected-resource/api/external', '/api/external'],

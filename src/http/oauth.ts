@@ -133,8 +133,19 @@ function answerUnrouted(res: ServerResponse, log: FastifyBaseLogger, error: unkn
   res.end(JSON.stringify(body));
 }
 
-/** `/token/` is `/token`, as Fastify's routes and the router read it. */
-const pathOf = (url: string): string => url.split('?', 1)[0].replace(/(.)\/+$/, '$1');
+const SLASH = '/'.charCodeAt(0);
+
+/**
+ * The raw path without its query and trailing slashes: `/token/` is `/token`, as Fastify's
+ * routes and the router read it (`/` stays). Every request passes here, so it is a scan
+ * back from the end rather than a regular expression.
+ */
+const pathOf = (url: string): string => {
+  const query = url.indexOf('?');
+  let end = query < 0 ? url.length : query;
+  while (end > 1 && url.charCodeAt(end - 1) === SLASH) end--;
+  return url.slice(0, end);
+};
 
 /**
  * wsx as the OAuth 2.1 authorization server of its own API. The OAuth paths are answered by
