@@ -102,6 +102,18 @@ export function buildCtx(request: FastifyRequest, database: Database, config: Ap
   };
 }
 
+/**
+ * The fixed paths a parametric template also matches (`/meetings/settings` for
+ * `/meetings/{meetingId}`), worked out once per route so that the routes no fixed path
+ * shadows (nearly all) skip the check.
+ */
+function fixedPathsMatching(template: string, fixedPaths: string[]): Set<string> {
+  if (!template.includes('{')) return new Set();
+  const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+');
+  const matches = new RegExp(`^${escaped}$`);
+  return new Set(fixedPaths.filter((path) => matches.test(path)));
+}
+
 /** The HTTP door: one Fastify route per catalog operation; translation only. */
 export function registerOperations(
   app: FastifyInstance,
@@ -112,7 +124,7 @@ export function registerOperations(
   // A fixed path (`/meetings/settings`) is also matched by its parametric sibling
   // (`/meetings/{meetingId}`) for the methods it lacks; such a request names no resource,
   // so it is an unsupported method on a known path: ROUTE_NOT_FOUND.
-  const fixedPaths = new Set(operations.filter((op) => !op.path.includes('{')).map((op) => op.path));
+  const fixedPaths = operations.filter((op) => !op.path.includes('{')).map((op) => op.path);
   // This process holds idempotency claims while it serves: it registers (releasing what
   // gone instances held) when the app is ready and deregisters when it closes.
   const holder = holderFor(database);
@@ -120,6 +132,7 @@ export function registerOperations(
   app.addHook('onReady', async () => holder.attach(app.log));
   app.addHook('onClose', async () => holder.detach());
   for (const op of operations) {
+    const shadowed = fixedPathsMatching(op.path, fixedPaths);
     app.route({
       method: op.method,
       url: toFastifyPath(op.path),
@@ -129,9 +142,10 @@ export function registerOperations(
       // Synchronous, in the callback form (an async hook costs a promise and a microtask); what
       // it throws reaches the error handler as an async hook's rejection would.
       onRequest: (request, _reply, done) => {
-        const path = pathOf(request).replace(/\/+$/, '');
-        if (op.path.includes('{') && fixedPaths.has(path))
-          throw new ApiError('ROUTE_NOT_FOUND', { method: request.method, path });
+        if (shadowed.size > 0) {
+          const path = pathOf(request).replace(/\/+$/, '');
+          if (shadowed.has(path)) throw new ApiError('ROUTE_NOT_FOUND', { method: request.method, path });
+        }
         refuseWriteByReadOnly(requireAuth(request), op);
         done();
       },
