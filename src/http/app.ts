@@ -31,6 +31,12 @@ export interface AppOptions {
   logStream?: DestinationStream;
   /** Run the background workers (webhook dispatcher) with the server; tests without webhooks leave them off. */
   workers?: boolean;
+  /**
+   * How long a resolved credential is trusted before its tables are read again (default
+   * CREDENTIAL_TTL_MS). Tests that count statements pin it long, so that whether a request
+   * reads the credential never depends on how fast the machine ran the one before.
+   */
+  credentialTtlMs?: number;
 }
 
 const ONE_MIB = 1_048_576;
@@ -47,6 +53,7 @@ export async function buildApp({
   logger = false,
   logStream,
   workers = false,
+  credentialTtlMs,
 }: AppOptions): Promise<FastifyInstance> {
   // The cursor key is made on the first start and read once per process, before any request.
   await cursorSigningKey(database.db);
@@ -89,7 +96,7 @@ export async function buildApp({
   registerOAuth(app, database, config);
   // The browser session first: the credential hook lets an app page through only with one.
   registerSessionHook(app, database.db, config.oidc?.issuerHost);
-  registerAuth(app, database.db);
+  registerAuth(app, database.db, credentialTtlMs);
   await registerRateLimit(app, config);
   answerUnknownRoutesBeforeBody(app);
   registerHealth(app, database);

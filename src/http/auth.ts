@@ -33,9 +33,9 @@ export const pathOf = (request: FastifyRequest): string => request.url.split('?'
  * taken on the path the router matched (see requestPath), so no spelling of an API path
  * reaches a route without a credential.
  */
-export function registerAuth(app: FastifyInstance, db: Kysely<DB>): void {
+export function registerAuth(app: FastifyInstance, db: Kysely<DB>, credentialTtlMs?: number): void {
   app.decorateRequest('auth', undefined);
-  const credentials = new CredentialCache();
+  const credentials = new CredentialCache(credentialTtlMs);
   app.addHook('onClose', async () => credentials.dispose());
   /** The credential's check when the cache does not hold it: the tables, and the failure budget. */
   const authenticateUncached = async (request: FastifyRequest, secret: string | undefined): Promise<void> => {

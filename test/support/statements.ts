@@ -29,7 +29,14 @@ export async function startCountingHarness(files: Array<object | string> = []): 
   for (const file of files) await applyWorkspaceFile(database.db, file);
   let log: Statement[] = [];
   database.statements.observe((sql, parameters) => log.push({ sql, variables: parameters.length }));
-  const app = await buildApp({ database, config: { ...loadConfig({}), rateLimitPerMinute: 0 } });
+  // A credential, once read, stays cached for the whole file (a write to the credential tables
+  // still empties the cache): with the default second, a slow machine could let it expire
+  // between two requests and add the lookup to one count and not the other.
+  const app = await buildApp({
+    database,
+    config: { ...loadConfig({}), rateLimitPerMinute: 0 },
+    credentialTtlMs: 3_600_000,
+  });
   const call = async (method: string, url: string, options: Parameters<Harness['call']>[2] = {}): Promise<Reply> => {
     const response = await app.inject({
       method: method as never,

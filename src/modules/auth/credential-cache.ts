@@ -24,7 +24,7 @@ const liveCaches = new Set<CredentialCache>();
 export class CredentialCache {
   private readonly entries = new BoundedCache<Entry>(CACHED_CREDENTIALS);
 
-  constructor() {
+  constructor(private readonly ttlMs = CREDENTIAL_TTL_MS) {
     liveCaches.add(this);
   }
 
@@ -34,7 +34,7 @@ export class CredentialCache {
   }
 
   set(secretHash: string, auth: Authenticated, expiresAt: string | null, nowMs: number): void {
-    this.entries.set(secretHash, { auth, expiresAt, until: nowMs + CREDENTIAL_TTL_MS });
+    this.entries.set(secretHash, { auth, expiresAt, until: nowMs + this.ttlMs });
   }
 
   clear(): void {
