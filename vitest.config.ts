@@ -8,8 +8,8 @@ export default defineConfig({
     pool: 'forks',
     // At least two files at a time: Vitest's default (one less than the cores) is a single
     // worker on a 2-core machine, and the suites spend much of their time waiting on
-    // PostgreSQL, timers and child processes. On 2 cores: SQLite 402 → 248 s, PostgreSQL
-    // about 600 → 423 s, every test passing.
+    // PostgreSQL, timers and child processes. On 2 cores: SQLite 402 → 214–248 s,
+    // PostgreSQL about 600 → 296–423 s (docs/decisions.md, Code health).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,
