@@ -8,6 +8,7 @@ import { openDatabase } from '../src/db/connect.js';
 import { rowsRightAway } from '../src/db/direct-reads.js';
 import type { Database } from '../src/db/database.js';
 import type { DB } from '../src/db/schema.js';
+import { logOutcome } from './support/outcome-log.js';
 
 /**
  * The operations' writes on SQLite commit in groups (src/db/commit-groups.ts): what one turn
@@ -43,19 +44,14 @@ async function values(db: Kysely<DB> = database.db): Promise<string[]> {
 
 /** A write that records when its caller learns the outcome, in the statement log. */
 function write(value: string, fail?: Error): Promise<string> {
-  return writeTransaction(database.db, async (trx) => {
-    await insert(trx, value);
-    if (fail) throw fail;
-    return value;
-  }).then(
-    (result) => {
-      log.push(`answered ${value}`);
-      return result;
-    },
-    (error: unknown) => {
-      log.push(`failed ${value}`);
-      throw error;
-    },
+  return logOutcome(
+    log,
+    value,
+    writeTransaction(database.db, async (trx) => {
+      await insert(trx, value);
+      if (fail) throw fail;
+      return value;
+    }),
   );
 }
 

@@ -63,10 +63,10 @@ export interface Ctx {
 
 /**
  * A write's own statement that takes the write clock's step (db/write-clock.ts,
- * `writeClockStep`) for `wallMs` and answers the instant it took, which then stamps the rest
- * of the write (Ctx.takeWriteInstant).
+ * `writeClockStep`) for `wallMs` through the write's transaction `trx` and answers the
+ * instant it took, which then stamps the rest of the write (Ctx.takeWriteInstant).
  */
-export type WriteClockTaker = (wallMs: number) => Promise<number>;
+export type WriteClockTaker = (wallMs: number, trx: Kysely<DB>) => Promise<number>;
 
 /**
  * The context stamped with its write's instant: taken now if the operation deferred it

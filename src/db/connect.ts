@@ -2,7 +2,8 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Database } from './database.js';
-import { CommitGroups, groupCommits } from './commit-groups.js';
+import { CommitGroups, groupCommits, groupCommitsByWorkspace } from './commit-groups.js';
+import { PgCommitGroups } from './pg-commit-groups.js';
 import { readDirectly, readPooled } from './direct-reads.js';
 import type { DB } from './schema.js';
 import { readAsciiRowsWhole } from './pg-data-rows.js';
@@ -142,6 +143,7 @@ async function openPostgres(url: string): Promise<Database> {
     nameStatements(client, statements, pg.default.Query);
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  groupCommitsByWorkspace(db, new PgCommitGroups(db));
   // Checked out and given back as Kysely does (not pool.query, which passes client.query a
   // callback that nameStatements' promise form would never call).
   readPooled(db, {

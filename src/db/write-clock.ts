@@ -53,7 +53,7 @@ export async function takeWriteInstant(
     lastSqliteMs = Math.max(wallMs, lastSqliteMs + 1);
     return lastSqliteMs;
   }
-  if (takenBy) return takenBy(wallMs);
+  if (takenBy) return takenBy(wallMs, db);
   const row = await clockStep.first({ db, dialect }, { workspaceId, wallMs });
   if (!row) throw new Error(`workspace ${workspaceId} has no write clock`);
   return Number(row.write_clock_ms);

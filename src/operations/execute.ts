@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { nowIso } from '../core/clock.js';
 import type { Ctx, WriteClockTaker } from '../core/context.js';
 import type { DB } from '../db/schema.js';
-import { writeTransaction } from '../db/commit-groups.js';
+import { lateWriteTransaction, writeTransaction } from '../db/commit-groups.js';
 import { UnansweredWrites } from '../db/unanswered-writes.js';
 import { takeWriteInstant } from '../db/write-clock.js';
 import type { Operation, OperationInput, Result } from './define.js';
@@ -23,11 +23,13 @@ export interface ExecuteOptions {
  * operation's `prepare` step runs first, outside the transaction, so slow work such as a
  * DNS lookup never holds the write lock. A write's instant is taken inside its transaction
  * (db/write-clock.ts), so the workspace's writes carry instants in commit order: as it
- * opens, or once the reads of an operation marked `lateWriteInstant` are done; a
- * conditional write checks the record's version there too, before it changes anything. On
- * PostgreSQL a statement the write sent without waiting for its answer (its event,
- * db/unanswered-writes.ts) is settled once the transaction has ended: its failure is the
- * write's, and the cause of whatever failed after it.
+ * opens, or once the reads of an operation marked `lateWriteInstant` are done (on
+ * PostgreSQL, where a workspace's writes queue for a shared transaction,
+ * db/pg-commit-groups.ts, such a write joins the queue only then, its reads done on the
+ * pool); a conditional write checks the record's version there too, before it changes
+ * anything. On PostgreSQL a statement the write sent without waiting for its answer (its
+ * event, db/unanswered-writes.ts) is settled once the transaction has ended: its failure is
+ * the write's, and the cause of whatever failed after it.
  */
 export async function executeOperation(
   op: Operation,
@@ -38,26 +40,29 @@ export async function executeOperation(
   const prepared = op.prepare ? { prepared: await op.prepare(ctx, input) } : {};
   if (op.method === 'GET') return op.run(ctx, { ...input, ...prepared });
   const unanswered = ctx.dialect === 'postgres' ? new UnansweredWrites() : undefined;
+  const late = op.lateWriteInstant === true && !condition;
+  /** The write: reads through `readDb`, writes through the transaction `join` answers. */
+  const write = async (readDb: Kysely<DB>, join: () => Promise<Kysely<DB>>): Promise<Result> => {
+    const readCtx: Ctx = { ...ctx, db: readDb, unanswered };
+    let stamping: Promise<Ctx> | undefined;
+    const stamp = (takenBy?: WriteClockTaker) =>
+      (stamping ??= join().then(async (trx) => {
+        const nowMs = await takeWriteInstant(trx, ctx.dialect, ctx.workspace.id, takenBy);
+        return { ...readCtx, db: trx, nowMs, now: nowIso(nowMs) };
+      }));
+    const writeCtx = late ? { ...readCtx, takeWriteInstant: stamp } : await stamp();
+    if (condition && op.resource) await requireVersion(writeCtx, op.resource, input.params, condition);
+    const result = await op.run(writeCtx, { ...input, ...prepared });
+    // A late write that never took its instant would have stamped rows with the wall clock.
+    if (!stamping) throw new Error(`${op.id} finished without taking its write instant`);
+    const stamped = await stamping;
+    if (inTransaction) await inTransaction(stamped.db, result);
+    return result;
+  };
   try {
-    const result = await writeTransaction(ctx.db, async (trx) => {
-      const readCtx: Ctx = { ...ctx, db: trx, unanswered };
-      let stamping: Promise<Ctx> | undefined;
-      const stamp = (takenBy?: WriteClockTaker) =>
-        (stamping ??= takeWriteInstant(trx, ctx.dialect, ctx.workspace.id, takenBy).then((nowMs) => ({
-          ...readCtx,
-          nowMs,
-          now: nowIso(nowMs),
-        })));
-      const late = op.lateWriteInstant === true && !condition;
-      const writeCtx = late ? { ...readCtx, takeWriteInstant: stamp } : await stamp();
-      if (condition && op.resource) await requireVersion(writeCtx, op.resource, input.params, condition);
-      const result = await op.run(writeCtx, { ...input, ...prepared });
-      // A late write that never took its instant would have stamped rows with the wall clock.
-      if (!stamping) throw new Error(`${op.id} finished without taking its write instant`);
-      await stamping;
-      if (inTransaction) await inTransaction(trx, result);
-      return result;
-    });
+    const result = late
+      ? await lateWriteTransaction(ctx.db, ctx.workspace.id, write)
+      : await writeTransaction(ctx.db, (trx) => write(trx, async () => trx), ctx.workspace.id);
     await unanswered?.settle();
     return result;
   } catch (error) {

@@ -444,8 +444,11 @@ export async function insertNewIssue(
   const ctx = await withWriteInstant(
     readCtx,
     readCtx.dialect === 'postgres'
-      ? async (wallMs) => {
-          const inserted = await clockedIssueInsert.first(readCtx, columnsOf(row), { ...row, wallMs });
+      ? async (wallMs, trx) => {
+          const inserted = await clockedIssueInsert.first({ db: trx, dialect: readCtx.dialect }, columnsOf(row), {
+            ...row,
+            wallMs,
+          });
           if (!inserted) throw new Error('insert into issues returned no row');
           const { write_clock_ms: clockMs, ...issue } = inserted;
           taken = issue;

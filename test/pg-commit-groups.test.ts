@@ -1,0 +1,267 @@
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { lateWriteTransaction, writeTransaction } from '../src/db/commit-groups.js';
+import { openDatabase } from '../src/db/connect.js';
+import type { Database } from '../src/db/database.js';
+import type { DB } from '../src/db/schema.js';
+import { UnansweredWrites } from '../src/db/unanswered-writes.js';
+import { emptyStore, type EmptyStore } from './support/database.js';
+import { logOutcome } from './support/outcome-log.js';
+
+/**
+ * On PostgreSQL the operations' writes of one workspace queue in the process, and those that
+ * queue while a transaction runs join it (src/db/pg-commit-groups.ts): each later one in a
+ * savepoint, all answered after one COMMIT. These tests drive writeTransaction on a store of
+ * their own and read the statements it runs.
+ */
+describe.skipIf(!process.env.TEST_DATABASE_URL)('commit groups per workspace on PostgreSQL', () => {
+  let store: EmptyStore;
+  let database: Database;
+  let log: string[];
+
+  beforeAll(async () => {
+    store = await emptyStore('', 'wsx_pg_groups');
+    database = await openDatabase(store.url);
+    await sql`create table t (v text primary key)`.execute(database.db);
+    database.statements.observe((text, parameters) => {
+      if (/^insert/i.test(text)) log.push(`insert ${String(parameters[0])}`);
+      else if (/^(begin|commit|rollback|savepoint)/i.test(text)) log.push(text.toLowerCase());
+    });
+  });
+  afterAll(async () => {
+    await database.close();
+    await store.drop();
+  });
+  beforeEach(async () => {
+    await sql`truncate t`.execute(database.db);
+    log = [];
+  });
+
+  const insert = (trx: Kysely<DB>, value: string) => sql`insert into t (v) values (${value})`.execute(trx);
+
+  async function values(): Promise<string[]> {
+    const { rows } = await sql<{ v: string }>`select v from t order by v`.execute(database.db);
+    return rows.map((row) => row.v);
+  }
+
+  /** A gate a write waits at, so that others queue behind it. */
+  function gate(): { opened: Promise<void>; open: () => void } {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    return { opened, open };
+  }
+
+  /** A write of `workspace` inserting `value`; answers its outcome, logged as it is learnt. */
+  function write(
+    value: string,
+    options: { workspace?: string; wait?: Promise<void>; fail?: Error; unanswered?: UnansweredWrites } = {},
+  ): Promise<string> {
+    return logOutcome(
+      log,
+      value,
+      writeTransaction(
+        database.db,
+        async (trx) => {
+          if (options.unanswered) await options.unanswered.send(() => insert(trx, value));
+          else await insert(trx, value);
+          if (options.wait) await options.wait;
+          if (options.fail) throw options.fail;
+          return value;
+        },
+        options.workspace ?? 'ws_a',
+      ),
+    );
+  }
+
+  it('runs the writes that queue behind a transaction in it, each in a savepoint, answered after one COMMIT', async () => {
+    const held = gate();
+    const first = write('a', { wait: held.opened });
+    const later = [write('b'), write('c')];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    held.open();
+    expect(await Promise.all([first, ...later])).toEqual(['a', 'b', 'c']);
+    expect(log).toEqual([
+      'begin',
+      'insert a',
+      'savepoint wsx_member',
+      'insert b',
+      'savepoint wsx_member',
+      'insert c',
+      'savepoint wsx_member',
+      'commit',
+      'answered a',
+      'answered b',
+      'answered c',
+    ]);
+    expect(await values()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('runs a lone write as a plain transaction', async () => {
+    expect(await write('a')).toBe('a');
+    expect(log).toEqual(['begin', 'insert a', 'commit', 'answered a']);
+  });
+
+  it('rolls back a failing write to its savepoint alone: the others commit', async () => {
+    const held = gate();
+    const first = write('a', { wait: held.opened });
+    const failing = write('b', { fail: new Error('b fails') });
+    const last = write('c');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    held.open();
+    await expect(failing).rejects.toThrow('b fails');
+    expect(await Promise.all([first, last])).toEqual(['a', 'c']);
+    expect(await values()).toEqual(['a', 'c']);
+    expect(log).toContain('rollback to savepoint wsx_member');
+  });
+
+  it('finds a write whose unanswered statement failed before the next joins, and rolls back that write alone', async () => {
+    await insert(database.db, 'b');
+    log = [];
+    const held = gate();
+    const first = write('a', { wait: held.opened });
+    const unanswered = new UnansweredWrites();
+    const duplicate = write('b', { unanswered });
+    const last = write('c');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    held.open();
+    await expect(duplicate).rejects.toThrow(/aborted/);
+    await expect(unanswered.settle()).rejects.toThrow(/duplicate key/);
+    expect(await Promise.all([first, last])).toEqual(['a', 'c']);
+    expect(await values()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('never lets the last write’s failed unanswered statement roll back the others at COMMIT', async () => {
+    await insert(database.db, 'c');
+    log = [];
+    const held = gate();
+    const first = write('a', { wait: held.opened });
+    const second = write('b');
+    const unanswered = new UnansweredWrites();
+    const duplicate = write('c', { unanswered });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    held.open();
+    await expect(duplicate).rejects.toThrow(/aborted/);
+    await expect(unanswered.settle()).rejects.toThrow(/duplicate key/);
+    expect(await Promise.all([first, second])).toEqual(['a', 'b']);
+    expect(await values()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('fails the first write alone when its unanswered statement failed: the queued writes commit in a transaction of their own', async () => {
+    await insert(database.db, 'a');
+    log = [];
+    const held = gate();
+    const unanswered = new UnansweredWrites();
+    const duplicate = write('a', { unanswered, wait: held.opened });
+    const later = [write('b'), write('c')];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    held.open();
+    await expect(duplicate).rejects.toThrow(/aborted/);
+    await expect(unanswered.settle()).rejects.toThrow(/duplicate key/);
+    expect(await Promise.all(later)).toEqual(['b', 'c']);
+    expect(await values()).toEqual(['a', 'b', 'c']);
+    expect(log.filter((entry) => entry === 'begin')).toHaveLength(2);
+    expect(log.filter((entry) => entry === 'rollback')).toHaveLength(1);
+  });
+
+  it('keeps the workspaces apart: another workspace’s write does not wait for a held transaction', async () => {
+    const held = gate();
+    const first = write('a', { wait: held.opened });
+    expect(await write('z', { workspace: 'ws_b' })).toBe('z');
+    expect(await values()).toEqual(['z']);
+    held.open();
+    expect(await first).toBe('a');
+    expect(await values()).toEqual(['a', 'z']);
+  });
+
+  it('takes at most 32 writes in one transaction: the rest commit in the next', async () => {
+    const held = gate();
+    const first = write('w00', { wait: held.opened });
+    const names = Array.from({ length: 39 }, (_, index) => `w${String(index + 1).padStart(2, '0')}`);
+    const later = names.map((value) => write(value));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    held.open();
+    expect(await Promise.all([first, ...later])).toEqual(['w00', ...names]);
+    expect(log.filter((entry) => entry === 'commit')).toHaveLength(2);
+    const firstCommit = log.indexOf('commit');
+    expect(log.slice(0, firstCommit).filter((entry) => entry.startsWith('insert '))).toHaveLength(32);
+    expect(await values()).toHaveLength(40);
+  });
+
+  it('fails every write of a transaction whose connection is lost, and the next write runs on a fresh one', async () => {
+    let backend = 0;
+    const secondStarted = gate();
+    const held = gate();
+    const first = writeTransaction(
+      database.db,
+      async (trx) => {
+        await insert(trx, 'a');
+        backend = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0].pid;
+        return 'a';
+      },
+      'ws_a',
+    );
+    const second = writeTransaction(
+      database.db,
+      async (trx) => {
+        await insert(trx, 'b');
+        secondStarted.open();
+        await held.opened;
+        return 'b';
+      },
+      'ws_a',
+    );
+    await secondStarted.opened;
+    await sql`select pg_terminate_backend(${backend})`.execute(database.db);
+    held.open();
+    const outcomes = await Promise.allSettled([first, second]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    expect(await write('c')).toBe('c');
+    expect(await values()).toEqual(['c']);
+  });
+
+  /** Whether `db` runs in a transaction that has written (it has a transaction id). */
+  const writing = async (db: Kysely<DB>) =>
+    (await sql<{ xid: string | null }>`select txid_current_if_assigned()::text as xid`.execute(db)).rows[0].xid !==
+    null;
+
+  it('runs a late write’s reads on the pool while the line is held, and its writes in the shared transaction', async () => {
+    const held = gate();
+    const first = write('a', { wait: held.opened });
+    let readWhileHeld = false;
+    let joinedWriting = false;
+    const late = lateWriteTransaction(database.db, 'ws_a', async (readDb, join) => {
+      // The line is held by `first`: a read that had to wait for it would not finish before it is let go.
+      readWhileHeld = !(await writing(readDb)) && (await values()).length === 0;
+      const trx = await join();
+      await insert(trx, 'b');
+      joinedWriting = await writing(trx);
+      return 'b';
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(readWhileHeld).toBe(true);
+    held.open();
+    expect(await Promise.all([first, late])).toEqual(['a', 'b']);
+    expect(joinedWriting).toBe(true);
+    expect(log.filter((entry) => entry === 'commit')).toHaveLength(1);
+    expect(await values()).toEqual(['a', 'b']);
+  });
+
+  it('rolls back a late write that fails after joining alone, and leaves the line to one that fails before', async () => {
+    const held = gate();
+    const first = write('a', { wait: held.opened });
+    const failsInside = lateWriteTransaction(database.db, 'ws_a', async (_readDb, join) => {
+      await insert(await join(), 'b');
+      throw new Error('after joining');
+    });
+    const failsOutside = lateWriteTransaction(database.db, 'ws_a', async () => {
+      throw new Error('before joining');
+    });
+    const last = write('c');
+    await expect(failsOutside).rejects.toThrow('before joining');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    held.open();
+    await expect(failsInside).rejects.toThrow('after joining');
+    expect(await Promise.all([first, last])).toEqual(['a', 'c']);
+    expect(await values()).toEqual(['a', 'c']);
+  });
+});
