@@ -264,4 +264,33 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commit groups per workspace on 
     expect(await Promise.all([first, last])).toEqual(['a', 'c']);
     expect(await values()).toEqual(['a', 'c']);
   });
+
+  it('fails the writes waiting for a transaction that cannot begin, as each would have failed alone', async () => {
+    // One connection, held: a transaction can begin only once the pool's wait for it has timed out.
+    const poolSize = process.env.WSX_PG_POOL_SIZE;
+    process.env.WSX_PG_POOL_SIZE = '1';
+    const single = await openDatabase(store.url);
+    if (poolSize === undefined) delete process.env.WSX_PG_POOL_SIZE;
+    else process.env.WSX_PG_POOL_SIZE = poolSize;
+    try {
+      const held = gate();
+      const holding = single.db.connection().execute(() => held.opened);
+      const waiting = ['a', 'b'].map((value) =>
+        writeTransaction(single.db, async (trx) => insert(trx, value), 'ws_a').then(
+          () => 'written',
+          (error: Error) => error.message,
+        ),
+      );
+      expect(await Promise.all(waiting)).toEqual([
+        expect.stringMatching(/timeout/i),
+        expect.stringMatching(/timeout/i),
+      ]);
+      held.open();
+      await holding;
+      await writeTransaction(single.db, async (trx) => insert(trx, 'c'), 'ws_a');
+      expect(await values()).toEqual(['c']);
+    } finally {
+      await single.close();
+    }
+  });
 });

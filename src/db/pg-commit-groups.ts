@@ -168,6 +168,9 @@ export class PgCommitGroups {
       // The transaction is gone (a write without a savepoint failed, or the connection or COMMIT did).
       running?.reject(error);
       for (const member of kept) member.reject(error);
+      // It never began (no connection within the pool's timeout, the server down): the writes
+      // waiting for it fail now, as each would have on its own, rather than wait for the next try.
+      if (!running && kept.length === 0) for (const member of line.splice(0)) member.reject(error);
       return;
     }
     for (const member of kept) member.resolve(member.result);
