@@ -163,8 +163,9 @@ describe('statements per hot request', () => {
       expect(
         sqls.filter((text) => text.startsWith('update "workspaces"') || text.startsWith('update "teams"')),
       ).toEqual([]);
-      // BEGIN, the project, the assignee, the insert, the event, COMMIT.
-      expect(statements.length, texts(statements)).toBe(6);
+      // The project and the assignee (on the pool), then BEGIN, the transaction's plan
+      // setting (src/db/pg-commit-groups.ts), the insert, the event, COMMIT.
+      expect(statements.length, texts(statements)).toBe(7);
       expect(reply.body.issue.issueKey).toMatch(/^ENG-\d+$/);
     },
   );
