@@ -114,37 +114,31 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commit groups per workspace on 
     expect(log).toContain('rollback to savepoint wsx_member');
   });
 
-  it('finds a write whose unanswered statement failed before the next joins, and rolls back that write alone', async () => {
-    await insert(database.db, 'b');
-    log = [];
-    const held = gate();
-    const first = write('a', { wait: held.opened });
-    const unanswered = new UnansweredWrites();
-    const duplicate = write('b', { unanswered });
-    const last = write('c');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    held.open();
-    await expect(duplicate).rejects.toThrow(/aborted/);
-    await expect(unanswered.settle()).rejects.toThrow(/duplicate key/);
-    expect(await Promise.all([first, last])).toEqual(['a', 'c']);
-    expect(await values()).toEqual(['a', 'b', 'c']);
-  });
-
-  it('never lets the last write’s failed unanswered statement roll back the others at COMMIT', async () => {
-    await insert(database.db, 'c');
-    log = [];
-    const held = gate();
-    const first = write('a', { wait: held.opened });
-    const second = write('b');
-    const unanswered = new UnansweredWrites();
-    const duplicate = write('c', { unanswered });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    held.open();
-    await expect(duplicate).rejects.toThrow(/aborted/);
-    await expect(unanswered.settle()).rejects.toThrow(/duplicate key/);
-    expect(await Promise.all([first, second])).toEqual(['a', 'b']);
-    expect(await values()).toEqual(['a', 'b', 'c']);
-  });
+  it.each([
+    ['before the next write joins', 'b'],
+    ['before the COMMIT, when it is the last', 'c'],
+  ])(
+    'rolls back a write whose unanswered statement failed alone, found %s: the COMMIT keeps the others',
+    async (_when, failing) => {
+      await insert(database.db, failing);
+      log = [];
+      const held = gate();
+      const unanswered = new UnansweredWrites();
+      const outcomes: Record<string, Promise<string>> = Object.fromEntries(
+        ['a', 'b', 'c'].map((value) => [
+          value,
+          write(value, value === 'a' ? { wait: held.opened } : value === failing ? { unanswered } : {}),
+        ]),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      held.open();
+      await expect(outcomes[failing]).rejects.toThrow(/aborted/);
+      await expect(unanswered.settle()).rejects.toThrow(/duplicate key/);
+      const others = ['a', 'b', 'c'].filter((value) => value !== failing);
+      expect(await Promise.all(others.map((value) => outcomes[value]))).toEqual(others);
+      expect(await values()).toEqual(['a', 'b', 'c']);
+    },
+  );
 
   it('fails the first write alone when its unanswered statement failed: the queued writes commit in a transaction of their own', async () => {
     await insert(database.db, 'a');
