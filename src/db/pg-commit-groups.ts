@@ -1,4 +1,5 @@
 import { CompiledQuery, type DatabaseConnection, type Kysely } from 'kysely';
+import { KEYED_PLANS_ONLY } from './pg-plan-settings.js';
 import type { DB } from './schema.js';
 
 /**
@@ -9,16 +10,6 @@ import type { DB } from './schema.js';
 const MAX_MEMBERS = 32;
 
 const SAVEPOINT = 'wsx_member';
-
-/**
- * For the rest of the transaction, PostgreSQL plans no sequential scans. Every write statement
- * finds its rows by key, and a connection keeps the plan it made the first time until the
- * table's statistics change: planned while statistics said a table was empty (a new store, or
- * one analysed before its events), the event row's next position (`max(seq)` of the
- * workspace's events) scanned the whole outbox on every write, which tripled PostgreSQL's CPU
- * per create in about one benchmark run in four (docs/decisions.md).
- */
-const KEYED_PLANS_ONLY = "select set_config('enable_seqscan', 'off', true)";
 
 /** A write waiting for, or running in, its workspace's shared transaction. */
 interface Member {
@@ -138,6 +129,7 @@ export class PgCommitGroups {
       await this.db.transaction().execute(async (trx) => {
         const connection = await connectionOf(trx);
         const exec = (statement: string) => connection.executeQuery(CompiledQuery.raw(statement));
+        // Every statement of a write finds its rows by key (pg-plan-settings.ts).
         await exec(KEYED_PLANS_ONLY);
         running = line.shift();
         if (!running) return;

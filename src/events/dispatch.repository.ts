@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { queryTemplate, singleQuery } from '../db/compiled-query.js';
 import type { DialectName } from '../db/database.js';
+import { INDEX_ORDER_PLANS_ONLY } from '../db/pg-plan-settings.js';
 import type { DB } from '../db/schema.js';
 import type { DeliveryStatus, WebhookDeliveryRow, WebhookJobRow, WebhookJobState } from '../db/tables/webhooks.js';
 import { pickFairly, SUBSCRIPTION_CONCURRENCY } from './scheduling.js';
@@ -40,21 +41,10 @@ const undispatchedEvents = queryTemplate((db, _slots: Record<string, never>, sha
   return dialect === 'postgres' ? query.forUpdate().skipLocked() : query;
 });
 
-/**
- * PostgreSQL, for the rest of the dispatcher's transaction: no sequential or bitmap scans. The
- * read of waiting events must walk the partial index of waiting rows in id order and stop at
- * its LIMIT, which also marks the entries of events dispatched since as dead, so later ticks
- * skip them. A connection plans the read once and keeps the plan until the table's statistics
- * change; planned while the outbox was small (a new store, or statistics from before a burst of
- * writes), PostgreSQL chose a scan of the whole table, or of every entry the index ever held,
- * and a sort, on every tick: under a load of creates that tripled PostgreSQL's CPU per create
- * in about one benchmark run in four (docs/decisions.md).
- */
-const INDEX_ORDER_ONLY = sql`select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`;
-
 export async function takeUndispatchedEvents(trx: Db, dialect: DialectName, limit: number): Promise<PendingEvent[]> {
   if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`takeUndispatchedEvents: batch of ${limit}`);
-  if (dialect === 'postgres') await INDEX_ORDER_ONLY.execute(trx);
+  // The read walks the partial index of waiting rows in id order (db/pg-plan-settings.ts).
+  if (dialect === 'postgres') await sql.raw(INDEX_ORDER_PLANS_ONLY).execute(trx);
   return undispatchedEvents.rows({ db: trx, dialect }, `${dialect} ${limit}`, {});
 }
 
