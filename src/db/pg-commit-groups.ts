@@ -1,5 +1,7 @@
-import { CompiledQuery, type DatabaseConnection, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { KEYED_PLANS_ONLY } from './pg-plan-settings.js';
+import { connectionOf } from './pg-shared-connection.js';
+import { WriteBatch, type Admission } from './pg-write-batches.js';
 import type { DB } from './schema.js';
 
 /**
@@ -17,16 +19,6 @@ interface Member {
   resolve: (result: unknown) => void;
   reject: (error: unknown) => void;
   result?: unknown;
-}
-
-/** The transaction's connection itself: a statement given to it goes out at once, not after the one running. */
-async function connectionOf(trx: Kysely<DB>): Promise<DatabaseConnection> {
-  let connection: DatabaseConnection | undefined;
-  await trx.getExecutor().provideConnection(async (given) => {
-    connection = given;
-  });
-  if (!connection) throw new Error('the transaction has no connection');
-  return connection;
 }
 
 /**
@@ -54,6 +46,8 @@ async function connectionOf(trx: Kysely<DB>): Promise<DatabaseConnection> {
 export class PgCommitGroups {
   /** Writes waiting, by workspace; a workspace has an entry while its line is being worked. */
   private readonly lines = new Map<string, Member[]>();
+  /** The batch of late writes each workspace's writes may join (runJoiningLate). */
+  private readonly batches = new Map<string, WriteBatch>();
 
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -74,12 +68,58 @@ export class PgCommitGroups {
 
   /**
    * Runs `work` outside the line until it calls `join`, which answers once the write's turn
-   * has come, with the shared transaction; answers the work's result once that has committed.
-   * A write whose reads come before its first write (a create's checks) thus reads on the
-   * pool, side by side with the others, and holds the line for its writes alone. A work that
-   * fails after joining is rolled back to its savepoint; one that never joins writes nothing.
+   * has come, with the transaction to write through; answers the work's result once that has
+   * committed. A write whose reads come before its first write (a create's checks) thus reads
+   * on the pool, side by side with the others, and holds the line for its writes alone.
+   *
+   * Such writes join their workspace's open batch (pg-write-batches.ts), where they write side
+   * by side, each without waiting for the answers to the others' statements. If the batch is
+   * rolled back (one of its writes failed), each of its writes runs again on its own, as
+   * runJoiningLateAlone runs it, so only a write that fails by itself is answered with a
+   * failure. A work that never joins writes nothing.
    */
   async runJoiningLate<T>(workspaceId: string, work: (join: () => Promise<Kysely<DB>>) => Promise<T>): Promise<T> {
+    let admission: Admission | undefined;
+    const join = () => (admission ??= this.batchOf(workspaceId).admit()).trx;
+    let result: T;
+    try {
+      result = await work(join);
+    } catch (error) {
+      if (!admission) throw error;
+      const outcome = await admission.finish(false);
+      if (outcome.committed || !outcome.retry) throw error;
+      return this.runJoiningLateAlone(workspaceId, work);
+    }
+    if (!admission) return result;
+    const outcome = await admission.finish(true);
+    if (outcome.committed) return result;
+    if (!outcome.retry) throw outcome.error;
+    return this.runJoiningLateAlone(workspaceId, work);
+  }
+
+  /** The workspace's batch that writes may still join; a new one when there is none. */
+  private batchOf(workspaceId: string): WriteBatch {
+    const open = this.batches.get(workspaceId);
+    if (open?.open) return open;
+    const batch = new WriteBatch(
+      (work) => this.run(workspaceId, work),
+      () => {
+        if (this.batches.get(workspaceId) === batch) this.batches.delete(workspaceId);
+      },
+    );
+    this.batches.set(workspaceId, batch);
+    return batch;
+  }
+
+  /**
+   * runJoiningLate for one write on its own: its writes are a member of the line (`run`), in
+   * a savepoint of their own when they share the transaction. A work that fails after joining
+   * is rolled back to its savepoint.
+   */
+  private async runJoiningLateAlone<T>(
+    workspaceId: string,
+    work: (join: () => Promise<Kysely<DB>>) => Promise<T>,
+  ): Promise<T> {
     let finish!: (result: T) => void;
     let fail!: (error: unknown) => void;
     const finished = new Promise<T>((resolve, reject) => {

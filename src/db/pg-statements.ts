@@ -19,10 +19,18 @@ function nameOf(text: string): string {
   return name;
 }
 
-/** Statements handed to any connection so far: UnansweredWrites tells by it whether one went out at once. */
+/**
+ * Statements handed to any connection so far, or promised to go out in order before their
+ * transaction ends (pg-write-batches.ts): UnansweredWrites tells by it whether one needs no wait.
+ */
 let sent = 0;
 
 export const statementsSent = (): number => sent;
+
+/** A statement will go out in order before its transaction ends, though not at once. */
+export function statementHandedOver(): void {
+  sent += 1;
+}
 
 /** Row builders by statement text, with the column names each was made for. */
 const builders = new BoundedCache<{ names: string[]; build: RowBuilder }>(2 * NAMED_PER_CONNECTION);

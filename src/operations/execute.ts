@@ -26,7 +26,8 @@ export interface ExecuteOptions {
  * opens, or once the reads of an operation marked `lateWriteInstant` are done (on
  * PostgreSQL, where a workspace's writes queue for a shared transaction,
  * db/pg-commit-groups.ts, such a write joins the queue only then, its reads done on the
- * pool); a conditional write checks the record's version there too, before it changes
+ * pool, and writes side by side with those that joined with it, db/pg-write-batches.ts;
+ * if their batch is rolled back, each runs again alone); a conditional write checks the record's version there too, before it changes
  * anything. On PostgreSQL a statement the write sent without waiting for its answer (its
  * event, db/unanswered-writes.ts) is settled once the transaction has ended: its failure is
  * the write's, and the cause of whatever failed after it.
@@ -39,10 +40,13 @@ export async function executeOperation(
 ): Promise<Result> {
   const prepared = op.prepare ? { prepared: await op.prepare(ctx, input) } : {};
   if (op.method === 'GET') return op.run(ctx, { ...input, ...prepared });
-  const unanswered = ctx.dialect === 'postgres' ? new UnansweredWrites() : undefined;
   const late = op.lateWriteInstant === true && !condition;
+  /** The statements the write's last run sent unanswered: a write may run again (pg-write-batches.ts). */
+  const lastRun: { unanswered?: UnansweredWrites } = {};
   /** The write: reads through `readDb`, writes through the transaction `join` answers. */
   const write = async (readDb: Kysely<DB>, join: () => Promise<Kysely<DB>>): Promise<Result> => {
+    const unanswered = ctx.dialect === 'postgres' ? new UnansweredWrites() : undefined;
+    lastRun.unanswered = unanswered;
     const readCtx: Ctx = { ...ctx, db: readDb, unanswered };
     let stamping: Promise<Ctx> | undefined;
     const stamp = (takenBy?: WriteClockTaker) =>
@@ -63,11 +67,11 @@ export async function executeOperation(
     const result = late
       ? await lateWriteTransaction(ctx.db, ctx.workspace.id, write)
       : await writeTransaction(ctx.db, (trx) => write(trx, async () => trx), ctx.workspace.id);
-    await unanswered?.settle();
+    await lastRun.unanswered?.settle();
     return result;
   } catch (error) {
     // A statement sent unanswered that failed is the cause of what failed after it.
-    await unanswered?.settle();
+    await lastRun.unanswered?.settle();
     throw error;
   }
 }
