@@ -1,12 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lateWriteTransaction, writeTransaction } from '../src/db/commit-groups.js';
-import { openDatabase } from '../src/db/connect.js';
-import type { Database } from '../src/db/database.js';
 import type { DB } from '../src/db/schema.js';
 import { UnansweredWrites } from '../src/db/unanswered-writes.js';
-import { emptyStore, type EmptyStore } from './support/database.js';
 import { logOutcome } from './support/outcome-log.js';
+import { gate, scratchTable } from './support/scratch-table.js';
 
 /**
  * On PostgreSQL the operations' writes of one workspace queue in the process, and those that
@@ -15,41 +13,8 @@ import { logOutcome } from './support/outcome-log.js';
  * their own and read the statements it runs.
  */
 describe.skipIf(!process.env.TEST_DATABASE_URL)('commit groups per workspace on PostgreSQL', () => {
-  let store: EmptyStore;
-  let database: Database;
-  let log: string[];
-
-  beforeAll(async () => {
-    store = await emptyStore('', 'wsx_pg_groups');
-    database = await openDatabase(store.url);
-    await sql`create table t (v text primary key)`.execute(database.db);
-    database.statements.observe((text, parameters) => {
-      if (/^insert/i.test(text)) log.push(`insert ${String(parameters[0])}`);
-      else if (/^(begin|commit|rollback|savepoint)/i.test(text)) log.push(text.toLowerCase());
-    });
-  });
-  afterAll(async () => {
-    await database.close();
-    await store.drop();
-  });
-  beforeEach(async () => {
-    await sql`truncate t`.execute(database.db);
-    log = [];
-  });
-
-  const insert = (trx: Kysely<DB>, value: string) => sql`insert into t (v) values (${value})`.execute(trx);
-
-  async function values(): Promise<string[]> {
-    const { rows } = await sql<{ v: string }>`select v from t order by v`.execute(database.db);
-    return rows.map((row) => row.v);
-  }
-
-  /** A gate a write waits at, so that others queue behind it. */
-  function gate(): { opened: Promise<void>; open: () => void } {
-    let open!: () => void;
-    const opened = new Promise<void>((resolve) => (open = resolve));
-    return { opened, open };
-  }
+  const scratch = scratchTable('wsx_pg_groups');
+  const { log, insert, values } = scratch;
 
   /** A write of `workspace` inserting `value`; answers its outcome, logged as it is learnt. */
   function write(
@@ -60,7 +25,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commit groups per workspace on 
       log,
       value,
       writeTransaction(
-        database.db,
+        scratch.database.db,
         async (trx) => {
           if (options.unanswered) await options.unanswered.send(() => insert(trx, value));
           else await insert(trx, value);
@@ -120,8 +85,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commit groups per workspace on 
   ])(
     'rolls back a write whose unanswered statement failed alone, found %s: the COMMIT keeps the others',
     async (_when, failing) => {
-      await insert(database.db, failing);
-      log = [];
+      await insert(scratch.database.db, failing);
+      log.length = 0;
       const held = gate();
       const unanswered = new UnansweredWrites();
       const outcomes: Record<string, Promise<string>> = Object.fromEntries(
@@ -141,8 +106,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commit groups per workspace on 
   );
 
   it('fails the first write alone when its unanswered statement failed: the queued writes commit in a transaction of their own', async () => {
-    await insert(database.db, 'a');
-    log = [];
+    await insert(scratch.database.db, 'a');
+    log.length = 0;
     const held = gate();
     const unanswered = new UnansweredWrites();
     const duplicate = write('a', { unanswered, wait: held.opened });
@@ -186,7 +151,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commit groups per workspace on 
     const secondStarted = gate();
     const held = gate();
     const first = writeTransaction(
-      database.db,
+      scratch.database.db,
       async (trx) => {
         await insert(trx, 'a');
         backend = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0].pid;
@@ -195,7 +160,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commit groups per workspace on 
       'ws_a',
     );
     const second = writeTransaction(
-      database.db,
+      scratch.database.db,
       async (trx) => {
         await insert(trx, 'b');
         secondStarted.open();
@@ -205,7 +170,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commit groups per workspace on 
       'ws_a',
     );
     await secondStarted.opened;
-    await sql`select pg_terminate_backend(${backend})`.execute(database.db);
+    await sql`select pg_terminate_backend(${backend})`.execute(scratch.database.db);
     held.open();
     const outcomes = await Promise.allSettled([first, second]);
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
@@ -223,7 +188,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commit groups per workspace on 
     const first = write('a', { wait: held.opened });
     let readWhileHeld = false;
     let joinedWriting = false;
-    const late = lateWriteTransaction(database.db, 'ws_a', async (readDb, join) => {
+    const late = lateWriteTransaction(scratch.database.db, 'ws_a', async (readDb, join) => {
       // The line is held by `first`: a read that had to wait for it would not finish before it is let go.
       readWhileHeld = !(await writing(readDb)) && (await values()).length === 0;
       const trx = await join();
@@ -243,11 +208,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commit groups per workspace on 
   it('rolls back a late write that fails after joining alone, and leaves the line to one that fails before', async () => {
     const held = gate();
     const first = write('a', { wait: held.opened });
-    const failsInside = lateWriteTransaction(database.db, 'ws_a', async (_readDb, join) => {
+    const failsInside = lateWriteTransaction(scratch.database.db, 'ws_a', async (_readDb, join) => {
       await insert(await join(), 'b');
       throw new Error('after joining');
     });
-    const failsOutside = lateWriteTransaction(database.db, 'ws_a', async () => {
+    const failsOutside = lateWriteTransaction(scratch.database.db, 'ws_a', async () => {
       throw new Error('before joining');
     });
     const last = write('c');
@@ -261,11 +226,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commit groups per workspace on 
 
   it('fails the writes waiting for a transaction that cannot begin, as each would have failed alone', async () => {
     // One connection, held: a transaction can begin only once the pool's wait for it has timed out.
-    const poolSize = process.env.WSX_PG_POOL_SIZE;
-    process.env.WSX_PG_POOL_SIZE = '1';
-    const single = await openDatabase(store.url);
-    if (poolSize === undefined) delete process.env.WSX_PG_POOL_SIZE;
-    else process.env.WSX_PG_POOL_SIZE = poolSize;
+    const single = await scratch.openWithOneConnection();
     try {
       const held = gate();
       const holding = single.db.connection().execute(() => held.opened);

@@ -1,12 +1,8 @@
-import { sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lateWriteTransaction, writeTransaction } from '../src/db/commit-groups.js';
-import { openDatabase } from '../src/db/connect.js';
-import type { Database } from '../src/db/database.js';
-import type { DB } from '../src/db/schema.js';
 import { UnansweredWrites } from '../src/db/unanswered-writes.js';
-import { emptyStore, type EmptyStore } from './support/database.js';
 import { logOutcome } from './support/outcome-log.js';
+import { gate, scratchTable } from './support/scratch-table.js';
 
 /**
  * On PostgreSQL the writes that join their workspace's line late (a create, after its checks)
@@ -15,44 +11,12 @@ import { logOutcome } from './support/outcome-log.js';
  * the statements that run.
  */
 describe.skipIf(!process.env.TEST_DATABASE_URL)('batches of late writes on PostgreSQL', () => {
-  let store: EmptyStore;
-  let database: Database;
-  let log: string[];
-
-  beforeAll(async () => {
-    store = await emptyStore('', 'wsx_pg_batches');
-    database = await openDatabase(store.url);
-    await sql`create table t (v text primary key)`.execute(database.db);
-    database.statements.observe((text, parameters) => {
-      if (/^insert/i.test(text)) log.push(`insert ${String(parameters[0])}`);
-      else if (/^(begin|commit|rollback|savepoint|select 1$)/i.test(text)) log.push(text.toLowerCase());
-    });
-  });
-  afterAll(async () => {
-    await database.close();
-    await store.drop();
-  });
-  beforeEach(async () => {
-    await sql`truncate t`.execute(database.db);
-    log = [];
-  });
-
-  const insert = (trx: Kysely<DB>, value: string) => sql`insert into t (v) values (${value})`.execute(trx);
+  const scratch = scratchTable('wsx_pg_batches');
+  const { log, insert, values } = scratch;
   const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
 
-  async function values(): Promise<string[]> {
-    const { rows } = await sql<{ v: string }>`select v from t order by v`.execute(database.db);
-    return rows.map((row) => row.v);
-  }
-
-  function gate(): { opened: Promise<void>; open: () => void } {
-    let open!: () => void;
-    const opened = new Promise<void>((resolve) => (open = resolve));
-    return { opened, open };
-  }
-
   /** Holds the workspace's line with a write of `a` until the gate it answers is opened. */
-  function holdLine(db = database.db): { open: () => void; written: Promise<string> } {
+  function holdLine(db = scratch.database.db): { open: () => void; written: Promise<string> } {
     const held = gate();
     const written = logOutcome(
       log,
@@ -78,7 +42,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('batches of late writes on Postg
   function lateWrite(
     name: string,
     steps: Array<string | Promise<void> | Error | { unanswered: string }>,
-    db = database.db,
+    db = scratch.database.db,
   ): Promise<string> {
     let unanswered = new UnansweredWrites();
     const written = lateWriteTransaction(db, 'ws_a', async (_readDb, join) => {
@@ -168,7 +132,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('batches of late writes on Postg
   });
 
   it('rolls the batch back when a statement a write left unanswered failed, though every write was over', async () => {
-    await insert(database.db, 'taken');
+    await insert(scratch.database.db, 'taken');
     const line = holdLine();
     const b = lateWrite('b', ['b']);
     const c = lateWrite('c', ['c']);
@@ -201,11 +165,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('batches of late writes on Postg
 
   it('fails the writes of a batch whose transaction cannot begin, without running them again', async () => {
     // One connection, held: a transaction can begin only once the pool's wait for it has timed out.
-    const poolSize = process.env.WSX_PG_POOL_SIZE;
-    process.env.WSX_PG_POOL_SIZE = '1';
-    const single = await openDatabase(store.url);
-    if (poolSize === undefined) delete process.env.WSX_PG_POOL_SIZE;
-    else process.env.WSX_PG_POOL_SIZE = poolSize;
+    const single = await scratch.openWithOneConnection();
     try {
       const held = gate();
       const holding = single.db.connection().execute(() => held.opened);
