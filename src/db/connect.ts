@@ -14,6 +14,7 @@ import { cachingSqliteDatabase } from './sqlite-statements.js';
 import { StatementWatch } from './statements.js';
 import { FOLD_CASE } from './text-search.js';
 import { trackSqliteFile } from './storage.js';
+import { TurnReads } from './turn-reads.js';
 
 /** How long a PostgreSQL checkout may wait for a connection before the request fails. */
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -89,14 +90,25 @@ async function openSqlite(path: string, backgroundCheckpoints = false): Promise<
     sqlite.close();
     throw error;
   }
-  const optimizer = setInterval(() => optimize('optimize'), 3_600_000);
-  optimizer.unref();
   const statements = new StatementWatch();
   const database = cachingSqliteDatabase(sqlite, statements);
   const inTransaction = () => sqlite.inTransaction;
-  const commitGroups = new CommitGroups(database, inTransaction);
-  const db = new Kysely<DB>({ dialect: new WsxSqliteDialect({ database, inTransaction, commitGroups }) });
-  readDirectly(db, { database, inTransaction, settleWrites: () => commitGroups.settleBeforeOutsideUse() });
+  const turnReads = new TurnReads(sqlite);
+  // Not inside a read transaction a timer's read may have opened: `optimize` may write.
+  const optimizer = setInterval(() => {
+    turnReads.end();
+    optimize('optimize');
+  }, 3_600_000);
+  optimizer.unref();
+  const commitGroups = new CommitGroups(database, inTransaction, turnReads);
+  const db = new Kysely<DB>({ dialect: new WsxSqliteDialect({ database, inTransaction, commitGroups, turnReads }) });
+  readDirectly(db, {
+    database,
+    readyForRead: () => {
+      commitGroups.settleBeforeOutsideUse();
+      return turnReads.join();
+    },
+  });
   groupCommits(db, commitGroups);
   const untrack = file ? trackSqliteFile(file) : () => undefined;
   const checkpointer = file && backgroundCheckpoints ? startCheckpointer(file) : undefined;

@@ -1,12 +1,15 @@
 import type { CompiledQuery, Kysely, SqliteDatabase } from 'kysely';
 import type { DB } from './schema.js';
 
-/** What an SQLite store lends for reads that need not queue: its statements and whether a transaction is open. */
+/** What an SQLite store lends for reads that need not queue: its statements, and the step that readies a read. */
 interface DirectReads {
   database: SqliteDatabase;
-  inTransaction: () => boolean;
-  /** Commits the writes that wait for their turn's commit, unless one is still running (commit-groups.ts). */
-  settleWrites: () => void;
+  /**
+   * Readies the connection for a read that runs at once: commits the writes that wait for
+   * their turn's commit (commit-groups.ts) and joins the turn's read transaction
+   * (turn-reads.ts). False while a write's transaction is open.
+   */
+  readyForRead: () => boolean;
 }
 
 /** What a PostgreSQL store lends for reads outside transactions: its pool's one-statement query. */
@@ -22,12 +25,13 @@ const storesReadPooled = new WeakMap<Kysely<DB>, PooledReads>();
  *
  * Kysely runs every statement of an SQLite store behind its connection mutex, through half a
  * dozen promise hops (measured side by side with the callback-form hooks: a read by key
- * 115 → 108 µs of CPU, docs/performance.md). A SELECT needs none of that while no
- * transaction is open on the connection: better-sqlite3 runs it synchronously in autocommit,
- * so it sees exactly what is committed, and it cannot interleave with anything. While a
- * transaction is open (a write is between its statements, across awaits), the read must not
- * run inside it, so it takes Kysely's queue as before. Writes that have finished and wait
- * for their turn's commit (commit-groups.ts) are committed first, so the read need not queue.
+ * 115 → 108 µs of CPU, docs/performance.md). A SELECT needs none of that while no write's
+ * transaction is open on the connection: better-sqlite3 runs it synchronously, in the turn's
+ * read transaction (turn-reads.ts), so it sees what is committed and cannot interleave with
+ * anything. While a write's transaction is open (a write is between its statements, across
+ * awaits), the read must not run inside it, so it takes Kysely's queue as before. Writes that
+ * have finished and wait for their turn's commit (commit-groups.ts) are committed first, so
+ * the read need not queue.
  */
 export function readDirectly(db: Kysely<DB>, reads: DirectReads): void {
   storesReadDirectly.set(db, reads);
@@ -59,7 +63,6 @@ export function rowsRightAway<Row>(
   if (pooled) return pooled.query(query.sql, [...parameters]).then((result) => result.rows as Row[]);
   const reads = storesReadDirectly.get(db);
   if (!reads) return undefined;
-  reads.settleWrites();
-  if (reads.inTransaction()) return undefined;
+  if (!reads.readyForRead()) return undefined;
   return reads.database.prepare(query.sql).all(parameters) as Row[];
 }

@@ -8,6 +8,7 @@ import {
   type SqliteDialectConfig,
 } from 'kysely';
 import type { CommitGroups } from './commit-groups.js';
+import type { TurnReads } from './turn-reads.js';
 
 interface WsxSqliteConfig extends SqliteDialectConfig {
   database: SqliteDatabase;
@@ -15,6 +16,8 @@ interface WsxSqliteConfig extends SqliteDialectConfig {
   inTransaction: () => boolean;
   /** The operations' writes waiting for their group's commit (commit-groups.ts). */
   commitGroups: CommitGroups;
+  /** The read transaction the turn's direct reads share (turn-reads.ts). */
+  turnReads: TurnReads;
 }
 
 /**
@@ -26,24 +29,32 @@ interface WsxSqliteConfig extends SqliteDialectConfig {
 class ImmediateTransactionDriver extends SqliteDriver {
   readonly #inTransaction: () => boolean;
   readonly #groups: CommitGroups;
+  readonly #turnReads: TurnReads;
   #connection: DatabaseConnection | undefined;
 
   constructor(config: WsxSqliteConfig) {
     super(config);
     this.#inTransaction = config.inTransaction;
     this.#groups = config.commitGroups;
+    this.#turnReads = config.turnReads;
   }
 
-  /** The one connection, seen through a door that commits a waiting group before any statement that is not its member's. */
+  /** Before a statement that is not a waiting group's member's: the turn's reads and the waiting group end first. */
+  #settle(): void {
+    this.#turnReads.end();
+    this.#groups.settleBeforeOutsideUse();
+  }
+
+  /** The one connection, seen through a door that ends the turn's reads and commits a waiting group before any statement that is not its member's. */
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
     this.#connection ??= {
       executeQuery: (query) => {
-        this.#groups.settleBeforeOutsideUse();
+        this.#settle();
         return connection.executeQuery(query);
       },
       streamQuery: (query, chunkSize) => {
-        this.#groups.settleBeforeOutsideUse();
+        this.#settle();
         return connection.streamQuery(query, chunkSize);
       },
     };
@@ -55,7 +66,7 @@ class ImmediateTransactionDriver extends SqliteDriver {
   }
 
   override async destroy(): Promise<void> {
-    this.#groups.settleBeforeOutsideUse();
+    this.#settle();
     await super.destroy();
   }
 
