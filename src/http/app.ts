@@ -7,6 +7,7 @@ import { cursorSigningKey } from '../db/installation-secrets.js';
 import { registerWorkers } from '../events/workers.js';
 import { registerMcp } from '../mcp/route.js';
 import { loggerOptions } from '../observability/logger.js';
+import { requestLogger } from '../observability/request-logger.js';
 import { registerObservability } from '../observability/register.js';
 import { requestIdOf } from '../observability/request-id.js';
 import { catalog } from '../operations/catalog.js';
@@ -64,6 +65,7 @@ export async function buildApp({
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     requestIdHeader: false,
     genReqId: requestIdOf,
+    childLoggerFactory: requestLogger,
     bodyLimit: ONE_MIB,
     serverFactory: serverFactory(config),
     clientErrorHandler: clientErrorHandler(config),
