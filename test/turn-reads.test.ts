@@ -6,13 +6,16 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeTransaction } from '../src/db/commit-groups.js';
 import { openDatabase } from '../src/db/connect.js';
+import { readingRequests, requestRead } from '../src/core/request-turns.js';
 import { rowsRightAway } from '../src/db/direct-reads.js';
 import type { Database } from '../src/db/database.js';
 
 /**
  * The reads that run at once on an SQLite store share one read transaction per turn of the
- * event loop (src/db/turn-reads.ts). These tests read through rowsRightAway on a store of
- * their own and write from a second connection to the same file, as another process would.
+ * event loop that reads requests (src/db/turn-reads.ts, src/core/request-turns.ts). These
+ * tests read through rowsRightAway on a store of their own and write from a second
+ * connection to the same file, as another process would. Each marks its turn as one that
+ * read a request, as the HTTP server does, unless it says otherwise.
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'wsx-turn-reads-'));
@@ -42,13 +45,17 @@ const readNow = (): string[] => {
 };
 const writeElsewhere = (value: string) => other.prepare('insert into t (v) values (?)').run(value);
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+const nextTick = () => new Promise((resolve) => process.nextTick(resolve));
 
 describe('the reads of one turn on SQLite', () => {
+  beforeEach(() => requestRead());
+
   it('see the store as it was at the turn’s first read, and another connection’s write from the next turn', async () => {
     writeElsewhere('before');
     expect(readNow()).toEqual(['before']);
     // Committed by another connection while the turn's read transaction is open.
     writeElsewhere('during');
+    await nextTick();
     expect(readNow()).toEqual(['before']);
 
     await nextTurn();
@@ -89,5 +96,27 @@ describe('the reads of one turn on SQLite', () => {
     await sql`insert into t (v) values ('at once')`.execute(database.db);
     // Not held in the turn's read transaction: another connection sees it in the same turn.
     expect(other.prepare('select v from t').pluck().all()).toEqual(['at once']);
+  });
+
+  it('in a turn that has read no request, end once the work at hand is done, before the loop polls again', async () => {
+    // A timer's or a setImmediate callback's read: the next poll may read a request sent
+    // after the snapshot, so the snapshot does not outlive the callback.
+    await nextTurn();
+    readNow();
+    await nextTick();
+    writeElsewhere('after the read');
+    expect(readNow()).toEqual(['after the read']);
+  });
+});
+
+describe('a turn that reads requests', () => {
+  it('lasts until its poll phase is over', async () => {
+    await nextTurn();
+    expect(readingRequests()).toBe(false);
+    requestRead();
+    await nextTick();
+    expect(readingRequests()).toBe(true);
+    await nextTurn();
+    expect(readingRequests()).toBe(false);
   });
 });

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import type { AppConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
+import { requestRead } from '../core/request-turns.js';
 import { TurnPacer } from './turn-pacer.js';
 
 /**
@@ -34,13 +35,18 @@ const SHUTDOWN_RETRY_AFTER_SECONDS = 5;
  */
 export function serverFactory(config: AppConfig, pacer = new TurnPacer()): FastifyServerFactory<Server> {
   return (handler) => {
+    const paced = pacer.pace(handler);
     const server = createServer(
       {
         requestTimeout: config.requestTimeoutMs,
         headersTimeout: config.headersTimeoutMs,
         connectionsCheckingInterval: checkingInterval(config),
       },
-      pacer.pace(handler),
+      (request, response) => {
+        // Read from its socket in this turn's poll phase (core/request-turns.ts).
+        requestRead();
+        paced(request, response);
+      },
     );
     server.keepAliveTimeout = config.keepAliveTimeoutMs;
     server.on('connection', () => pacer.connectionAccepted());
