@@ -6,16 +6,16 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeTransaction } from '../src/db/commit-groups.js';
 import { openDatabase } from '../src/db/connect.js';
-import { readingRequests, requestRead } from '../src/core/request-turns.js';
+import { requestRead, requestTurn } from '../src/core/request-turns.js';
 import { rowsRightAway } from '../src/db/direct-reads.js';
 import type { Database } from '../src/db/database.js';
 
 /**
  * The reads that run at once on an SQLite store share one read transaction per turn of the
- * event loop that reads requests (src/db/turn-reads.ts, src/core/request-turns.ts). These
- * tests read through rowsRightAway on a store of their own and write from a second
- * connection to the same file, as another process would. Each marks its turn as one that
- * read a request, as the HTTP server does, unless it says otherwise.
+ * event loop, never across the poll of a request (src/db/turn-reads.ts,
+ * src/core/request-turns.ts). These tests read through rowsRightAway on a store of their own
+ * and write from a second connection to the same file, as another process would. Each marks
+ * its turn as one that read a request, as the HTTP server does.
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'wsx-turn-reads-'));
@@ -98,25 +98,28 @@ describe('the reads of one turn on SQLite', () => {
     expect(other.prepare('select v from t').pluck().all()).toEqual(['at once']);
   });
 
-  it('in a turn that has read no request, end once the work at hand is done, before the loop polls again', async () => {
-    // A timer's or a setImmediate callback's read: the next poll may read a request sent
-    // after the snapshot, so the snapshot does not outlive the callback.
+  it('end before a request of a later poll reads: it may have been sent after the snapshot', async () => {
+    // A snapshot taken after the poll phase that read the last requests (a timer, a
+    // setImmediate callback, the check phase).
     await nextTurn();
-    readNow();
-    await nextTick();
-    writeElsewhere('after the read');
-    expect(readNow()).toEqual(['after the read']);
+    expect(readNow()).toEqual([]);
+    writeElsewhere('acknowledged before the request was sent');
+    // The next poll reads a request.
+    requestRead();
+    expect(readNow()).toEqual(['acknowledged before the request was sent']);
   });
 });
 
-describe('a turn that reads requests', () => {
-  it('lasts until its poll phase is over', async () => {
+describe('the turns that read requests', () => {
+  it('are numbered once per poll phase that reads one', async () => {
     await nextTurn();
-    expect(readingRequests()).toBe(false);
+    const before = requestTurn();
+    requestRead();
     requestRead();
     await nextTick();
-    expect(readingRequests()).toBe(true);
+    expect(requestTurn()).toBe(before + 1);
     await nextTurn();
-    expect(readingRequests()).toBe(false);
+    requestRead();
+    expect(requestTurn()).toBe(before + 2);
   });
 });

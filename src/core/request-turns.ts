@@ -1,28 +1,28 @@
 /**
- * Whether the event-loop turn running now has read requests from their sockets, and has not
- * yet left the poll phase in which it read them.
+ * Which event-loop turn last read requests from their sockets.
  *
- * Every request such a turn starts was in its socket when the turn polled (one pipelined
- * behind another on its connection aside), so a snapshot of the store taken during the turn
- * is no older than anything those requests could have seen acknowledged before they were
- * sent. A snapshot taken in another phase (a timer, a setImmediate callback) could be: the
- * next poll may read a request sent after it. db/turn-reads.ts shares a read transaction only
- * across such a turn.
+ * Every request a turn reads was in its socket when the turn polled (one pipelined behind
+ * another on its connection aside). So a snapshot of the store taken after the poll phase in
+ * which a request was read began is no older than anything acknowledged before the request
+ * was sent, and one taken before it may be. db/turn-reads.ts lets a request share a read
+ * transaction only if it opened in the request's turn.
  */
+let turn = 0;
+/** Whether the current poll phase has read a request (until the check phase that follows it). */
 let reading = false;
 const pollPhaseOver = () => {
   reading = false;
 };
 
-/** The HTTP server read a request (its listener runs in the poll phase): this turn reads requests until its poll phase ends. */
+/** The HTTP server read a request (its listener runs in the poll phase). */
 export function requestRead(): void {
   if (reading) return;
   reading = true;
-  // The turn's check phase, which follows its poll phase, runs this first.
+  turn++;
   setImmediate(pollPhaseOver);
 }
 
-/** Whether this turn has read requests and is still in the poll phase in which it read them. */
-export function readingRequests(): boolean {
-  return reading;
+/** The number of the latest turn that read requests: it changes when a poll phase reads its first. */
+export function requestTurn(): number {
+  return turn;
 }
