@@ -5,6 +5,7 @@ import { hashSecret } from '../src/modules/auth/secrets.js';
 import { applyWorkspaceFile, WorkspaceFileError } from '../src/modules/workspace-file/apply.js';
 import { bootstrapNotice, bootstrapWorkspace } from '../src/modules/workspace-file/bootstrap.js';
 import { closeTestDatabase, openTestDatabase } from './support/database.js';
+import { deleteAllRecords } from './support/empty-tables.js';
 
 // Secrets written in a file must be strong (see secretWeakness): random base62, as generated.
 const PAT = 'svc_pat_WOad6YTSOnolhvu8MeTRC5o6QiQc7T3HyAcbUPUl';
@@ -99,7 +100,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  for (const table of SNAPSHOT_TABLES) await db().deleteFrom(table).execute();
+  await deleteAllRecords(db());
 });
 
 describe('applying a workspace file', () => {

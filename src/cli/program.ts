@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config.js';
 import { applyCommand } from './commands/apply.js';
+import { checkCommand } from './commands/check.js';
 import { exportCommand } from './commands/export.js';
 import { importCommand } from './commands/import.js';
 import { backupCommand } from './commands/backup.js';
@@ -54,6 +55,15 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
     .description('Bring the database schema up to date.')
     .addHelpText('after', DATABASE_HELP)
     .action(() => migrateCommand(ctx));
+
+  program
+    .command('check')
+    .description(
+      'Scan the store for broken references and invariants; exits 1 and names them if it finds any (migrates first).',
+    )
+    .option('--json', 'print { ok, findings: [{ problem, count, sample }] }')
+    .addHelpText('after', DATABASE_HELP)
+    .action((options: Parameters<typeof checkCommand>[1]) => checkCommand(ctx, options));
 
   program
     .command('apply')

@@ -67,7 +67,8 @@ async function openSqlite(path: string, backgroundCheckpoints = false): Promise<
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
-    sqlite.pragma('foreign_keys = OFF');
+    // References between records are foreign keys (db/references.ts), enforced on every connection.
+    sqlite.pragma('foreign_keys = ON');
     // A savepoint (a write that joins its turn's commit group, commit-groups.ts) keeps the
     // original of every page it changes in a sub-journal; past 64 KiB, about sixteen pages,
     // SQLite would move that journal to a temporary file, created, written and deleted for

@@ -12,6 +12,18 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
+ * Whether a driver error (or one it was caused by: a write batch passes its statement's
+ * failure on) is a foreign-key violation, on either store: PostgreSQL's SQLSTATE 23503 or
+ * SQLite's SQLITE_CONSTRAINT_FOREIGNKEY.
+ */
+export function isForeignKeyViolation(error: unknown, depth = 0): boolean {
+  if (depth > 5 || typeof error !== 'object' || error === null) return false;
+  const { code, cause } = error as { code?: unknown; cause?: unknown };
+  if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return true;
+  return isForeignKeyViolation(cause, depth + 1);
+}
+
+/**
  * What a failed database call says about the store itself, as opposed to the request:
  * `unavailable` (it cannot be reached or cannot serve now; retrying later helps) or `full`
  * (it has no space left to record a change). Anything else is not a store fault.

@@ -3,6 +3,7 @@ import { nowIso } from '../core/clock.js';
 import type { Ctx, WriteClockTaker } from '../core/context.js';
 import type { DB } from '../db/schema.js';
 import { lateWriteTransaction, writeTransaction } from '../db/commit-groups.js';
+import { isForeignKeyViolation } from '../db/errors.js';
 import { UnansweredWrites } from '../db/unanswered-writes.js';
 import { takeWriteInstant } from '../db/write-clock.js';
 import type { Operation, OperationInput, Result } from './define.js';
@@ -63,15 +64,26 @@ export async function executeOperation(
     if (inTransaction) await inTransaction(stamped.db, result);
     return result;
   };
+  const attempt = async (): Promise<Result> => {
+    try {
+      const result = late
+        ? await lateWriteTransaction(ctx.db, ctx.workspace.id, write)
+        : await writeTransaction(ctx.db, (trx) => write(trx, async () => trx), ctx.workspace.id);
+      await lastRun.unanswered?.settle();
+      return result;
+    } catch (error) {
+      // A statement sent unanswered that failed is the cause of what failed after it.
+      await lastRun.unanswered?.settle();
+      throw error;
+    }
+  };
   try {
-    const result = late
-      ? await lateWriteTransaction(ctx.db, ctx.workspace.id, write)
-      : await writeTransaction(ctx.db, (trx) => write(trx, async () => trx), ctx.workspace.id);
-    await lastRun.unanswered?.settle();
-    return result;
+    return await attempt();
   } catch (error) {
-    // A statement sent unanswered that failed is the cause of what failed after it.
-    await lastRun.unanswered?.settle();
-    throw error;
+    // A record the write refers to went away (or moved) between its checks and its commit:
+    // the foreign keys refused the write and rolled it back. Run once more: its checks now
+    // see the record gone and answer what they answer for it (a not-found code).
+    if (!isForeignKeyViolation(error)) throw error;
+    return attempt();
   }
 }

@@ -1,5 +1,6 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../database.js';
+import { checkStore } from '../integrity/check.js';
 import {
   EXPORT_FORMAT,
   EXPORT_VERSION,
@@ -35,9 +36,12 @@ export async function importWorkspace(
   const header = checkHeader(first.value);
   const counts = await database.db.transaction().execute(async (trx) => {
     const db = trx as unknown as AnyDb;
+    // Rows arrive table by table; a reference is judged once all of them are in, below.
+    await deferReferenceChecks(trx, database.dialect);
     await refuseExisting(db, header.workspace);
     const written = await insertAll(db, header.workspace.id, { [Symbol.asyncIterator]: () => iterator });
     await checkCounts(db, header.workspace.id, written);
+    await refuseBrokenReferences(trx, header.workspace.id);
     return written;
   });
   return { workspace: header.workspace, counts };
@@ -70,6 +74,26 @@ function checkHeader(line: string): ExportHeader {
         'import it with the same version of wsx that exported it',
     );
   return header as ExportHeader;
+}
+
+async function deferReferenceChecks(trx: Kysely<any>, dialect: Database['dialect']): Promise<void> {
+  if (dialect === 'postgres') await sql`set constraints all deferred`.execute(trx);
+  else await sql`pragma defer_foreign_keys = on`.execute(trx);
+}
+
+/**
+ * The foreign keys would refuse a broken file at commit without saying which row; this
+ * names them. It also refuses what a key cannot see: a reference to another workspace's
+ * record, an identity no user or token of the workspace has.
+ */
+async function refuseBrokenReferences(trx: Kysely<any>, workspaceId: string): Promise<void> {
+  const findings = await checkStore(trx, { workspaceId });
+  if (findings.length === 0) return;
+  throw new ImportError(
+    `the file's rows break references, nothing was imported: ${findings
+      .map(({ problem, count, sample }) => `${count} × ${problem} (${sample.join(', ')})`)
+      .join('; ')}`,
+  );
 }
 
 async function refuseExisting(db: AnyDb, workspace: ExportHeader['workspace']): Promise<void> {

@@ -22,6 +22,7 @@ import * as searchStatistics from './0020_search_statistics.js';
 import * as searchBacklog from './0021_search_backlog.js';
 import * as sparseIssueIndexes from './0022_sparse_issue_indexes.js';
 import * as outboxTimeIndex from './0023_outbox_time_index.js';
+import * as foreignKeys from './0024_foreign_keys.js';
 
 /**
  * A migration, and what it needs done once it has committed: every pending migration runs
@@ -57,4 +58,5 @@ export const migrations: Record<string, CatalogMigration> = {
   '0021_search_backlog': searchBacklog,
   '0022_sparse_issue_indexes': sparseIssueIndexes,
   '0023_outbox_time_index': outboxTimeIndex,
+  '0024_foreign_keys': foreignKeys,
 };

@@ -161,19 +161,9 @@ export async function createIssue(
   const title = parseIssueTitle(input.title);
   const project = await resolveProjectRef(readCtx, input);
   if (!project) throw new ApiError('PROJECT_REQUIRED', { field: 'projectId' });
-  const status = sendsStatus(input) ? await resolveStatusForProject(readCtx, input, project) : defaultStatus(project);
-  const assigneeId = input.assigneeId !== undefined ? await checkAssignee(readCtx, input.assigneeId, project) : null;
-  // A human caller reports its own issues by default; an automation agent is not a reporter.
-  const reporterId =
-    input.reporterId !== undefined
-      ? await checkReporter(readCtx, input.reporterId)
-      : readCtx.principal.kind === 'user'
-        ? readCtx.principal.userId
-        : null;
+  const { status, assigneeId, reporterId, containerId, milestoneId } = await checkReferences(readCtx, input, project);
   const priority = input.priority !== undefined ? parsePriority(input.priority) : 'none';
   const tags = parseTagFields(input) ?? [];
-  const containerId = await checkContainer(readCtx, parseContainerFields(input) ?? null, project);
-  const milestoneId = await checkMilestone(readCtx, input.milestoneId ?? null, containerId);
   const schedule = scheduleFromInput(input);
 
   // Every check above only reads; the write order is taken for the writes alone (by the insert).
@@ -208,6 +198,10 @@ export async function createIssue(
     },
     project.team_key,
   );
+  // Where the checks ran before the write joined its workspace's line (PostgreSQL), they run
+  // again inside it: the foreign keys refuse a record deleted or moved since, but not an
+  // assignee that lost access to the project. A failure here rolls the insert back.
+  if (ctx.db !== readCtx.db) await checkReferences(ctx, input, project);
   await addTagUsages(ctx, 'issue', id, tags, project.id);
   return recordIssueCreated(ctx, {
     ...row,
@@ -216,6 +210,24 @@ export async function createIssue(
     status_key: status.key,
     status_category: status.category,
   });
+}
+
+type ResolvedProject = NonNullable<Awaited<ReturnType<typeof resolveProjectRef>>>;
+
+/** The records a new issue refers to, each checked as the create's rules say. */
+async function checkReferences(ctx: Ctx, input: CreateIssueInput, project: ResolvedProject) {
+  const status = sendsStatus(input) ? await resolveStatusForProject(ctx, input, project) : defaultStatus(project);
+  const assigneeId = input.assigneeId !== undefined ? await checkAssignee(ctx, input.assigneeId, project) : null;
+  // A human caller reports its own issues by default; an automation agent is not a reporter.
+  const reporterId =
+    input.reporterId !== undefined
+      ? await checkReporter(ctx, input.reporterId)
+      : ctx.principal.kind === 'user'
+        ? ctx.principal.userId
+        : null;
+  const containerId = await checkContainer(ctx, parseContainerFields(input) ?? null, project);
+  const milestoneId = await checkMilestone(ctx, input.milestoneId ?? null, containerId);
+  return { status, assigneeId, reporterId, containerId, milestoneId };
 }
 
 export interface IssueListQuery extends ProjectScopeQuery, ListOrderQuery {

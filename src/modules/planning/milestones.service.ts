@@ -191,8 +191,10 @@ export async function updateMilestoneById(
     throw new ApiError('UNSUPPORTED_ACTION', { milestoneId }, { message: 'The update names no field to change.' });
   }
   const changes = await changesFor(ctx, stored, input);
-  await updateMilestone(ctx, milestoneId, { ...changes, updated_at: ctx.now });
+  // Issues of the old container leave the milestone first: an issue's milestone must be of
+  // its own container (a foreign key on the pair), checked as each statement ends.
   if (changes.container_id) await detachIssues(ctx, milestoneId, changes.container_id);
+  await updateMilestone(ctx, milestoneId, { ...changes, updated_at: ctx.now });
   const milestone = await reload(ctx, milestoneId);
   const before = presentMilestone(stored);
   await recordMilestoneChanges(ctx, before, milestone);

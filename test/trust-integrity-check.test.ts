@@ -1,0 +1,297 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Migrator, sql, type Kysely } from 'kysely';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { processContext, type CliContext } from '../src/cli/context.js';
+import { runCli } from '../src/cli/program.js';
+import { openDatabase } from '../src/db/connect.js';
+import type { Database } from '../src/db/database.js';
+import { migrations } from '../src/db/migrations/index.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { applyWorkspaceFile } from '../src/modules/workspace-file/apply.js';
+import { emptyStore, type EmptyStore } from './support/database.js';
+import { ACME, GLOBEX } from './support/fixtures.js';
+
+/**
+ * The store keeps references whole by itself: migration 0024 gives an older store its
+ * foreign keys (repairing and reporting what it finds dangling), `wsx check` names what a
+ * key cannot state, and `wsx import` refuses a file whose rows break a reference.
+ */
+
+let dir: string;
+const stores: EmptyStore[] = [];
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'wsx-integrity-'));
+});
+afterAll(async () => {
+  for (const store of stores) await store.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+afterEach(() => vi.restoreAllMocks());
+
+let storeCount = 0;
+/** A new empty store (a SQLite file, or a PostgreSQL database with TEST_DATABASE_URL). */
+async function newStore(): Promise<string> {
+  const store = await emptyStore(join(dir, `s${storeCount++}`), 'wsx_integrity');
+  stores.push(store);
+  return store.url;
+}
+
+/** Runs `wsx …` in-process on the store at `url`: its exit code and what it printed. */
+async function wsx(url: string, args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const ctx: CliContext = {
+    ...processContext({ DATABASE_URL: url }),
+    out: (text) => out.push(text),
+    err: (text) => err.push(text),
+  };
+  const code = await runCli(args, ctx, { DATABASE_URL: url });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/** Migrates a store to just before the foreign keys, as a store made by an earlier wsx. */
+async function migratedBeforeKeys(database: Database): Promise<void> {
+  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+  const { error } = await migrator.migrateTo('0023_outbox_time_index');
+  if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
+}
+
+const NOW = '2026-11-01T00:00:00.000Z';
+/** The least an older store holds: a workspace, a team with a status, a project. */
+async function seedOldStore(db: Kysely<any>): Promise<void> {
+  const stamps = { created_at: NOW, updated_at: NOW };
+  await db
+    .insertInto('workspaces')
+    .values({ id: 'wks_old', slug: 'old', name: 'Old', write_clock_ms: 0, ...stamps })
+    .execute();
+  const ws = { workspace_id: 'wks_old' };
+  await db
+    .insertInto('teams')
+    .values({
+      id: 'tea_old',
+      ...ws,
+      key: 'OLD',
+      name: 'Old',
+      is_default: 1,
+      has_transition_rules: 0,
+      issue_counter: 3,
+      ...stamps,
+    })
+    .execute();
+  await db
+    .insertInto('statuses')
+    .values({
+      id: 'sta_todo',
+      ...ws,
+      team_id: 'tea_old',
+      key: 'todo',
+      name: 'To do',
+      category: 'unstarted',
+      position: 0,
+      ...stamps,
+    })
+    .execute();
+  await db
+    .insertInto('projects')
+    .values({
+      id: 'prj_old',
+      ...ws,
+      team_id: 'tea_old',
+      key: 'OLDP',
+      name: 'Old project',
+      subtasks_enabled: 1,
+      issue_containers_enabled: 1,
+      has_workflow: 0,
+      version: 1,
+      ...stamps,
+    })
+    .execute();
+}
+
+const issueRow = (id: string, number: number, changes: Record<string, unknown>) => ({
+  id,
+  workspace_id: 'wks_old',
+  key_team_id: 'tea_old',
+  number,
+  issue_key: `OLD-${number}`,
+  team_id: 'tea_old',
+  project_id: 'prj_old',
+  status_id: 'sta_todo',
+  created_by: 'api-token:admin',
+  title: `Findable ${id}`,
+  created_at: NOW,
+  updated_at: NOW,
+  ...changes,
+});
+
+describe('migration 0024 on a store made before foreign keys', () => {
+  it('detaches and deletes what points at nothing, reports each, and keeps the rows searchable', async () => {
+    const url = await newStore();
+    const database = await openDatabase(url);
+    try {
+      await migratedBeforeKeys(database);
+      const db = database.db as Kysely<any>;
+      await seedOldStore(db);
+      await db
+        .insertInto('issues')
+        .values([
+          issueRow('iss_kept', 1, {}),
+          issueRow('iss_stray', 2, { milestone_id: 'mil_gone', container_id: 'ctr_gone' }),
+        ])
+        .execute();
+      await db
+        .insertInto('team_members')
+        .values({ workspace_id: 'wks_old', team_id: 'tea_old', user_id: 'usr_gone' })
+        .execute();
+      const reported: string[] = [];
+      vi.spyOn(process.stderr, 'write').mockImplementation((line) => {
+        reported.push(String(line));
+        return true;
+      });
+
+      await migrateToLatest(database);
+
+      const stray = await db.selectFrom('issues').selectAll().where('id', '=', 'iss_stray').executeTakeFirstOrThrow();
+      expect(stray).toMatchObject({ milestone_id: null, container_id: null, title: 'Findable iss_stray' });
+      expect(await db.selectFrom('team_members').selectAll().execute()).toEqual([]);
+      expect(reported.join('')).toContain(
+        'cleared container_id of 1 issues row(s) whose container_id named no issue_containers row (iss_stray)',
+      );
+      expect(reported.join('')).toContain('cleared milestone_id of 1 issues row(s)');
+      expect(reported.join('')).toContain(
+        'deleted 1 team_members row(s) whose user_id named no users row (tea_old/usr_gone)',
+      );
+      // The store now refuses what it repaired.
+      await expect(
+        db.updateTable('issues').set({ milestone_id: 'mil_gone' }).where('id', '=', 'iss_kept').execute(),
+      ).rejects.toThrow(/foreign key/i);
+      if (database.dialect === 'sqlite') {
+        // The full-text index addresses rows by rowid: its check compares it with the rows
+        // of the copied table, which kept every row's.
+        await sql`insert into issues_fts(issues_fts, rank) values ('integrity-check', 1)`.execute(db);
+      }
+    } finally {
+      await database.close();
+    }
+    expect(await wsx(url, ['check'])).toMatchObject({ code: 0 });
+  });
+
+  it('stops, naming the rows, when a row that cannot be detached points at nothing', async () => {
+    const url = await newStore();
+    const database = await openDatabase(url);
+    try {
+      await migratedBeforeKeys(database);
+      const db = database.db as Kysely<any>;
+      await seedOldStore(db);
+      await db
+        .insertInto('issues')
+        .values(issueRow('iss_lost', 1, { project_id: 'prj_gone' }))
+        .execute();
+      await expect(migrateToLatest(database)).rejects.toThrow(/1 in issues\.project_id \(iss_lost\).*wsx check/);
+      // Nothing of the migration stayed: the row is as it was, and no constraint was added.
+      const lost = await db
+        .selectFrom('issues')
+        .select('project_id')
+        .where('id', '=', 'iss_lost')
+        .executeTakeFirstOrThrow();
+      expect(lost.project_id).toBe('prj_gone');
+    } finally {
+      await database.close();
+    }
+  });
+});
+
+describe('wsx check', () => {
+  let url: string;
+  let acme: Awaited<ReturnType<typeof applyWorkspaceFile>>;
+  let globex: Awaited<ReturnType<typeof applyWorkspaceFile>>;
+  beforeAll(async () => {
+    url = await newStore();
+    const database = await openDatabase(url);
+    try {
+      await migrateToLatest(database);
+      acme = await applyWorkspaceFile(database.db, ACME);
+      globex = await applyWorkspaceFile(database.db, GLOBEX);
+    } finally {
+      await database.close();
+    }
+  });
+
+  /** Changes the store with a statement the foreign keys allow but the invariants do not. */
+  async function breakStore(change: (db: Kysely<any>) => Promise<unknown>) {
+    const database = await openDatabase(url);
+    try {
+      await change(database.db as Kysely<any>);
+    } finally {
+      await database.close();
+    }
+  }
+
+  it('answers 0 and one line on a sound store', async () => {
+    const result = await wsx(url, ['check']);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/no broken reference or invariant found/);
+  });
+
+  it('exits 1 naming a reference to another workspace and an identity no one has', async () => {
+    await breakStore((db) =>
+      db.updateTable('projects').set({ owner_id: 'usr_ghost' }).where('id', '=', acme.projects['ENG/API']).execute(),
+    );
+    await breakStore((db) =>
+      db
+        .updateTable('token_project_grants')
+        .set({ project_id: globex.projects['ENG/API'] })
+        .where('project_id', '=', acme.projects['ENG/API'])
+        .execute(),
+    );
+    const result = await wsx(url, ['check']);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain(
+      `1 × projects.owner_id names no user or token of its workspace: ${acme.projects['ENG/API']}`,
+    );
+    expect(result.err).toContain('token_project_grants.project_id names a projects row of another workspace');
+    expect(result.err).toMatch(/error: 2 kind\(s\) of broken record found/);
+    const json = await wsx(url, ['check', '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.out)).toMatchObject({ ok: false, findings: [expect.any(Object), expect.any(Object)] });
+  });
+});
+
+describe('wsx import', () => {
+  it('refuses a file whose rows name records that are not in it, and imports nothing', async () => {
+    const source = await newStore();
+    const database = await openDatabase(source);
+    let milestoneFree: string;
+    try {
+      await migrateToLatest(database);
+      const acme = await applyWorkspaceFile(database.db, ACME);
+      milestoneFree = acme.projects['ENG/API'];
+    } finally {
+      await database.close();
+    }
+    const file = join(dir, 'acme.jsonl');
+    expect((await wsx(source, ['export', '--workspace', 'acme', '--out', file])).code).toBe(0);
+    // A grant naming a project the file does not have, and one naming another workspace's.
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const tampered = lines.map((line) =>
+      line.includes('"token_project_grants"') && line.includes(milestoneFree)
+        ? line.replace(milestoneFree, 'prj_not_in_file')
+        : line,
+    );
+    expect(tampered).not.toEqual(lines);
+    writeFileSync(file, tampered.join('\n'));
+
+    const target = await newStore();
+    const result = await wsx(target, ['import', '--in', file]);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/token_project_grants\.project_id names no projects row/);
+    const after = await openDatabase(target);
+    try {
+      expect(await after.db.selectFrom('workspaces').selectAll().execute()).toEqual([]);
+    } finally {
+      await after.close();
+    }
+  });
+});
