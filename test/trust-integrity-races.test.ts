@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkStore } from '../src/db/integrity/check.js';
+import { revokeToken } from '../src/modules/auth/tokens.service.js';
 import { ACME, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness, type Reply } from './support/harness.js';
 
@@ -265,6 +266,35 @@ describe('a write and a delete of the record it names, at once', () => {
       expect(removed.status).toBe(204);
       expectWonOrLost(replies, 201, 'COMMENT_PARENT_NOT_FOUND');
     }
+    await expectSoundStore();
+  });
+
+  it('issues assigned to a token that is revoked meanwhile: assigned before, refused after', async () => {
+    await h.apply({ workspace: { slug: 'acme', name: 'Acme' }, tokens: [{ name: 'helper', projects: '*' }] });
+    const { replies } = await race(
+      Array.from(
+        { length: WRITERS },
+        (_, n) => () =>
+          api('POST', '/issues', {
+            projectKey: 'API',
+            teamKey: 'ENG',
+            title: `Helped ${n}`,
+            assigneeId: 'api-token:helper',
+          }),
+      ),
+      async () => {
+        await revokeToken(h.database.db, { workspace: 'acme', name: 'helper' });
+        return { status: 204, body: undefined, headers: {} } as Reply;
+      },
+    );
+    expectWonOrLost(replies, 201, 'ASSIGNEE_NOT_IN_WORKSPACE');
+    const after = await api('POST', '/issues', {
+      projectKey: 'API',
+      teamKey: 'ENG',
+      title: 'Too late',
+      assigneeId: 'api-token:helper',
+    });
+    expect(after.body.code).toBe('ASSIGNEE_NOT_IN_WORKSPACE');
     await expectSoundStore();
   });
 
