@@ -21,6 +21,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('plans that do not trust an empt
   beforeAll(async () => {
     database = await openTestDatabase();
     await sql`analyze outbox_events`.execute(database.db);
+    await sql`insert into workspaces (id, slug, name, created_at, updated_at, write_clock_ms)
+      values ('ws_plans', 'plans', 'Plans', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 0)`.execute(
+      database.db,
+    );
     await sql`
       insert into outbox_events (id, workspace_id, type, payload, created_at, dispatched_at, seq)
       select 'evt_' || lpad(n::text, 8, '0'), 'ws_plans', 'issue.created', '{}', '2026-01-01T00:00:00.000Z',
