@@ -140,10 +140,11 @@ describe('a full disk while serving', () => {
 
 describe('a full disk at start-up', () => {
   it('makes serve print one clear line and exit non-zero, not a stack', async () => {
-    // A real full file system: a 4 MiB tmpfs holding a migrated database, then filled up.
+    // A real full file system: a 16 MiB tmpfs holding a migrated database (migrating remakes
+    // tables, so it needs a few times the final size), then filled up.
     const mountPoint = mkdtempSync(join(tmpdir(), 'wsx-full-'));
     try {
-      await run('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mountPoint]).catch((error: Error) => {
+      await run('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', mountPoint]).catch((error: Error) => {
         throw new Error(`this test mounts a small tmpfs and needs the right to (run as root): ${error.message}`);
       });
       const url = `sqlite:${join(mountPoint, 'wsx.sqlite')}`;
