@@ -13,6 +13,7 @@ import { exportWorkspace } from '../src/db/export/export.js';
 import { latestMigration } from '../src/db/export/format.js';
 import { EXPORTED_TABLES, LEFT_OUT } from '../src/db/export/tables.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { allTerms, termOf } from '../src/db/search-terms.js';
 import { claimAttempts, runAttempt } from '../src/events/attempts.js';
 import { fanOutEvents } from '../src/events/fan-out.js';
 import { newHolder } from '../src/events/holder.js';
@@ -246,7 +247,10 @@ describe('wsx export / wsx import', () => {
         const fts = sql.id(`${table}_fts`);
         await sql`insert into ${fts}(${fts}, rank) values ('integrity-check', 1)`.execute(imported.db);
       }
-      const found = await sql`select rowid from issues_fts where issues_fts match '"renamed"'`.execute(imported.db);
+      // The index's terms are the workspace's trigrams (src/db/search-terms.ts).
+      const [{ n }] = (await sql<{ n: number }>`select rowid as n from workspaces`.execute(imported.db)).rows;
+      const renamed = allTerms(['ren', 'ena', 'nam', 'ame', 'med'].map((trigram) => termOf(n, trigram)));
+      const found = await sql`select rowid from issues_fts where issues_fts match ${renamed}`.execute(imported.db);
       expect(found.rows.length).toBeGreaterThan(0);
     } finally {
       await imported.close();

@@ -118,9 +118,10 @@ describe('search plans on PostgreSQL', () => {
   // expression; with the default 101 values a common phrase seen in none of them was planned
   // as a rare one (1.1 s instead of 11 ms at a million issues; 0020_search_statistics.ts).
   it.skipIf(!process.env.TEST_DATABASE_URL)('samples every trigram-indexed expression with 1,001 values', async () => {
+    // Each index leads with workspace_id (migration 0025_search_scope): the expression is column 2.
     const { rows } = await sql<{ index: string; target: number | string }>`
       select c.relname as index, a.attstattarget as target
-      from pg_class c join pg_attribute a on a.attrelid = c.oid and a.attnum = 1
+      from pg_class c join pg_attribute a on a.attrelid = c.oid and a.attnum = 2
       where c.relkind = 'i' and c.relnamespace = current_schema()::regnamespace
         and pg_get_indexdef(c.oid) like '%gin_trgm_ops%'
       order by c.relname

@@ -1,7 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Ctx } from '../core/context.js';
 import type { ListOrder } from '../core/list-order.js';
-import { paginate, type PageInfo, type PageRequest } from './paginate.js';
+import { paginate, type PageInfo, type PageRequest, type PageSearch } from './paginate.js';
 
 interface OrderedRow {
   id: string;
@@ -18,6 +18,8 @@ export interface ListPage {
   cursor?: string;
   /** See PageRequest.textSearch. */
   textSearch?: boolean;
+  /** See PageRequest.search. */
+  search?: PageSearch;
 }
 
 /**
@@ -44,6 +46,7 @@ export function pageInOrder<O extends OrderedRow>(alias: string, order: ListOrde
     direction: order.sort === 'updatedAt' ? 'asc' : 'desc',
     keyOf: (row: O) => [row[column], row.id],
     textSearch: page.textSearch,
+    search: page.search,
   };
 }
 

@@ -36,6 +36,21 @@ export interface PageRequest {
    * stays a parameter and PostgreSQL plans every run for its text (see fetchLimit).
    */
   textSearch?: boolean;
+  /** A text search, added to the query here when it bounds the rows a page reads. */
+  search?: PageSearch;
+}
+
+/** A list's text search (db/text-search.ts, TextMatch). */
+export interface PageSearch {
+  /** Adds the search's condition to the list's query. */
+  where: (query: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, any>;
+  /**
+   * The most rows of the list, in its order from the cursor, the page tests the condition
+   * on. A page that has not filled when they run out ends there, short or empty, with
+   * hasMore and a cursor past the last row tested, so that no page costs more than its
+   * window however rare the text. Unset: no bound (the condition is answered from an index).
+   */
+  window?: number;
 }
 
 /** A page request checked and its cursor decoded: what a query needs to read the page. */
@@ -113,9 +128,37 @@ export function startsAfter(orderBy: readonly SortColumn[], direction: 'asc' | '
   return direction === 'desc' ? sql<boolean>`(${columns}) < (${values})` : sql<boolean>`(${columns}) > (${values})`;
 }
 
+/** Rows up to `position` in the order, inclusive: the other end of a window (see PageSearch). */
+function reaches(orderBy: readonly SortColumn[], direction: 'asc' | 'desc', position: readonly unknown[]) {
+  const columns = sql.join(orderBy.map(([column]) => sql.ref(column)));
+  const values = sql.join(position.map((value) => sql`${value}`));
+  return direction === 'desc' ? sql<boolean>`(${columns}) >= (${values})` : sql<boolean>`(${columns}) <= (${values})`;
+}
+
+/**
+ * The sort key of the `size`-th row of the list from where the query starts, if any row
+ * follows it; undefined when the rest of the list fits in the window. An index range scan
+ * of `size` entries: OFFSET here skips a bounded window, never the pages before.
+ */
+async function windowEnd(
+  query: SelectQueryBuilder<any, any, any>,
+  orderBy: readonly SortColumn[],
+  direction: 'asc' | 'desc',
+  size: number,
+): Promise<unknown[] | undefined> {
+  let keys = query.clearSelect().select(orderBy.map(([column], n) => sql.ref(column).as(`k${n}`)));
+  for (const [column] of orderBy) keys = keys.orderBy(sql.ref(column), direction);
+  const rows: Array<Record<string, unknown>> = await keys
+    .limit(2)
+    .offset(size - 1)
+    .execute();
+  return rows.length === 2 ? orderBy.map((_, n) => rows[0][`k${n}`]) : undefined;
+}
+
 /**
  * Keyset pagination: `(a, b) < (x, y)` row-value comparison (an index range scan on both
- * stores), at least `limit + 1` rows to learn whether more follow. Never OFFSET.
+ * stores), at least `limit + 1` rows to learn whether more follow. Never OFFSET to reach a
+ * page. A text search with a window (PageSearch) reads the page within it.
  */
 export async function paginate<DB, TB extends keyof DB, O>(
   ctx: Ctx,
@@ -125,7 +168,15 @@ export async function paginate<DB, TB extends keyof DB, O>(
   const window = await pageWindow(ctx, page);
   let q = query as unknown as SelectQueryBuilder<any, any, O>;
   if (window.after) q = q.where(startsAfter(page.orderBy, window.direction, window.after));
+  const { search } = page;
+  const end = search?.window ? await windowEnd(q, page.orderBy, window.direction, search.window) : undefined;
+  if (end) q = q.where(reaches(page.orderBy, window.direction, end));
+  if (search) q = search.where(q) as SelectQueryBuilder<any, any, O>;
   for (const [column] of page.orderBy) q = q.orderBy(sql.ref(column), window.direction);
   const rows = page.textSearch ? window.limit + 1 : fetchLimit(window.limit + 1);
-  return pageOf(await q.limit(rows).execute(), window, page.keyOf);
+  const result = pageOf(await q.limit(rows).execute(), window, page.keyOf);
+  if (!end || result.pageInfo.hasMore) return result;
+  // The window ran out before the page filled: the next page goes on after its last row.
+  const nextCursor = encodeCursor(end, window.boundTo, window.key);
+  return { rows: result.rows, pageInfo: { ...result.pageInfo, hasMore: true, nextCursor } };
 }

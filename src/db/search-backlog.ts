@@ -1,21 +1,26 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './database.js';
 import type { DB } from './schema.js';
+import { rowTerms } from './search-terms.js';
 import { SEARCHED_TABLES, type SearchedTable } from './text-search.js';
 
 /**
- * Rows indexed in one transaction: FTS5 writes one segment for the whole batch, and the
- * write lock is held a few milliseconds (about 8 µs a row).
+ * Rows indexed in one transaction, at most: FTS5 writes one segment for the whole batch.
+ * A batch also ends once its rows hold SEARCH_BATCH_CHARS characters, so that building
+ * their terms and indexing them holds the write lock and the event loop a few milliseconds
+ * whatever their length.
  */
 const SEARCH_BATCH_ROWS = 1_000;
+const SEARCH_BATCH_CHARS = 20_000;
 
 /** How often the background runner looks for rows to index; a search never waits for it. */
 const INTERVAL_MS = 200;
 
 /**
- * Indexes the current title and description of up to `limit` rows listed in
- * `<table>_fts_pending` (SQLite, migration 0021_search_backlog) and takes them off the
- * list, in one transaction. Answers how many it indexed.
+ * Indexes the terms of the current title and description (db/search-terms.ts) of up to
+ * `limit` rows listed in `<table>_fts_pending` (SQLite, migrations 0021_search_backlog and
+ * 0025_search_scope), oldest listed first, and takes them off the list, in one
+ * transaction. Answers how many it took off.
  */
 export async function indexListedRows(
   db: Kysely<DB>,
@@ -25,18 +30,27 @@ export async function indexListedRows(
   const listed = sql.id(`${table}_fts_pending`);
   const fts = sql.id(`${table}_fts`);
   return db.transaction().execute(async (trx) => {
-    const batch = await sql<{ rows: number; last: number | null }>`
-      select count(*) as rows, max(id) as last from (select id from ${listed} order by id limit ${limit})`
-      .execute(trx)
-      .then((result) => result.rows[0]);
-    if (!batch || batch.last === null) return 0;
+    const { rows: sizes } = await sql<{ id: number; size: number }>`
+      select p.id, coalesce(length(t.title), 0) + coalesce(length(t.description), 0) as size
+      from ${listed} p left join ${sql.id(table)} t on t.rowid = p.id order by p.id limit ${limit}`.execute(trx);
+    let taken = 0;
+    for (let chars = 0; taken < sizes.length && chars < SEARCH_BATCH_CHARS; taken++) chars += sizes[taken].size;
+    if (taken === 0) return 0;
+    const last = sizes[taken - 1].id;
     // CROSS JOIN: the list drives the join. Otherwise SQLite read `p.id <= last` as a range
     // of the table's rowids and walked the table (100,000 rows for a batch of 200).
-    await sql`insert into ${fts}(rowid, title, description)
-      select t.rowid, t.title, t.description from ${listed} p cross join ${sql.id(table)} t on t.rowid = p.id
-      where p.id <= ${batch.last}`.execute(trx);
-    await sql`delete from ${listed} where id <= ${batch.last}`.execute(trx);
-    return Number(batch.rows);
+    const { rows } = await sql<{ id: number; workspace: number; title: string; description: string | null }>`
+      select p.id, p.workspace, t.title, t.description
+      from ${listed} p cross join ${sql.id(table)} t on t.rowid = p.id where p.id <= ${last}`.execute(trx);
+    const entries = rows
+      .map((row) => [row.id, rowTerms(row.workspace, [row.title, row.description])] as const)
+      .filter(([, terms]) => terms !== '');
+    if (entries.length > 0)
+      await sql`insert into ${fts}(rowid, terms) select value ->> 0, value ->> 1 from json_each(${JSON.stringify(entries)})`.execute(
+        trx,
+      );
+    await sql`delete from ${listed} where id <= ${last}`.execute(trx);
+    return taken;
   });
 }
 
@@ -50,7 +64,7 @@ async function hasListedRows(db: Kysely<DB>, table: SearchedTable): Promise<bool
 export async function indexAllListedRows(db: Kysely<DB>, keepGoing: () => boolean = () => true): Promise<void> {
   for (const table of SEARCHED_TABLES) {
     if (!(await hasListedRows(db, table))) continue;
-    while (keepGoing() && (await indexListedRows(db, table)) === SEARCH_BATCH_ROWS);
+    while (keepGoing() && (await indexListedRows(db, table)) > 0);
   }
 }
 

@@ -23,6 +23,7 @@ import * as searchBacklog from './0021_search_backlog.js';
 import * as sparseIssueIndexes from './0022_sparse_issue_indexes.js';
 import * as outboxTimeIndex from './0023_outbox_time_index.js';
 import * as foreignKeys from './0024_foreign_keys.js';
+import * as searchScope from './0025_search_scope.js';
 
 /**
  * A migration, and what it needs done once it has committed: every pending migration runs
@@ -59,4 +60,5 @@ export const migrations: Record<string, CatalogMigration> = {
   '0022_sparse_issue_indexes': sparseIssueIndexes,
   '0023_outbox_time_index': outboxTimeIndex,
   '0024_foreign_keys': foreignKeys,
+  '0025_search_scope': searchScope,
 };

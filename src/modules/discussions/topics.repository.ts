@@ -1,7 +1,8 @@
-import { containsText, titleOrDescriptionContains } from '../../db/text-search.js';
-import { sql } from 'kysely';
+import { containsText, FEW_CANDIDATES, SEARCH_WINDOW, titleOrDescriptionMatch } from '../../db/text-search.js';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import { paginateInOrder } from '../../db/list-page.js';
+import type { PageSearch } from '../../db/paginate.js';
 import type { ListOrder } from '../../core/list-order.js';
 import type { DiscussionTopicRow, TopicStatus } from '../../db/tables/discussions.js';
 import { whereGroupVisible } from './visibility.repository.js';
@@ -31,31 +32,51 @@ export async function searchVisibleTopics(
   let query = selectVisibleTopics(ctx);
   if (filter.groupId) query = query.where('t.group_id', '=', filter.groupId);
   if (filter.status) query = query.where('t.status', '=', filter.status);
-  if (filter.q) {
-    const text = filter.q;
-    const contains = await titleOrDescriptionContains(ctx, 'discussion_topics', 't', text);
-    // Tags are matched through their usage rows, so JSON punctuation never matches.
-    query = query.where((eb) =>
-      eb.or([
-        contains,
-        eb.exists(
-          eb
-            .selectFrom('tag_usages as u')
-            .select('u.entity_id')
-            .where('u.entity_type', '=', 'discussion_topic')
-            .whereRef('u.entity_id', '=', 't.id')
-            .where(containsText(ctx.dialect, 'u.name_lower', text)),
-        ),
-      ]),
-    );
-  }
   return paginateInOrder(ctx, query, 't', order, {
     scope: 'discussion_topics',
     filters: { ...filter },
     limit: page.limit,
     cursor: page.cursor,
     textSearch: Boolean(filter.q),
+    search: filter.q ? await topicSearch(ctx, filter.q) : undefined,
   });
+}
+
+/**
+ * Topics whose title, description or a tag contains the text. Tags are matched through
+ * their usage rows, so JSON punctuation never matches. No index answers a tag search: on
+ * SQLite the workspace's topic tag usages are read as candidates beside the title's and
+ * description's when they are few, and otherwise each topic's own are tested, row by row
+ * within the page's window (db/paginate.ts).
+ */
+async function topicSearch(ctx: Ctx, text: string): Promise<PageSearch> {
+  const match = await titleOrDescriptionMatch(ctx, 'discussion_topics', 't', text);
+  const sqlite = ctx.dialect === 'sqlite';
+  const window = match.window ?? (sqlite && (await manyTopicTags(ctx)) ? SEARCH_WINDOW : undefined);
+  const tagged = (eb: ExpressionBuilder<any, any>) =>
+    eb
+      .selectFrom('tag_usages as u')
+      .select('u.entity_id')
+      .where('u.entity_type', '=', 'discussion_topic')
+      .where(containsText(ctx.dialect, 'u.name_lower', text));
+  const inTags = (eb: ExpressionBuilder<any, any>) =>
+    sqlite && window === undefined
+      ? eb('t.id', 'in', tagged(eb).where('u.workspace_id', '=', ctx.workspace.id))
+      : eb.exists(tagged(eb).whereRef('u.entity_id', '=', 't.id'));
+  return { window, where: (rows) => rows.where((eb) => eb.or([match.where, inTags(eb)])) };
+}
+
+/** Whether the workspace's topics have more tag usages than a search reads as candidates. */
+async function manyTopicTags(ctx: Ctx): Promise<boolean> {
+  const past = await ctx.db
+    .selectFrom('tag_usages')
+    .select(sql.lit(1).as('one'))
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('entity_type', '=', 'discussion_topic')
+    .limit(1)
+    .offset(FEW_CANDIDATES)
+    .execute();
+  return past.length > 0;
 }
 
 export async function insertTopic(ctx: Ctx, row: DiscussionTopicRow): Promise<void> {

@@ -1,4 +1,4 @@
-import { titleOrDescriptionContains } from '../../db/text-search.js';
+import { titleOrDescriptionMatch } from '../../db/text-search.js';
 import { sql, type Kysely, type QueryCreator } from 'kysely';
 import { queryTemplate, singleQuery, slotItems } from '../../db/compiled-query.js';
 import { withWriteInstant, type Ctx } from '../../core/context.js';
@@ -321,12 +321,19 @@ export async function listVisibleIssues(
     return pageOf(rows, window, request.keyOf);
   }
   const key = filter.q.trim().toUpperCase();
-  const contains = await titleOrDescriptionContains(ctx, 'issues', 'i', filter.q);
+  const match = await titleOrDescriptionMatch(ctx, 'issues', 'i', filter.q);
   const query = whereIssueFilters(withHasLinks(selectIssues(ctx)), {
     ...filter,
     archived: filter.archived === undefined ? undefined : Number(filter.archived),
-  }).where((eb) => eb.or([contains, eb('i.issue_key', '=', key)]));
-  return paginateInOrder(ctx, query, 'i', order, { ...ordered, textSearch: true });
+  });
+  return paginateInOrder(ctx, query, 'i', order, {
+    ...ordered,
+    textSearch: true,
+    search: {
+      where: (rows) => rows.where((eb) => eb.or([match.where, eb('i.issue_key', '=', key)])),
+      window: match.window,
+    },
+  });
 }
 
 /** A new issue's row but what its insert takes under the write order: its number, key and instants. */

@@ -1,4 +1,4 @@
-import { titleOrDescriptionContains } from '../../db/text-search.js';
+import { titleOrDescriptionMatch } from '../../db/text-search.js';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Ctx } from '../../core/context.js';
 import { projectAbsentOrVisible } from '../../db/access.js';
@@ -52,16 +52,14 @@ export async function listVisibleMeetings(
   if (filter.projectId) query = query.where('m.project_id', '=', filter.projectId);
   if (filter.type) query = query.where('m.type', '=', filter.type);
   if (filter.recurrenceType) query = query.where('m.recurrence_type', '=', filter.recurrenceType);
-  if (filter.q) {
-    const text = filter.q;
-    query = query.where(await titleOrDescriptionContains(ctx, 'meetings', 'm', text));
-  }
+  const match = filter.q ? await titleOrDescriptionMatch(ctx, 'meetings', 'm', filter.q) : undefined;
   return paginateInOrder(ctx, query, 'm', order, {
     scope: 'meetings',
     filters: { ...filter },
     limit: page.limit,
     cursor: page.cursor,
     textSearch: Boolean(filter.q),
+    search: match && { where: (rows) => rows.where(match.where), window: match.window },
   });
 }
 
