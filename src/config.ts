@@ -1,3 +1,5 @@
+import ipaddr from 'ipaddr.js';
+
 /** Environment → typed configuration, read and validated once at start-up. */
 export interface AppConfig {
   port: number;
@@ -13,6 +15,12 @@ export interface AppConfig {
   /** Failed authentications per minute per client address before 429; 0 turns the limit off. */
   authFailureLimit: number;
   redisUrl: string | undefined;
+  /**
+   * Which peers' X-Forwarded-For wsx believes (Fastify's `trustProxy`), and so what
+   * `request.ip`, the address every per-client-address limit counts against, is: false (the
+   * socket's address), true (every hop), a hop count, or proxy addresses and CIDR ranges.
+   */
+  trustProxy: TrustProxy;
   idempotencyTtlHours: number;
   webhookMaxAttempts: number;
   webhookRetryBaseMs: number;
@@ -41,10 +49,46 @@ export interface AppConfig {
   oauthAccessTokenTtlSeconds: number;
   /** Lifetime of an OAuth refresh token (each use replaces it with a new one). */
   oauthRefreshTokenTtlDays: number;
-  /** Requests per minute per client address to each OAuth endpoint (registration: a sixth); 0 turns it off. */
+  /**
+   * Valid requests per minute to the OAuth endpoints: per grant on /token, per client and
+   * address on /authorize and /revoke, per address on /register (a sixth); 0 turns it off.
+   */
   oauthRateLimitPerMinute: number;
   /** An upstream OpenID Connect provider people may sign in to the browser pages with; off when unset. */
   oidc: UpstreamOidc | undefined;
+}
+
+/** WSX_TRUST_PROXY: see AppConfig.trustProxy. */
+export type TrustProxy = boolean | number | string[];
+
+/** proxy-addr's names for address ranges, which Fastify accepts beside addresses and CIDR ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An IPv4 address in four decimal parts (not `10.1`, which parsers read as 10.0.0.1), an IPv6 address, or a CIDR range of either. */
+const isAddressOrRange = (entry: string): boolean =>
+  ipaddr.IPv4.isValidFourPartDecimal(entry) ||
+  ipaddr.IPv4.isValidCIDRFourPartDecimal(entry) ||
+  ipaddr.IPv6.isValid(entry) ||
+  ipaddr.IPv6.isValidCIDR(entry);
+
+/**
+ * WSX_TRUST_PROXY as Fastify's `trustProxy`: unset, empty or `false` trusts no proxy; `true`
+ * every hop; a whole number that many hops (0 is none); otherwise a comma-separated list
+ * of proxy addresses, CIDR ranges or proxy-addr's range names. A typo must not silently
+ * trust nothing (or everything), so anything else stops the start.
+ */
+function trustProxyFrom(env: NodeJS.ProcessEnv): TrustProxy {
+  const raw = env.WSX_TRUST_PROXY?.trim();
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw) === 0 ? false : Number(raw);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const wrong = entries.find((entry) => !PROXY_RANGE_NAMES.has(entry) && !isAddressOrRange(entry));
+  if (wrong !== undefined)
+    throw new ConfigError(
+      `WSX_TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses and CIDR ranges such as 10.0.0.0/8,127.0.0.1 ("${wrong}" is none of these; got "${raw}")`,
+    );
+  return entries;
 }
 
 /** WSX_OIDC_ISSUER, WSX_OIDC_CLIENT_ID and WSX_OIDC_CLIENT_SECRET: wsx as a client of that provider. */
@@ -160,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitPerMinute: intFrom(env, 'WSX_RATE_LIMIT', 1200),
     authFailureLimit: intFrom(env, 'WSX_AUTH_FAILURE_LIMIT', 20),
     redisUrl: env.REDIS_URL || undefined,
+    trustProxy: trustProxyFrom(env),
     idempotencyTtlHours: intFrom(env, 'WSX_IDEMPOTENCY_TTL_HOURS', 24, 1),
     webhookMaxAttempts: intFrom(env, 'WSX_WEBHOOK_MAX_ATTEMPTS', 6, 1),
     webhookRetryBaseMs: intFrom(env, 'WSX_WEBHOOK_RETRY_BASE_MS', 5000, 0),

@@ -228,7 +228,7 @@ describe('dynamic client registration', () => {
 
   it('registers custom-scheme redirect URIs as native apps use them', async () => {
     const { status, body } = await register({
-      redirect_uris: ['com.example.app:/oauth2redirect', 'cursor://anysphere.cursor-retrieval/oauth/callback'],
+      redirect_uris: ['com.example.app:/oauth2redirect', 'dev.example.editor://oauth/callback'],
       token_endpoint_auth_method: 'none',
     });
     expect(status).toBe(201);

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
+import { emailKey } from '../modules/users/email-key.js';
 import { CliError } from './errors.js';
 
 export interface WorkspaceRef {
@@ -12,6 +13,8 @@ export interface PersonRef {
   id: string;
   handle: string;
   name: string;
+  /** False when the workspace file deactivated the user. */
+  active: boolean;
 }
 
 export async function requireWorkspace(db: Kysely<DB>, slug: string): Promise<WorkspaceRef> {
@@ -26,21 +29,25 @@ export async function requireWorkspace(db: Kysely<DB>, slug: string): Promise<Wo
 
 /**
  * A user of the workspace named the way an operator knows them: by id (usr_…), by handle,
- * or by email (any case). An id or handle wins over an email; an email two users share is
- * refused, naming their handles.
+ * or by email (ASCII letters in any case, the one fold sign-in uses: emailKey). An id or
+ * handle wins over an email; an email two users share is refused, naming their handles.
  */
 export async function requirePerson(db: Kysely<DB>, workspace: WorkspaceRef, ref: string): Promise<PersonRef> {
   const rows = await db
     .selectFrom('users')
-    .select(['id', 'handle', 'name', 'email'])
+    .select(['id', 'handle', 'name', 'deactivated_at'])
     .where('workspace_id', '=', workspace.id)
-    .where((eb) =>
-      eb.or([eb('id', '=', ref), eb('handle', '=', ref), eb(eb.fn('lower', ['email']), '=', ref.toLowerCase())]),
-    )
+    .where((eb) => eb.or([eb('id', '=', ref), eb('handle', '=', ref), eb('email_key', '=', emailKey(ref))]))
     .execute();
+  const person = (row: (typeof rows)[number]): PersonRef => ({
+    id: row.id,
+    handle: row.handle,
+    name: row.name,
+    active: row.deactivated_at === null,
+  });
   const exact = rows.find((row) => row.id === ref) ?? rows.find((row) => row.handle === ref);
-  if (exact) return { id: exact.id, handle: exact.handle, name: exact.name };
-  if (rows.length === 1) return { id: rows[0].id, handle: rows[0].handle, name: rows[0].name };
+  if (exact) return person(exact);
+  if (rows.length === 1) return person(rows[0]);
   if (rows.length > 1)
     throw new CliError(
       `${rows.length} users of workspace "${workspace.slug}" have the email "${ref}" (${rows.map((row) => row.handle).join(', ')}); give the handle`,

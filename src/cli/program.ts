@@ -10,6 +10,7 @@ import { loginLinkCommand } from './commands/login-link.js';
 import { migrateCommand } from './commands/migrate.js';
 import { oauthListCommand, oauthRevokeCommand } from './commands/oauth.js';
 import { MAX_WORKERS, parseWorkerCount, superviseWorkers } from './commands/serve-workers.js';
+import { sessionListCommand, sessionRevokeCommand } from './commands/session.js';
 import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './commands/token.js';
 import { processContext, type CliContext } from './context.js';
 import { isOperatorError } from './errors.js';
@@ -166,6 +167,28 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
     .addHelpText('after', DATABASE_HELP)
     .action((grantId: string, options: Parameters<typeof oauthRevokeCommand>[2]) =>
       oauthRevokeCommand(ctx, grantId, options),
+    );
+
+  const session = program
+    .command('session')
+    .description('List and end the browser sessions people signed in with (consent and connectors pages).');
+  session
+    .command('list')
+    .description('List the browser sessions in force in a workspace: user, created, last seen, expires; never secrets.')
+    .requiredOption('--workspace <slug>', 'workspace slug')
+    .option('--user <user>', "only this user's (handle, email or id)")
+    .option('--json', 'print { sessions: [...] }')
+    .addHelpText('after', DATABASE_HELP)
+    .action((options: Parameters<typeof sessionListCommand>[1]) => sessionListCommand(ctx, options));
+  session
+    .command('revoke')
+    .description('End one browser session, or every one of a user; that browser is signed out from its next request.')
+    .argument('[sessionId]', 'the session id `session list` shows (ses_…)')
+    .requiredOption('--workspace <slug>', 'workspace slug')
+    .option('--user <user>', 'every session of this user (handle, email or id) instead of one')
+    .addHelpText('after', `\nGive a session id or --user.${DATABASE_HELP}`)
+    .action((sessionId: string | undefined, options: Parameters<typeof sessionRevokeCommand>[2]) =>
+      sessionRevokeCommand(ctx, sessionId, options),
     );
 
   return program;

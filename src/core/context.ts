@@ -32,7 +32,10 @@ export interface Authenticated {
   workspace: WorkspaceRef;
   principal: Principal;
   access: ProjectAccess;
-  /** Stable per credential: the scope of rate limits and idempotency keys. */
+  /**
+   * Stable per credential: the scope of rate limits and idempotency keys. A token's id, or for
+   * an OAuth access token issued under a grant, the grant's id (it outlives every refresh).
+   */
   credentialId: string;
   /** `read`: the credential may call reads only; every write answers TOKEN_READ_ONLY. */
   accessLevel: AccessLevel;

@@ -21,6 +21,14 @@ export interface UserRow extends Timestamps {
   handle: string;
   name: string;
   email: string | null;
+  /** When the workspace file deactivated the person; null while active (migration 0026_user_deactivation). */
+  deactivated_at: string | null;
+  /** `read`: the tokens connectors are issued for the person may only read; null: no ceiling. */
+  oauth_access: AccessLevel | null;
+  /** The instant the person's connector tokens stop at, however fresh; null: none. */
+  oauth_expires_at: string | null;
+  /** `email` with ASCII letters lower-cased (src/modules/users/email-key.ts); what sign-in compares. */
+  email_key: string | null;
 }
 export interface TeamRow extends Timestamps {
   id: string;

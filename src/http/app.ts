@@ -14,6 +14,7 @@ import { catalog } from '../operations/catalog.js';
 import { registerWeb } from '../web/register.js';
 import { registerSessionHook } from '../web/session-hook.js';
 import { registerAuth } from './auth.js';
+import { fastifyTrustProxy } from './client-address.js';
 import { registerDocs } from './docs.js';
 import { answerUnknownRoutesBeforeBody, registerErrorHandling, renderUrlError } from './errors.js';
 import { registerHealth } from './health.js';
@@ -21,6 +22,7 @@ import { registerOAuth } from './oauth.js';
 import { publicOrigin } from './public-url.js';
 import { parseJsonBody } from './json-body.js';
 import { registerOperations } from './operations.js';
+import { openRateCounters } from './rate-counters.js';
 import { registerRateLimit } from './rate-limit.js';
 import { answerRequestsWhileDraining, clientErrorHandler, serverFactory } from './transport.js';
 
@@ -73,6 +75,9 @@ export async function buildApp({
     return503OnClosing: false,
     frameworkErrors: renderUrlError,
     routerOptions: { ignoreTrailingSlash: true },
+    // request.ip, the address every per-client-address limit counts against, read through
+    // the proxies the operator trusts (WSX_TRUST_PROXY); by default the socket's address.
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     // Validation and serialisation live in the operation layer (docs/decisions.md), so no route
     // declares a schema and Fastify's Ajv and fast-json-stringify compilers are not loaded.
     schemaController: { compilersFactory: { buildValidator: refuseRouteSchemas, buildSerializer: refuseRouteSchemas } },
@@ -94,12 +99,14 @@ export async function buildApp({
   registerObservability(app, database, config);
   registerErrorHandling(app);
   answerRequestsWhileDraining(app);
+  // One counter store for every limit: the OAuth endpoints' and the API's.
+  const counters = await openRateCounters(app, config);
   // The OAuth endpoints take the raw request before any later hook reads or refuses it.
-  registerOAuth(app, database, config);
+  registerOAuth(app, database, config, counters);
   // The browser session first: the credential hook lets an app page through only with one.
   registerSessionHook(app, database.db, config.oidc?.issuerHost);
   registerAuth(app, database.db, credentialTtlMs);
-  await registerRateLimit(app, config);
+  await registerRateLimit(app, config, counters);
   answerUnknownRoutesBeforeBody(app);
   registerHealth(app, database);
   registerDocs(app);

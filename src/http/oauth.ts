@@ -5,7 +5,8 @@ import type { Database } from '../db/database.js';
 import { RESOURCE_PATHS } from '../modules/oauth/resources.js';
 import { hookWhen } from './hook-when.js';
 import { publicOrigin, servesOAuth } from './public-url.js';
-import { clientKey } from './rate-limit.js';
+import { chargeRefusals, rememberClientAddress, validRequestLimits } from './oauth-limits.js';
+import type { CounterStore } from './rate-counters.js';
 import { requestPath } from './request-path.js';
 
 declare module 'fastify' {
@@ -40,38 +41,17 @@ interface OAuthApp extends NodeHandler {
 }
 
 /**
- * The router's own rate limiter, per client address (keyed like the failed-authentication
- * limit): nobody presents a credential on these endpoints, so the per-credential limit does
- * not reach them. Registration, which writes a row, gets a sixth of the budget.
- */
-function rateLimits(perMinute: number) {
-  const limit = (max: number) =>
-    perMinute <= 0
-      ? (false as const)
-      : {
-          windowMs: 60_000,
-          limit: max,
-          keyGenerator: (req: IncomingMessage) => clientKey(req.socket.remoteAddress ?? ''),
-          // The key is ours, not `req.ip`: the limiter's start-up checks of its own key and of
-          // proxy settings do not apply and would only log.
-          validate: false,
-        };
-  return {
-    authorizationOptions: { rateLimit: limit(perMinute) },
-    tokenOptions: { rateLimit: limit(perMinute) },
-    revocationOptions: { rateLimit: limit(perMinute) },
-    // Our clients store answers confidential clients' secrets without expiry.
-    clientRegistrationOptions: { rateLimit: limit(Math.ceil(perMinute / 6)), clientSecretExpirySeconds: 0 },
-  };
-}
-
-/**
  * The MCP SDK's authorization-server router (`mcpAuthRouter`, an Express router) over
  * WsxOAuthProvider, plus protected-resource metadata for /api/external and for the
  * server as a whole (the router itself serves /api/mcp's). Loaded on the first OAuth
  * request, like the MCP SDK on the first /api/mcp one, so start-up does not pay for Express.
  */
-async function buildOAuthApp(database: Database, config: AppConfig, issuer: URL): Promise<OAuthApp> {
+async function buildOAuthApp(
+  database: Database,
+  config: AppConfig,
+  issuer: URL,
+  counters: CounterStore | undefined,
+): Promise<OAuthApp> {
   const [
     { mcpAuthRouter, mcpAuthMetadataRouter, createOAuthMetadata },
     { createMcpExpressApp },
@@ -92,6 +72,9 @@ async function buildOAuthApp(database: Database, config: AppConfig, issuer: URL)
   // names (DNS rebinding); behind a public URL any Host is served.
   const app = createMcpExpressApp({ host: issuer.hostname }) as OAuthApp;
   app.disable('x-powered-by');
+  // Ahead of the router, so every refusal it answers is charged to the client address (oauth-limits.ts).
+  if (counters && config.authFailureLimit > 0) app.use(chargeRefusals(counters, config.authFailureLimit));
+  const limits = validRequestLimits(counters, config.oauthRateLimitPerMinute, (body) => provider.presentedGrant(body));
   app.use(
     mcpAuthRouter({
       provider,
@@ -99,7 +82,11 @@ async function buildOAuthApp(database: Database, config: AppConfig, issuer: URL)
       scopesSupported,
       resourceServerUrl: new URL('/api/mcp', issuer),
       resourceName: 'wsx MCP server',
-      ...rateLimits(config.oauthRateLimitPerMinute),
+      authorizationOptions: { rateLimit: limits.authorize },
+      tokenOptions: { rateLimit: limits.token },
+      revocationOptions: { rateLimit: limits.revoke },
+      // Our clients store answers confidential clients' secrets without expiry.
+      clientRegistrationOptions: { rateLimit: limits.register, clientSecretExpirySeconds: 0 },
     }),
   );
   const oauthMetadata = createOAuthMetadata({ provider, issuerUrl: issuer, scopesSupported });
@@ -153,7 +140,12 @@ const pathOf = (url: string): string => {
  * read the request, hijacks the reply and hands the untouched Node request and response to
  * it. Also sets `resourceMetadataUrl` for the 401s of /api/mcp and /api/external.
  */
-export function registerOAuth(app: FastifyInstance, database: Database, config: AppConfig): void {
+export function registerOAuth(
+  app: FastifyInstance,
+  database: Database,
+  config: AppConfig,
+  counters: CounterStore | undefined,
+): void {
   const origin = () => publicOrigin(config, app);
   app.decorate('resourceMetadataUrl', (request: FastifyRequest) => {
     const base = origin();
@@ -169,6 +161,12 @@ export function registerOAuth(app: FastifyInstance, database: Database, config: 
         { publicUrl: origin() },
         'OAuth is off: its endpoints need https; set WSX_PUBLIC_URL to the https URL clients reach wsx at',
       );
+    // wsx serves plain http only, so an https public URL means a proxy in front of it.
+    else if (origin().startsWith('https:') && config.trustProxy === false)
+      app.log.warn(
+        { publicUrl: origin() },
+        'WSX_TRUST_PROXY is not set behind an https WSX_PUBLIC_URL: every client counts as the proxy address, so the limits per client address are shared by all clients; set it to the proxy address',
+      );
   });
 
   let oauthApp: Promise<OAuthApp> | undefined;
@@ -180,11 +178,12 @@ export function registerOAuth(app: FastifyInstance, database: Database, config: 
       // Without an acceptable issuer the paths are unknown routes, as before OAuth existed.
       if (!servesOAuth(base)) return;
       if (!oauthApp) {
-        oauthApp = buildOAuthApp(database, config, new URL(base));
+        oauthApp = buildOAuthApp(database, config, new URL(base), counters);
         // A failed load is tried again by the next request rather than remembered.
         oauthApp.catch(() => (oauthApp = undefined));
       }
       const handle = await oauthApp;
+      rememberClientAddress(request.raw, request.ip);
       reply.hijack();
       handle(request.raw, reply.raw, (error) => answerUnrouted(reply.raw, request.log, error));
     }),

@@ -1,5 +1,6 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { AppConfig } from '../config.js';
 
 /**
  * Fixed-window counters behind the rate limits: in this process, or in Redis so that
@@ -10,6 +11,21 @@ export interface CounterStore {
   /** Null when the store cannot answer now: the caller lets the request pass unlimited. */
   hit(key: string, weight: number, windowMs: number): Promise<{ current: number; ttl: number } | null>;
   close(): Promise<void>;
+}
+
+/**
+ * The one counter store behind every limit of the app (per credential, failed
+ * authentications, the OAuth endpoints), closed with it: in Redis when REDIS_URL is set, so
+ * that several processes share the budgets; undefined when every limit is off.
+ */
+export async function openRateCounters(app: FastifyInstance, config: AppConfig): Promise<CounterStore | undefined> {
+  if (config.rateLimitPerMinute <= 0 && config.authFailureLimit <= 0 && config.oauthRateLimitPerMinute <= 0)
+    return undefined;
+  const counters: CounterStore = config.redisUrl
+    ? await RedisCounters.open(config.redisUrl, app.log)
+    : new MemoryCounters();
+  app.addHook('onClose', () => counters.close());
+  return counters;
 }
 
 /** Windows kept in memory at most; past it, expired windows go first, then the oldest. */

@@ -1,10 +1,10 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import ipaddr from 'ipaddr.js';
 import type { AppConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
+import { failureBudget } from './failure-budget.js';
 import { hookWhen } from './hook-when.js';
-import { MemoryCounters, RedisCounters, type CounterStore } from './rate-counters.js';
+import type { CounterStore } from './rate-counters.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,19 +35,6 @@ function rateLimited(limit: number, ttlMs: number): ApiError {
 }
 
 /**
- * The client a failed authentication is charged to: its address, with an IPv4-mapped IPv6
- * address read as IPv4, and an IPv6 address by its /64 (one host usually holds a whole /64).
- */
-export function clientKey(ip: string): string {
-  if (!ipaddr.isValid(ip)) return ip;
-  let address = ipaddr.parse(ip);
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress())
-    address = (address as ipaddr.IPv6).toIPv4Address();
-  if (address.kind() === 'ipv4') return address.toString();
-  return `${(address as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
-}
-
-/**
  * The plugin's store interface over our counters (the plugin passes the window as a third
  * argument its types leave out; it never calls child() here).
  */
@@ -71,32 +58,32 @@ function pluginStore(counters: CounterStore) {
 }
 
 /**
- * Two limits over one counter store (memory, or Redis when REDIS_URL is set so several
- * nodes share the budgets):
+ * Two limits of the API over the app's counter store (memory, or Redis when REDIS_URL is
+ * set so several nodes share the budgets; see openRateCounters):
  *
  * - Requests per minute per credential (WSX_RATE_LIMIT; 0 turns it off). Its hook runs
  *   after the global authentication hook, so the key is the credential, never an IP.
  * - Failed authentications per minute per client address (WSX_AUTH_FAILURE_LIMIT; 0 turns
  *   it off): past it, a request whose credential fails answers 429 instead of 401. A valid
- *   credential is never refused by it, from any address (see registerAuth).
+ *   credential is never refused by it, from any address (see registerAuth). The address is
+ *   `request.ip`, read through the proxies WSX_TRUST_PROXY names.
  *
  * If the store cannot answer (Redis down), requests pass unlimited rather than fail or wait.
  */
-export async function registerRateLimit(app: FastifyInstance, config: AppConfig): Promise<void> {
+export async function registerRateLimit(
+  app: FastifyInstance,
+  config: AppConfig,
+  counters: CounterStore | undefined,
+): Promise<void> {
   const perCredential = config.rateLimitPerMinute;
   const failureLimit = config.authFailureLimit;
-  if (perCredential <= 0 && failureLimit <= 0) return;
-
-  const counters: CounterStore = config.redisUrl
-    ? await RedisCounters.open(config.redisUrl, app.log)
-    : new MemoryCounters();
-  app.addHook('onClose', () => counters.close());
+  if (!counters || (perCredential <= 0 && failureLimit <= 0)) return;
 
   if (failureLimit > 0) {
+    const chargeFailure = failureBudget(counters, AUTH_FAILURE_NS, failureLimit);
     app.decorate('countAuthFailure', async (request: FastifyRequest) => {
-      const result = await counters.hit(AUTH_FAILURE_NS + clientKey(request.ip), 1, WINDOW_MS);
-      if (!result || result.current <= failureLimit) return;
-      const retryAfterSeconds = seconds(result.ttl);
+      const retryAfterSeconds = await chargeFailure(request.ip);
+      if (retryAfterSeconds === undefined) return;
       throw new ApiError(
         'RATE_LIMITED',
         { reason: 'authentication_failures', limit: failureLimit, retryAfterSeconds },

@@ -20,6 +20,7 @@ button { font: inherit; padding: 0.45rem 1.1rem; border-radius: 4px; border: 1px
 button.primary { background: #1a5fb4; border-color: #1a5fb4; color: #fff; }
 :focus-visible { outline: 3px solid #e66100; outline-offset: 2px; }
 .muted { opacity: 0.8; font-size: 0.95rem; }
+.destination { font-size: 1.15rem; padding: 0.75rem 1rem; border: 2px solid #e66100; border-radius: 4px; }
 header.who { display: flex; justify-content: space-between; align-items: center; gap: 1rem; font-size: 0.95rem; }
 `;
 

@@ -52,7 +52,10 @@ export async function openSession(db: Kysely<DB>, person: Person, now = Date.now
   return { secret, maxAgeSeconds: SESSION_MAX_MS / 1000 };
 }
 
-/** The live session named by a cookie secret, or undefined (unknown, signed out, idle too long, or over). */
+/**
+ * The live session named by a cookie secret, or undefined (unknown, signed out or ended by an
+ * administrator, idle too long, over, or its person deactivated).
+ */
 export async function readSession(
   db: Kysely<DB>,
   secret: string | undefined,
@@ -76,6 +79,8 @@ export async function readSession(
     ])
     .where('s.secret_hash', '=', hashSecret(secret))
     .where('s.revoked_at', 'is', null)
+    // Deactivating a person ends their sessions; this holds even for one a race left open.
+    .where('u.deactivated_at', 'is', null)
     .where('s.expires_at', '>', at)
     .where('s.last_seen_at', '>', nowIso(now - SESSION_IDLE_MS))
     .executeTakeFirst();

@@ -27,6 +27,11 @@ export async function loginLinkCommand(ctx: CliContext, options: LoginLinkOption
   const { person, link } = await ctx.withDatabase(async (database) => {
     const workspace = await requireWorkspace(database.db, options.workspace);
     const found = await requirePerson(database.db, workspace, options.user);
+    // The link would only answer "Account deactivated": say so here, where it can be fixed.
+    if (!found.active)
+      throw new CliError(
+        `user "${found.handle}" is deactivated in workspace "${workspace.slug}" and cannot sign in (set active: true for them in the workspace file and apply it to re-activate)`,
+      );
     return { person: found, link: await createLoginLink(database.db, { workspaceId: workspace.id, userId: found.id }) };
   });
   const url = `${publicUrl.replace(/\/+$/, '')}${LOGIN_PATH_PREFIX}${link.secret}${next ? `?next=${encodeURIComponent(next)}` : ''}`;

@@ -70,7 +70,7 @@ export async function tokenRevokeCommand(ctx: CliContext, options: TokenRevokeOp
     ctx.out(`Revoked token "${name}" in workspace "${options.workspace}"; requests with it are refused from now on.`);
     return;
   }
-  const { user, revoked } = await ctx.withDatabase((database) =>
+  const { user, revoked, sessions } = await ctx.withDatabase((database) =>
     revokeOauthTokens(database.db, {
       workspace: options.workspace,
       user: options.oauthUser,
@@ -85,6 +85,11 @@ export async function tokenRevokeCommand(ctx: CliContext, options: TokenRevokeOp
     ctx.out(
       `Revoked ${revoked} ${noun} ${where}; requests with ${revoked === 1 ? 'it' : 'them'} are refused from now on.`,
     );
+    // Said only when there were any, so the line above stays the whole answer otherwise.
+    if (sessions > 0)
+      ctx.out(
+        `Ended ${sessions} browser ${sessions === 1 ? 'session' : 'sessions'} ${where}; they approve no new connector.`,
+      );
   }
 }
 

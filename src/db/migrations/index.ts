@@ -24,6 +24,7 @@ import * as sparseIssueIndexes from './0022_sparse_issue_indexes.js';
 import * as outboxTimeIndex from './0023_outbox_time_index.js';
 import * as foreignKeys from './0024_foreign_keys.js';
 import * as searchScope from './0025_search_scope.js';
+import * as userDeactivation from './0026_user_deactivation.js';
 
 /**
  * A migration, and what it needs done once it has committed: every pending migration runs
@@ -61,4 +62,5 @@ export const migrations: Record<string, CatalogMigration> = {
   '0023_outbox_time_index': outboxTimeIndex,
   '0024_foreign_keys': foreignKeys,
   '0025_search_scope': searchScope,
+  '0026_user_deactivation': userDeactivation,
 };

@@ -4,12 +4,13 @@ import type { DB } from '../../db/schema.js';
 import { findActiveApiToken, findActiveOauthToken, listGrantedProjectIds } from './credentials.repository.js';
 import { isExpired } from '../../core/credential-expiry.js';
 import type { CredentialCache } from './credential-cache.js';
+import { underCeiling } from '../users/user-standing.js';
 import { hashSecret, looksLikeCredential } from './secrets.js';
 
 /**
  * Resolves a presented secret to its workspace, principal, project access and access level
- * (read or write), or null. Every failure (malformed, unknown, revoked, inactive, expired)
- * is the same null, so callers cannot tell them apart. A resolved credential may come from
+ * (read or write), or null. Every failure (malformed, unknown, revoked, inactive, expired,
+ * its person deactivated) is the same null, so callers cannot tell them apart. A resolved credential may come from
  * `cache` (see credential-cache.ts for how revocation, and a change of access level, still
  * take effect); expiry is checked every time.
  */
@@ -61,14 +62,27 @@ async function lookUp(
   }
   const oauth = await findActiveOauthToken(db, hash);
   if (!oauth) return null;
+  // A connector's token answers to the ceiling the workspace file keeps on its person (a
+  // user-level oauthTokens entry); the file's own tokens carry the entry's values themselves.
+  const effective =
+    oauth.grant_id === null
+      ? { access: oauth.access, expiresAt: oauth.expires_at }
+      : underCeiling(
+          { access: oauth.access, expiresAt: oauth.expires_at },
+          { oauthAccess: oauth.oauth_access, oauthExpiresAt: oauth.oauth_expires_at },
+        );
   const auth: Authenticated = {
     workspace: { id: oauth.workspace_id, slug: oauth.slug, name: oauth.workspace_name },
     principal: { kind: 'user', id: oauth.user_id, userId: oauth.user_id, oauthTokenId: oauth.id },
     access: { all: true, tokenId: null, granted: new Set() },
-    credentialId: oauth.id,
-    accessLevel: oauth.access,
+    // A connector's access tokens follow one another under its grant (each refresh issues a
+    // new one): the grant is the credential, so a retry after a refresh replays its
+    // Idempotency-Key and all of them share one rate budget. A token of the workspace file
+    // has no grant and is its own credential.
+    credentialId: oauth.grant_id ?? oauth.id,
+    accessLevel: effective.access,
   };
-  return { auth, expiresAt: oauth.expires_at };
+  return { auth, expiresAt: effective.expiresAt };
 }
 
 /** The three accepted header forms: Bearer, Token, X-API-Key. */

@@ -1,6 +1,6 @@
 import { forgetCachedCredentials } from './credential-cache.js';
 import type { Kysely } from 'kysely';
-import type { ApiTokenRow, DB, OauthTokenRow } from '../../db/schema.js';
+import type { ApiTokenRow, DB, OauthTokenRow, UserRow } from '../../db/schema.js';
 
 /** Token administration (workspace file and `wsx token`): the only SQL on credentials' rows. */
 
@@ -114,16 +114,65 @@ export async function updateOauthTokens(db: Kysely<DB>, ids: string[], changes: 
   forgetCachedCredentials();
 }
 
+/** Deactivates every active OAuth token of a person; answers how many were active. */
+export async function deactivateOauthTokensOfUser(
+  db: Kysely<DB>,
+  person: { workspaceId: string; userId: string },
+  at: string,
+): Promise<number> {
+  const result = await db
+    .updateTable('oauth_tokens')
+    .set({ active: 0, updated_at: at })
+    .where('workspace_id', '=', person.workspaceId)
+    .where('user_id', '=', person.userId)
+    .where('active', '=', 1)
+    .executeTakeFirst();
+  forgetCachedCredentials();
+  return Number(result.numUpdatedRows);
+}
+
 /** Every OAuth token of the workspace with its user's handle, oldest first. */
 export const listOauthTokenRows = (db: Kysely<DB>, workspaceId: string) =>
   db
     .selectFrom('oauth_tokens as o')
     .innerJoin('users as u', 'u.id', 'o.user_id')
-    .select(['o.id', 'o.active', 'o.expires_at', 'o.access', 'o.created_at', 'u.handle'])
+    .select([
+      'o.id',
+      'o.active',
+      'o.expires_at',
+      'o.access',
+      'o.grant_id',
+      'o.created_at',
+      'u.handle',
+      'u.oauth_access',
+      'u.oauth_expires_at',
+    ])
     .where('o.workspace_id', '=', workspaceId)
     .orderBy('o.created_at')
     .orderBy('o.id')
     .execute();
+
+/** The ceiling a user-level `oauthTokens` entry put on the person's connector tokens. */
+export const findUserOauthCeiling = (db: Kysely<DB>, userId: string) =>
+  db
+    .selectFrom('users')
+    .select(['oauth_access', 'oauth_expires_at'])
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
+
+export async function updateUserOauthCeiling(
+  db: Kysely<DB>,
+  userId: string,
+  changes: Partial<Pick<UserRow, 'oauth_access' | 'oauth_expires_at'>>,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ ...changes, updated_at: now })
+    .where('id', '=', userId)
+    .execute();
+  forgetCachedCredentials();
+}
 
 export const findUserByHandle = (db: Kysely<DB>, workspaceId: string, handle: string) =>
   db

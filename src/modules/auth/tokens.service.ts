@@ -3,15 +3,19 @@ import { nowIso } from '../../core/clock.js';
 import type { AccessLevel } from '../../core/access-level.js';
 import { tokenIdentity } from '../../core/context.js';
 import { newId } from '../../core/ids.js';
-import type { ApiTokenRow, DB, OauthTokenRow } from '../../db/schema.js';
+import type { ApiTokenRow, DB, OauthTokenRow, UserRow } from '../../db/schema.js';
 import { isExpired } from '../../core/credential-expiry.js';
 import { EXPIRY_FORMAT, parseExpiry } from './expiry.js';
 import { generateSecret, hashSecret } from './secrets.js';
 import { revokeGrantById } from '../oauth/grants.js';
+import { forgetCachedCredentials } from './credential-cache.js';
+import { underCeiling } from '../users/user-standing.js';
+import { endPersonAccess } from './person-access.js';
 import {
   findOauthTokenByHash,
   findOauthTokenById,
   findTokenByName,
+  findUserOauthCeiling,
   findTokenIdByHash,
   findUserByHandle,
   findUserById,
@@ -27,6 +31,7 @@ import {
   listTokenRows,
   updateOauthTokens,
   updateToken,
+  updateUserOauthCeiling,
 } from './tokens.repository.js';
 
 /**
@@ -118,14 +123,21 @@ export interface DesiredOauthToken {
   /** Given: names exactly one token, created if new. Omitted: the entry is about all the user's tokens. */
   secret?: string;
   /**
-   * With a secret: that token's state. Without: false revokes every token of the user; true
-   * generates a token when the user has no active one (revoked secrets are never revived
+   * With a secret: that token's state. Without: false revokes every token of the user, those
+   * of connectors with their grants, and ends the user's browser sessions; true generates a
+   * token when the user has no active one of the file's (revoked secrets are never revived
    * without being named). Omitted: a token is generated only when the user has none at all.
    */
   active?: boolean;
-  /** With a secret: that token's expiry; without: every token's of the user (and a generated one's). */
+  /**
+   * With a secret: that token's expiry. Without: every file token's of the user (and a
+   * generated one's), and the latest instant the user's connector tokens may last.
+   */
   expiresAt?: string;
-  /** Like expiresAt; omitted: a new token may write and an existing one keeps its level. */
+  /**
+   * Like expiresAt; omitted: a new token may write and an existing one keeps its level.
+   * Without a secret, `read` also keeps the user's connector tokens to reading.
+   */
   access?: AccessLevel;
 }
 
@@ -175,20 +187,41 @@ export async function convergeOauthToken(
     if (Object.keys(changes).length > 0) await updateOauthTokens(db, [holder.id], changes);
     return desired.secret;
   }
-  // The file's group entry is about the tokens it made: those a connector was issued keep their own expiry and level.
+  // The group entry is about every OAuth token of the person. The file's own tokens take its
+  // expiry and level, as a named one does; connectors' tokens live an hour and are minted
+  // again on every refresh, so for them the entry is a ceiling kept on the person (see
+  // underCeiling): it applies to their tokens present and future, and never lengthens one
+  // or gives write to a read grant.
   const held = await listOauthTokensOfUser(db, workspaceId, userId, { fileOnly: true });
   const generate =
     desired.active === true ? !held.some((row) => row.active === 1) : desired.active === undefined && held.length === 0;
   // The group changes apply to the tokens held before; a generated one is created in its final state.
   for (const row of held) {
-    const changes = oauthChanges(
-      row,
-      { active: desired.active === false ? false : undefined, expiresAt: desired.expiresAt, access: desired.access },
-      now,
-    );
+    const changes = oauthChanges(row, { expiresAt: desired.expiresAt, access: desired.access }, now);
     if (Object.keys(changes).length > 0) await updateOauthTokens(db, [row.id], changes);
   }
+  await convergeOauthCeiling(db, userId, desired, now);
+  // Revoking them all ends connectors too (their refresh tokens with them) and the person's
+  // browser sessions, which could otherwise approve a new connector at once.
+  if (desired.active === false) await endPersonAccess(db, { workspaceId, userId }, now);
   return generate ? insert(generateSecret('svc_oat_')) : null;
+}
+
+/** A user-level entry's `access` and `expiresAt` as the ceiling on the person's connector tokens. */
+async function convergeOauthCeiling(
+  db: Kysely<DB>,
+  userId: string,
+  desired: Pick<DesiredOauthToken, 'access' | 'expiresAt'>,
+  now: string,
+): Promise<void> {
+  const stored = await findUserOauthCeiling(db, userId);
+  const changes: Partial<Pick<UserRow, 'oauth_access' | 'oauth_expires_at'>> = {};
+  // `write` is no ceiling: each connector keeps the level of the scopes it was granted.
+  const access = desired.access === undefined ? undefined : desired.access === 'read' ? 'read' : null;
+  if (access !== undefined && access !== stored.oauth_access) changes.oauth_access = access;
+  if (desired.expiresAt !== undefined && desired.expiresAt !== stored.oauth_expires_at)
+    changes.oauth_expires_at = desired.expiresAt;
+  if (Object.keys(changes).length > 0) await updateUserOauthCeiling(db, userId, changes, now);
 }
 
 /** Every project of the workspace by its `TEAM/PROJ` reference. */
@@ -276,41 +309,42 @@ export async function revokeToken(db: Kysely<DB>, input: { workspace: string; na
 
 /**
  * Revokes OAuth access tokens: every token of one user (`user`, a handle), or one token by
- * its id (`tokenId`, as `token list` shows it). Answers the user's handle and how many
- * tokens were active until now. The next request with a revoked token is refused. A token a
- * connector got through the OAuth flow ends its whole grant (refresh tokens included).
+ * its id (`tokenId`, as `token list` shows it). Answers the user's handle, how many tokens
+ * were active until now and how many browser sessions were ended. The next request with a
+ * revoked token is refused. A token a connector got through the OAuth flow ends its whole
+ * grant (refresh tokens included). Revoking a user's tokens also ends their connectors and
+ * their browser sessions: a session still open could approve a new connector at once.
  */
 export async function revokeOauthTokens(db: Kysely<DB>, input: { workspace: string; user?: string; tokenId?: string }) {
   const outcome = await db.transaction().execute(async (trx) => {
     const workspace = await requireWorkspace(trx, input.workspace);
-    let handle: string;
-    let rows: OauthTokenRow[];
-    if (input.tokenId !== undefined) {
-      const row = await findOauthTokenById(trx, workspace.id, input.tokenId);
-      if (!row)
-        throw new TokenAdminError('oauth-token', `no OAuth token "${input.tokenId}" in workspace "${workspace.slug}"`);
-      handle = (await findUserById(trx, row.user_id))?.handle ?? row.user_id;
-      rows = [row];
-    } else {
+    if (input.tokenId === undefined) {
       const user = await findUserByHandle(trx, workspace.id, input.user ?? '');
       if (!user) throw new TokenAdminError('oauth-user', `no user "${input.user}" in workspace "${workspace.slug}"`);
-      rows = await listOauthTokensOfUser(trx, workspace.id, user.id);
-      if (rows.length === 0)
+      const held = await listOauthTokensOfUser(trx, workspace.id, user.id);
+      const ended = await endPersonAccess(trx, { workspaceId: workspace.id, userId: user.id }, nowIso());
+      // Nothing to revoke at all is an operator's mistake (a wrong handle, say), not a success;
+      // throwing rolls back, and nothing was there to change.
+      if (held.length === 0 && ended.sessions === 0)
         throw new TokenAdminError(
           'oauth-user',
           `user "${user.handle}" has no OAuth token in workspace "${workspace.slug}"`,
         );
-      handle = user.handle;
+      return { user: user.handle, revoked: ended.tokens, sessions: ended.sessions, grants: [] };
     }
-    const active = rows.filter((row) => row.active === 1).map((row) => row.id);
-    await updateOauthTokens(trx, active, { active: 0, updated_at: nowIso() });
-    const grants = [...new Set(rows.flatMap((row) => (row.grant_id ? [row.grant_id] : [])))];
-    return { user: handle, revoked: active.length, grants };
+    const row = await findOauthTokenById(trx, workspace.id, input.tokenId);
+    if (!row)
+      throw new TokenAdminError('oauth-token', `no OAuth token "${input.tokenId}" in workspace "${workspace.slug}"`);
+    const handle = (await findUserById(trx, row.user_id))?.handle ?? row.user_id;
+    if (row.active === 1) await updateOauthTokens(trx, [row.id], { active: 0, updated_at: nowIso() });
+    return { user: handle, revoked: row.active === 1 ? 1 : 0, sessions: 0, grants: row.grant_id ? [row.grant_id] : [] };
   });
+  // Written in the transaction: no cache of this process may answer from before its commit.
+  forgetCachedCredentials();
   // A connector's token comes with a refresh token that would mint the next one: revoking
   // the token ends the grant it was issued under, as `wsx oauth revoke` does.
   for (const grantId of outcome.grants) await revokeGrantById(db, grantId);
-  return { user: outcome.user, revoked: outcome.revoked };
+  return { user: outcome.user, revoked: outcome.revoked, sessions: outcome.sessions };
 }
 
 export interface TokenSummary {
@@ -342,14 +376,24 @@ export interface OauthTokenSummary {
 export async function listOauthTokens(db: Kysely<DB>, workspaceSlug: string): Promise<OauthTokenSummary[]> {
   const workspace = await requireWorkspace(db, workspaceSlug);
   const rows = await listOauthTokenRows(db, workspace.id);
-  return rows.map((row) => ({
-    id: row.id,
-    user: row.handle,
-    active: row.active === 1,
-    access: row.access,
-    ...(row.expires_at ? { expiresAt: row.expires_at } : {}),
-    createdAt: row.created_at,
-  }));
+  return rows.map((row) => {
+    // A connector's token is shown as it acts: under its person's ceiling (see underCeiling).
+    const { access, expiresAt } =
+      row.grant_id === null
+        ? { access: row.access, expiresAt: row.expires_at }
+        : underCeiling(
+            { access: row.access, expiresAt: row.expires_at },
+            { oauthAccess: row.oauth_access, oauthExpiresAt: row.oauth_expires_at },
+          );
+    return {
+      id: row.id,
+      user: row.handle,
+      active: row.active === 1,
+      access,
+      ...(expiresAt ? { expiresAt } : {}),
+      createdAt: row.created_at,
+    };
+  });
 }
 
 export async function listTokens(db: Kysely<DB>, workspaceSlug: string): Promise<TokenSummary[]> {

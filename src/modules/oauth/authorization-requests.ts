@@ -4,6 +4,7 @@ import { newId } from '../../core/ids.js';
 import type { DB } from '../../db/schema.js';
 import type { OauthAuthorizationRequestRow } from '../../db/tables/oauth.js';
 import { issueCode } from './codes.js';
+import { shownClientName } from './client-name.js';
 import { grantForApproval } from './grants.js';
 import { storedScopes, type Scope } from './scopes.js';
 
@@ -26,7 +27,7 @@ export const consentUrl = (requestId: string): string => `${CONSENT_PATH}?reques
 /** Why an approval could not be carried out. */
 export class AuthorizationRequestError extends Error {
   constructor(
-    /** `gone`: unknown, expired or already answered; `scopes`: none of the requested scopes approved; `user`: not a person of the workspace. */
+    /** `gone`: unknown, expired or already answered; `scopes`: none of the requested scopes approved; `user`: not an active person of the workspace. */
     readonly reason: 'gone' | 'scopes' | 'user',
     message: string,
   ) {
@@ -85,7 +86,7 @@ export async function readPendingAuthorization(
   if (!row) return undefined;
   return {
     requestId: row.id,
-    clientName: row.client_name ?? row.client_id,
+    clientName: shownClientName(row.client_name) ?? row.client_id,
     clientId: row.client_id,
     redirectUri: row.redirect_uri,
     scopes: storedScopes(row.scopes),
@@ -129,8 +130,10 @@ export async function approveAuthorization(
       .select('id')
       .where('id', '=', person.userId)
       .where('workspace_id', '=', person.workspaceId)
+      // Checked in the transaction that records the grant, whatever the session said.
+      .where('deactivated_at', 'is', null)
       .executeTakeFirst();
-    if (!user) throw new AuthorizationRequestError('user', 'The person is not a user of the workspace.');
+    if (!user) throw new AuthorizationRequestError('user', 'The person is not an active user of the workspace.');
     if (!(await consume(trx, row.id)))
       throw new AuthorizationRequestError('gone', 'The authorization request was answered meanwhile.');
     const grantId = await grantForApproval(

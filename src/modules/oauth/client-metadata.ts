@@ -1,4 +1,5 @@
 import type { OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { ClientNameProblem, normalisedClientName } from './client-name.js';
 
 /**
  * What a registering client may say about itself (RFC 7591), checked and bounded. The router
@@ -9,7 +10,6 @@ import type { OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.
 
 const MAX_REDIRECT_URIS = 10;
 const MAX_URI_LENGTH = 2000;
-const MAX_CLIENT_NAME_LENGTH = 200;
 const MAX_SHORT_TEXT = 200;
 const MAX_CONTACTS = 10;
 const MAX_CONTACT_LENGTH = 254;
@@ -39,8 +39,20 @@ const REFUSED_SCHEMES = new Set([
 
 const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'];
 
-/** A registration wsx refuses; the message is the `error_description`. */
-export class ClientMetadataProblem extends Error {}
+/**
+ * A registration wsx refuses; the message is the `error_description`, `error` the RFC 7591
+ * code: `invalid_redirect_uri` for the redirect URIs, `invalid_client_metadata` otherwise.
+ */
+export class ClientMetadataProblem extends Error {
+  constructor(
+    message: string,
+    readonly error: 'invalid_redirect_uri' | 'invalid_client_metadata' = 'invalid_client_metadata',
+  ) {
+    super(message);
+  }
+}
+
+const redirectProblem = (message: string) => new ClientMetadataProblem(message, 'invalid_redirect_uri');
 
 export interface RegisteredMetadata {
   redirect_uris: string[];
@@ -60,8 +72,10 @@ export interface RegisteredMetadata {
 
 /**
  * Why a redirect URI is refused, or undefined: https anywhere, http on a loopback host (any
- * port, RFC 8252 §7.3), or a private-use scheme as native apps use (`com.example.app:/cb`,
- * `cursor://…`, RFC 8252 §7.1); never a fragment or user information.
+ * port, RFC 8252 §7.3), or a private-use scheme as native apps use, in reverse domain-name
+ * form (`com.example.app:/cb`, RFC 8252 §7.1); never a fragment or user information. A
+ * scheme without a period (`myapp:`) is anyone's to claim on a device (§8.4), and some
+ * (`x-safari-https:`) hand the answer to another program than the client.
  */
 function redirectUriProblem(value: string): string | undefined {
   if (value.length > MAX_URI_LENGTH) return `is longer than ${MAX_URI_LENGTH} characters`;
@@ -80,6 +94,8 @@ function redirectUriProblem(value: string): string | undefined {
       ? undefined
       : 'uses http on a host other than localhost, 127.0.0.1 or [::1]; use https';
   if (REFUSED_SCHEMES.has(scheme)) return `uses the ${scheme}: scheme, which cannot be a redirect`;
+  if (!scheme.includes('.'))
+    return `uses the private-use scheme ${scheme}:, which must be a reverse domain name the app controls, such as com.example.app:/callback (RFC 8252 §7.1); or redirect to http://127.0.0.1 or an https URL`;
   return undefined;
 }
 
@@ -117,15 +133,25 @@ function authMethod(value: string | undefined): RegisteredMetadata['token_endpoi
   );
 }
 
+/** The name as stored (see client-name.ts), refused as client metadata. */
+function clientName(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return normalisedClientName(value);
+  } catch (error) {
+    if (error instanceof ClientNameProblem) throw new ClientMetadataProblem(error.message);
+    throw error;
+  }
+}
+
 /** The metadata wsx registers for `requested`; throws ClientMetadataProblem when it is refused. */
 export function registeredMetadata(requested: OAuthClientMetadata): RegisteredMetadata {
   const uris = requested.redirect_uris;
-  if (uris.length === 0) throw new ClientMetadataProblem('redirect_uris must name at least one redirect URI');
-  if (uris.length > MAX_REDIRECT_URIS)
-    throw new ClientMetadataProblem(`redirect_uris holds more than ${MAX_REDIRECT_URIS} URIs`);
+  if (uris.length === 0) throw redirectProblem('redirect_uris must name at least one redirect URI');
+  if (uris.length > MAX_REDIRECT_URIS) throw redirectProblem(`redirect_uris holds more than ${MAX_REDIRECT_URIS} URIs`);
   uris.forEach((uri, index) => {
     const problem = redirectUriProblem(uri);
-    if (problem) throw new ClientMetadataProblem(`redirect_uris[${index}] ${problem}`);
+    if (problem) throw redirectProblem(`redirect_uris[${index}] ${problem}`);
   });
   if ((requested.contacts?.length ?? 0) > MAX_CONTACTS)
     throw new ClientMetadataProblem(`contacts holds more than ${MAX_CONTACTS} entries`);
@@ -135,7 +161,7 @@ export function registeredMetadata(requested: OAuthClientMetadata): RegisteredMe
   const optional: Omit<RegisteredMetadata, 'redirect_uris' | 'token_endpoint_auth_method'> = {
     grant_types: subsetOf('grant_types', requested.grant_types, SUPPORTED_GRANT_TYPES, SUPPORTED_GRANT_TYPES),
     response_types: subsetOf('response_types', requested.response_types, ['code'], ['code']),
-    client_name: text('client_name', requested.client_name, MAX_CLIENT_NAME_LENGTH),
+    client_name: clientName(requested.client_name),
     client_uri: text('client_uri', requested.client_uri, MAX_URI_LENGTH),
     logo_uri: text('logo_uri', requested.logo_uri, MAX_URI_LENGTH),
     tos_uri: text('tos_uri', requested.tos_uri, MAX_URI_LENGTH),

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import { InvalidClientMetadataError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { CustomOAuthError, InvalidClientMetadataError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { nowIso } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
@@ -35,7 +35,10 @@ export class ClientsStore implements OAuthRegisteredClientsStore {
     try {
       metadata = registeredMetadata(client);
     } catch (error) {
-      if (error instanceof ClientMetadataProblem) throw new InvalidClientMetadataError(error.message);
+      if (error instanceof ClientMetadataProblem)
+        throw error.error === 'invalid_redirect_uri'
+          ? new CustomOAuthError('invalid_redirect_uri', error.message)
+          : new InvalidClientMetadataError(error.message);
       throw error;
     }
     const now = Date.now();

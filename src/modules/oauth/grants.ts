@@ -4,6 +4,7 @@ import { newId } from '../../core/ids.js';
 import type { DB } from '../../db/schema.js';
 import type { OauthGrantRow } from '../../db/tables/oauth.js';
 import { forgetCachedCredentials } from '../auth/credential-cache.js';
+import { shownClientName } from './client-name.js';
 import { storedScopes, type Scope } from './scopes.js';
 
 /**
@@ -39,7 +40,7 @@ export async function listGrants(
   return rows.map((row) => ({
     grantId: row.id,
     clientId: row.client_id,
-    clientName: row.client_name ?? row.client_id,
+    clientName: shownClientName(row.client_name) ?? row.client_id,
     userId: row.user_id,
     scopes: storedScopes(row.scopes),
     createdAt: row.created_at,

@@ -20,6 +20,7 @@ import { consentUrl, saveAuthorizationRequest } from './authorization-requests.j
 import { ClientsStore } from './clients.js';
 import { findCode, spendCode } from './codes.js';
 import { revokeGrantById, useLiveGrant } from './grants.js';
+import { issuableStanding } from './person-standing.js';
 import { ownResource } from './resources.js';
 import { parseScopes, SCOPES, storedScopes, type Scope } from './scopes.js';
 import {
@@ -50,6 +51,11 @@ type Exchange = { tokens: OAuthTokens } | { reused: string } | { error: Error };
 
 const invalidGrant = () =>
   new InvalidGrantError('The grant is invalid, expired, revoked or was issued to another client.');
+/** The grant is in force, but its person may not be issued tokens (see issuableStanding). */
+const personEnded = () =>
+  new InvalidGrantError(
+    "The person this grant acts for is deactivated, or their connectors' access ended at the instant the workspace file sets.",
+  );
 
 /**
  * wsx's authorization server behind the MCP SDK's router (`mcpAuthRouter`): the router checks
@@ -120,7 +126,9 @@ export class WsxOAuthProvider implements OAuthServerProvider {
         if (!(await spendCode(trx, row, now))) return { reused: row.grant_id };
         if (redirectUri !== undefined && redirectUri !== row.redirect_uri)
           return { error: new InvalidGrantError('redirect_uri differs from the one of the authorization request.') };
-        return { tokens: await issueTokens(trx, grant, storedScopes(row.scopes), this.lifetimes, now) };
+        const standing = await issuableStanding(trx, grant, now);
+        if (!standing) return { error: personEnded() };
+        return { tokens: await issueTokens(trx, grant, storedScopes(row.scopes), this.lifetimes, now, standing) };
       }),
     );
   }
@@ -148,10 +156,38 @@ export class WsxOAuthProvider implements OAuthServerProvider {
         const wanted = this.refreshScopes(scopes, granted);
         if (!wanted)
           return { error: new InvalidScopeError(`scope must be among the granted ones: ${granted.join(' ')}.`) };
+        // Refused before the rotation: the refresh token stays usable should the ceiling be lifted.
+        const standing = await issuableStanding(trx, grant, now);
+        if (!standing) return { error: personEnded() };
         if (!(await rotateRefreshToken(trx, row, now))) return { reused: row.grant_id };
-        return { tokens: await issueTokens(trx, grant, wanted, this.lifetimes, now) };
+        return { tokens: await issueTokens(trx, grant, wanted, this.lifetimes, now, standing) };
       }),
     );
+  }
+
+  /**
+   * The grant a token request presents (its code's or its refresh token's), when that code or
+   * token is one of the named client's: the key the endpoint's budget of valid requests is
+   * charged to, so one connector's refreshes never spend another's. Undefined for anything
+   * else, a request that will be refused anyway (and is charged as a failure to its address).
+   */
+  async presentedGrant(body: unknown): Promise<string | undefined> {
+    if (typeof body !== 'object' || body === null) return undefined;
+    const {
+      grant_type: grantType,
+      client_id: clientId,
+      code,
+      refresh_token: refreshToken,
+    } = body as Record<string, unknown>;
+    if (typeof clientId !== 'string') return undefined;
+    const now = Date.now();
+    const row =
+      grantType === 'authorization_code' && typeof code === 'string'
+        ? await findCode(this.db, code, now)
+        : grantType === 'refresh_token' && typeof refreshToken === 'string'
+          ? await findRefreshToken(this.db, refreshToken, now)
+          : undefined;
+    return row?.client_id === clientId ? row.grant_id : undefined;
   }
 
   /** Only for the SDK's bearer middleware, which wsx does not use: routes authenticate in src/http/auth.ts. */

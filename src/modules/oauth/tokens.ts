@@ -6,6 +6,7 @@ import type { DB } from '../../db/schema.js';
 import type { OauthGrantRow, OauthRefreshTokenRow } from '../../db/tables/oauth.js';
 import { forgetCachedCredentials } from '../auth/credential-cache.js';
 import { generateSecret, hashSecret } from '../auth/secrets.js';
+import { underCeiling, type UserStanding } from '../users/user-standing.js';
 import { accessLevelOf, type Scope } from './scopes.js';
 
 /**
@@ -20,22 +21,34 @@ export interface TokenLifetimes {
 }
 
 const DAY_MS = 24 * 60 * 60_000;
+
+/** The ceiling on the tokens of a grant's person (see src/modules/users/user-standing.ts). */
+type Ceiling = Pick<UserStanding, 'oauthAccess' | 'oauthExpiresAt'>;
+const NO_CEILING: Ceiling = { oauthAccess: null, oauthExpiresAt: null };
 const REFRESH_TOKEN_RE = /^svc_ort_[0-9A-Za-z]{40}$/;
 
 /**
  * A new access token and refresh token for the grant (taken with useLiveGrant in the same
- * transaction), with `scopes` (the grant's, or fewer when a refresh asked for fewer). Expired tokens of the grant are deleted on the way, so a
+ * transaction), with `granted` scopes (the grant's, or fewer when a refresh asked for fewer)
+ * under the person's `ceiling`. Expired tokens of the grant are deleted on the way, so a
  * long-lived connector leaves behind no more than its live tokens and its rotated refresh
  * tokens that have not expired yet.
  */
 export async function issueTokens(
   db: Kysely<DB>,
   grant: OauthGrantRow,
-  scopes: Scope[],
+  granted: Scope[],
   lifetimes: TokenLifetimes,
   now: number,
+  ceiling: Ceiling = NO_CEILING,
 ): Promise<OAuthTokens> {
   const at = nowIso(now);
+  // The person's ceiling (a user-level entry of the workspace file) may cut the token to
+  // reading and to an earlier end; the answer says what the token really is.
+  const fullTerm = nowIso(now + lifetimes.accessTokenTtlSeconds * 1000);
+  const limited = underCeiling({ access: accessLevelOf(granted), expiresAt: fullTerm }, ceiling);
+  const scopes: Scope[] = limited.access === 'read' ? ['read'] : granted;
+  const expiresAt = limited.expiresAt ?? fullTerm;
   const accessToken = generateSecret('svc_oat_');
   const refreshToken = generateSecret('svc_ort_');
   await db.deleteFrom('oauth_tokens').where('grant_id', '=', grant.id).where('expires_at', '<=', at).execute();
@@ -49,8 +62,8 @@ export async function issueTokens(
       user_id: grant.user_id,
       secret_hash: hashSecret(accessToken),
       active: 1,
-      expires_at: nowIso(now + lifetimes.accessTokenTtlSeconds * 1000),
-      access: accessLevelOf(scopes),
+      expires_at: expiresAt,
+      access: limited.access,
       grant_id: grant.id,
       client_id: grant.client_id,
       created_at: at,
@@ -73,7 +86,7 @@ export async function issueTokens(
   return {
     access_token: accessToken,
     token_type: 'Bearer',
-    expires_in: lifetimes.accessTokenTtlSeconds,
+    expires_in: Math.max(0, Math.floor((Date.parse(expiresAt) - now) / 1000)),
     scope: scopes.join(' '),
     refresh_token: refreshToken,
   };

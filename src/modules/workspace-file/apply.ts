@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../../core/clock.js';
 import type { DB } from '../../db/schema.js';
+import { forgetCachedCredentials } from '../auth/credential-cache.js';
 import { emptyResult, type ApplyResult } from './apply-result.js';
 import { SECTIONS } from './sections/index.js';
 import { parseWorkspaceFile } from './workspace-file.schema.js';
@@ -27,5 +28,11 @@ export async function applyWorkspaceFile(db: Kysely<DB>, input: object | string)
     return result;
   };
   // A caller already inside a transaction (a larger admin step, a test fixture) applies within it.
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  if (db.isTransaction) return run(db);
+  const result = await db.transaction().execute(run);
+  // Sections empty the credential caches as they write, but a request of this process
+  // answered meanwhile may have cached what the transaction had not committed yet: a
+  // revocation or deactivation must not wait out the cache for it.
+  forgetCachedCredentials();
+  return result;
 }

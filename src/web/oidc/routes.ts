@@ -6,6 +6,7 @@ import { WORKSPACE_SLUG_RE } from '../../modules/workspace-file/workspace.js';
 import { seeOther } from '../answers.js';
 import { sameOriginPath } from '../next-path.js';
 import { sendPage } from '../page.js';
+import { personInactivePage } from '../pages/messages.js';
 import { CONNECTORS_PATH, OIDC_CALLBACK_PATH, OIDC_LOGIN_PATH } from '../paths.js';
 import { signInBrowser } from '../sign-in.js';
 import { FLOW_TTL_MS, flowCookie, openFlow, readFlowCookie, sealFlow } from './flow-cookie.js';
@@ -85,10 +86,13 @@ export function oidcRoutes(scope: FastifyInstance, db: Kysely<DB>, options: Oidc
     email: string,
     flow: { next: string; workspace?: string },
   ): Promise<FastifyReply> {
-    const matches = (await usersWithEmail(db, email)).filter(
+    const users = (await usersWithEmail(db, email)).filter(
       (match) => flow.workspace === undefined || match.workspaceSlug === flow.workspace,
     );
-    if (matches.length === 0) return sendPage(reply, 403, oidcPages.noUser(email));
+    if (users.length === 0) return sendPage(reply, 403, oidcPages.noUser(email));
+    // A deactivated user is no choice: the person signs in to the workspaces still theirs.
+    const matches = users.filter((match) => match.active);
+    if (matches.length === 0) return sendPage(reply, 403, personInactivePage);
     if (matches.length > 1) return sendPage(reply, 200, chooseWorkspacePage(matches, flow.next));
     return signInBrowser(db, request, reply, matches[0], flow.next, secureCookies);
   }

@@ -28,21 +28,27 @@ const decisionForm = (
   </form>`;
 
 /**
- * The question put to the person: which client (by the name it registered and where it
- * sends the answer), which workspace, and what it may do there, with Approve and Deny.
+ * The question put to the person: which client (by the name it registered, its own claim),
+ * where the browser goes once they answer (the one fact about the client a person can
+ * check, so it stands out right under the question), which workspace, and what it may do
+ * there, with Approve and Deny.
  */
 export function consentPage(session: BrowserSession, request: ConsentRequest, redirectLabel: string): Page {
   return {
     title: `Connect ${request.clientName}?`,
     body: html`${sessionHeader(session)}
       <h1>Connect <q>${request.clientName}</q> to ${session.workspaceName}?</h1>
+      <p class="destination">
+        After you answer, your browser goes to
+        <strong><code>${redirectLabel}</code></strong>
+        and takes the access you approve with it. Approve only if that is the application you started.
+      </p>
       <p>
-        The application <strong>${request.clientName}</strong> asks to act as you, <strong>${session.userName}</strong>,
-        in the workspace <strong>${session.workspaceName}</strong> (${session.workspaceSlug}).
+        An application that calls itself <strong>${request.clientName}</strong> (a name it chose, which wsx cannot
+        check) asks to act as you, <strong>${session.userName}</strong>, in the workspace
+        <strong>${session.workspaceName}</strong> (${session.workspaceSlug}).
       </p>
       <dl>
-        <dt>It returns to</dt>
-        <dd><code>${redirectLabel}</code></dd>
         <dt>Client id</dt>
         <dd><code>${request.clientId}</code></dd>
         ${

@@ -2,6 +2,7 @@ import { html } from '../html.js';
 import { sameOriginPath } from '../next-path.js';
 import type { Page } from '../page.js';
 import { OIDC_LOGIN_PATH } from '../paths.js';
+import { shellQuote } from '../shell-quote.js';
 
 /** A page that only says something: a heading and paragraphs. */
 export const messagePage = (title: string, ...paragraphs: string[]): Page => ({
@@ -24,7 +25,9 @@ const upstreamSignIn = (host: string, next: string | undefined) =>
  */
 export function signInPage(returnTo: string, intro?: string, upstreamHost?: string): Page {
   const next = sameOriginPath(returnTo);
-  const command = `wsx login-link --workspace WORKSPACE --user YOUR-HANDLE${next ? ` --next '${next}'` : ''}`;
+  // The path is the visitor's to choose (any page address ends up here), and an administrator
+  // pastes this into a shell: quoted so that nothing in it runs; the page escapes it as HTML.
+  const command = `wsx login-link --workspace WORKSPACE --user YOUR-HANDLE${next ? ` --next ${shellQuote(next)}` : ''}`;
   return {
     title: 'Sign in needed',
     body: html`<h1>Sign in needed</h1>
@@ -43,3 +46,10 @@ export const signedOutPage = (): Page =>
     'Signed out',
     'You are signed out of this browser. To sign in again, ask an administrator for a new sign-in link.',
   );
+
+/** A deactivated person (users[].active: false in the workspace file) tried to sign in or answer. */
+export const personInactivePage: Page = messagePage(
+  'Account deactivated',
+  'Your account in this workspace is deactivated, so you cannot sign in or connect applications.',
+  'If this is a mistake, ask an administrator to re-activate it.',
+);

@@ -12,7 +12,7 @@ import { csrfChecked, seeOther } from '../answers.js';
 import { formField } from '../form-body.js';
 import { sendPage } from '../page.js';
 import { consentPage } from '../pages/consent.js';
-import { messagePage, signInPage } from '../pages/messages.js';
+import { messagePage, personInactivePage, signInPage } from '../pages/messages.js';
 import { CONSENT_PATH } from '../paths.js';
 import { redirectTarget } from '../redirect-target.js';
 
@@ -44,17 +44,19 @@ export function consentRoutes(scope: FastifyInstance, db: Kysely<DB>, upstreamHo
     const pending = await readPendingAuthorization(db, requestId);
     if (!pending) return sendPage(reply, 410, goneRequestPage);
     const session = request.browserSession;
+    const target = redirectTarget(pending.redirectUri);
+    // Anyone can send a person here, so the client's name is given as its own claim, beside
+    // where the answer goes: whatever the name says, that is who would receive the access.
     if (!session)
       return sendPage(
         reply,
         401,
         signInPage(
           consentUrl(requestId),
-          `The application “${pending.clientName}” asks to connect. Sign in to answer.`,
+          `An application that calls itself “${pending.clientName}” asks to connect as you; your answer goes to ${target.label}. Sign in to answer.`,
           upstreamHost,
         ),
       );
-    const target = redirectTarget(pending.redirectUri);
     return sendPage(
       reply,
       200,
@@ -92,6 +94,9 @@ export function consentRoutes(scope: FastifyInstance, db: Kysely<DB>, upstreamHo
       // Another answer (a second tab, a double click) consumed the request meanwhile.
       if (error instanceof AuthorizationRequestError && error.reason === 'gone')
         return sendPage(reply, 410, goneRequestPage);
+      // The person was deactivated after the session was read: nothing is approved.
+      if (error instanceof AuthorizationRequestError && error.reason === 'user')
+        return sendPage(reply, 403, personInactivePage);
       throw error;
     }
     return seeOther(reply, location);

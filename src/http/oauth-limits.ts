@@ -1,0 +1,196 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TokenHandlerOptions } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
+import { clientKey } from './client-address.js';
+import { failureBudget } from './failure-budget.js';
+import type { CounterStore } from './rate-counters.js';
+
+/**
+ * The limits of the OAuth endpoints. Nobody presents an API credential there, and behind
+ * the TLS proxy OAuth needs every request may come from one address, so a limit per address
+ * alone would let one client's junk lock every other client out. Two budgets instead, both
+ * over the app's counter store (shared through Redis when REDIS_URL is set):
+ *
+ * - refused requests per client address (WSX_AUTH_FAILURE_LIMIT, counted apart from the
+ *   API's failures): past it a refusal answers 429 instead, and a request that succeeds is
+ *   never refused, from any address;
+ * - valid requests (WSX_OAUTH_RATE_LIMIT a minute) per grant on /token, per client and
+ *   address on /authorize and /revoke, per address on /register (a sixth): only answers
+ *   below 400 stay counted, so junk never spends a valid client's budget.
+ *
+ * Addresses are Fastify's `request.ip` (through the proxies WSX_TRUST_PROXY names): the
+ * Express router the requests are handed to sees only the socket.
+ */
+
+const WINDOW_MS = 60_000;
+/** Key spaces in the counter store: refused OAuth requests per address, valid ones per endpoint and key. */
+const REFUSALS_NS = 'wsx-oaf:';
+const VALID_NS = 'wsx-oav:';
+
+/** The options of express-rate-limit, which the MCP SDK's handlers run after reading the body. */
+type RateLimitOptions = Exclude<NonNullable<TokenHandlerOptions['rateLimit']>, false>;
+
+/** The request as the router's middleware sees it: the Node request with the body and query Express read. */
+type RoutedRequest = IncomingMessage & { body?: unknown; query?: unknown };
+
+/** What the refusal budget uses of Express's response. */
+interface JsonResponse extends ServerResponse {
+  json(body: unknown): this;
+}
+
+const addresses = new WeakMap<IncomingMessage, string>();
+
+/** Records the client address Fastify read for a request before the router takes it. */
+export const rememberClientAddress = (raw: IncomingMessage, ip: string): void => {
+  addresses.set(raw, ip);
+};
+
+const addressOf = (req: IncomingMessage): string => addresses.get(req) ?? req.socket.remoteAddress ?? '';
+
+const tooManyRequests = (description: string) => ({ error: 'too_many_requests', error_description: description });
+
+/**
+ * Middleware for the router: every refusal it answers (a 4xx JSON answer: invalid_client,
+ * invalid_grant, invalid_client_metadata, …) is charged to the client address first; past
+ * the budget, the answer is 429 too_many_requests with Retry-After instead. The SDK's
+ * handlers answer every refusal through `res.json`, so that is where it is caught.
+ */
+export function chargeRefusals(counters: CounterStore, limit: number) {
+  const charge = failureBudget(counters, REFUSALS_NS, limit);
+  return (req: IncomingMessage, res: JsonResponse, next: () => void): void => {
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      const status = res.statusCode;
+      if (status < 400 || status >= 500 || status === 429) return json(body);
+      charge(addressOf(req)).then(
+        (retryAfterSeconds) => {
+          if (retryAfterSeconds === undefined || res.headersSent) return json(body);
+          res.statusCode = 429;
+          res.setHeader('Retry-After', String(retryAfterSeconds));
+          return json(
+            tooManyRequests(
+              `Too many refused OAuth requests from this client address (more than ${limit} a minute). ` +
+                'Correct the request, then retry after the number of seconds in Retry-After.',
+            ),
+          );
+        },
+        () => json(body),
+      );
+      return res;
+    };
+    next();
+  };
+}
+
+/**
+ * express-rate-limit's store over the counter store. While the counters cannot answer
+ * (Redis unreachable, logged once by the store) requests pass unlimited, as on the API.
+ */
+class CounterStoreAdapter {
+  // Counts kept elsewhere than this process may be shared by several processes.
+  readonly localKeys = false;
+
+  constructor(
+    private readonly counters: CounterStore,
+    readonly prefix: string,
+  ) {}
+
+  async increment(key: string) {
+    const hit = await this.counters.hit(this.prefix + key, 1, WINDOW_MS);
+    return hit
+      ? { totalHits: hit.current, resetTime: new Date(Date.now() + hit.ttl) }
+      : { totalHits: 0, resetTime: undefined };
+  }
+
+  /** A refused request gives its hit back (express-rate-limit skips this once the window has ended). */
+  async decrement(key: string): Promise<void> {
+    await this.counters.hit(this.prefix + key, -1, WINDOW_MS);
+  }
+
+  resetKey(): void {}
+}
+
+type KeyOf = (req: RoutedRequest) => Promise<string | undefined> | string | undefined;
+
+/** A budget of valid requests per `keyOf` for one endpoint; a request without a key is left to the refusal budget. */
+function validBudget(counters: CounterStore, endpoint: string, limit: number, keyOf: KeyOf, description: string) {
+  const keys = new WeakMap<IncomingMessage, string | undefined>();
+  const key = async (req: RoutedRequest) => {
+    if (!keys.has(req)) keys.set(req, await keyOf(req));
+    return keys.get(req);
+  };
+  return {
+    windowMs: WINDOW_MS,
+    limit,
+    standardHeaders: 'draft-6',
+    legacyHeaders: false,
+    store: new CounterStoreAdapter(counters, `${VALID_NS}${endpoint}:`),
+    // No key (no client named, a code or refresh token of no grant of that client): the
+    // request is refused by the handler, and that refusal is charged to its address.
+    skip: async (req: RoutedRequest) => (await key(req)) === undefined,
+    keyGenerator: async (req: RoutedRequest) => (await key(req)) ?? '',
+    // Only answers below 400 stay counted.
+    skipFailedRequests: true,
+    passOnStoreError: true,
+    // Its start-up checks are about keying on `req.ip`, which these keys do not.
+    validate: false,
+    message: tooManyRequests(
+      `${description} (at most ${limit} a minute). Retry after the number of seconds in Retry-After.`,
+    ),
+  } satisfies RateLimitOptions;
+}
+
+/** A string parameter of the request: the form body's, or the query's on a GET. */
+function parameter(req: RoutedRequest, name: string): string | undefined {
+  const source = req.method === 'GET' ? req.query : req.body;
+  const value = typeof source === 'object' && source !== null ? (source as Record<string, unknown>)[name] : undefined;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The client named by the request and its address: a public client's id is no secret, so one address cannot spend another's budget. */
+const clientAndAddress = (req: RoutedRequest): string | undefined => {
+  const clientId = parameter(req, 'client_id');
+  return clientId === undefined ? undefined : `${clientId}@${clientKey(addressOf(req))}`;
+};
+
+/**
+ * The `rateLimit` option of each endpoint of the SDK's router. `presentedGrant` answers the
+ * grant a token request's code or refresh token belongs to (when it is the named client's).
+ */
+export function validRequestLimits(
+  counters: CounterStore | undefined,
+  perMinute: number,
+  presentedGrant: (body: unknown) => Promise<string | undefined>,
+) {
+  if (!counters || perMinute <= 0) return { token: false, authorize: false, revoke: false, register: false } as const;
+  return {
+    token: validBudget(
+      counters,
+      'token',
+      perMinute,
+      (req) => presentedGrant(req.body),
+      'Too many token requests for this grant',
+    ),
+    authorize: validBudget(
+      counters,
+      'authorize',
+      perMinute,
+      clientAndAddress,
+      'Too many authorization requests for this client from this address',
+    ),
+    revoke: validBudget(
+      counters,
+      'revoke',
+      perMinute,
+      clientAndAddress,
+      'Too many revocation requests for this client from this address',
+    ),
+    // Registration writes a row, and there is no client yet to count against.
+    register: validBudget(
+      counters,
+      'register',
+      Math.ceil(perMinute / 6),
+      (req) => clientKey(addressOf(req)),
+      'Too many client registrations from this address; a client registers once and keeps its client_id',
+    ),
+  };
+}
