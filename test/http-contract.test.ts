@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiError } from '../src/core/errors.js';
 import { catalog } from '../src/operations/catalog.js';
 import { defineOperation, ok, type Operation } from '../src/operations/define.js';
-import { locationResolver } from '../src/operations/location.js';
+import { locationResolver, OWN_URLS } from '../src/operations/location.js';
 import { Nullable } from '../src/operations/schema-helpers.js';
 import { parseInput } from '../src/operations/validate.js';
 import { ACME, TOKENS } from './support/fixtures.js';
@@ -53,7 +53,7 @@ describe('Location resolver over the whole catalog', () => {
   });
 
   it.each(creating.map((candidate) => [candidate.id, candidate] as const))(
-    '%s answers a Location that a GET route of the catalog serves',
+    '%s answers a Location that a GET route of the catalog serves, or the comment it made',
     (_id, operation) => {
       expect(operation.response, 'a 201 operation documents its response').toBeDefined();
       const location = locationOf(
@@ -62,7 +62,8 @@ describe('Location resolver over the whole catalog', () => {
         pathParams(operation),
       );
       expect(location, `no Location for ${operation.id}`).toBeDefined();
-      expect(gets.some((get) => templateMatcher(get.path).test(location as string))).toBe(true);
+      const served = Object.hasOwn(OWN_URLS, operation.id) ? [OWN_URLS[operation.id].path] : gets.map((g) => g.path);
+      expect(served.some((path) => templateMatcher(path).test(location as string))).toBe(true);
     },
   );
 
@@ -78,9 +79,9 @@ describe('Location resolver over the whole catalog', () => {
     expect(locationOf(op('create_agenda_item'), { status: 201, body }, { meetingId: 'ignored' })).toBe(
       '/api/external/meetings/m%3F1/agenda-items/a%2Fb%20c',
     );
-    const comment = { comment: { commentId: 'cmt_1', issueId: 'iss_1' } };
+    const comment = { comment: { commentId: 'cmt/1' } };
     expect(locationOf(op('add_comment'), { status: 201, body: comment }, { issueId: 'ENG/1 #' })).toBe(
-      '/api/external/issues/ENG%2F1%20%23/comments',
+      '/api/external/issues/ENG%2F1%20%23/comments/cmt%2F1',
     );
   });
 
@@ -295,15 +296,37 @@ describe('over HTTP and MCP', () => {
       expect(subtask.shown.subtask.subtaskId).toBe(subtask.created.subtask.subtaskId);
     });
 
-    it('points at the list that shows a comment, by the issue the request named', async () => {
+    it("names a new issue comment's own URL, under the issue's id whatever the request named it by", async () => {
       const issue = await newIssue('Commented');
-      const comment = await createdAt(
-        `/api/external/issues/${issue.issueKey}/comments`,
-        { body: 'First' },
-        () => `/api/external/issues/${issue.issueKey}/comments`,
-      );
-      expect(comment.shown.comments.map((c: { commentId: string }) => c.commentId)).toContain(
-        comment.created.comment.commentId,
+      const reply = await post(`/api/external/issues/${issue.issueKey}/comments`, { body: 'First' });
+      expect(reply.status).toBe(201);
+      expect(reply.body.comment).toMatchObject({ issueId: issue.issueId, body: 'First' });
+      const { commentId } = reply.body.comment;
+      expect(commentId).toMatch(/^cmt_/);
+      expect(reply.headers.location).toBe(`/api/external/issues/${issue.issueId}/comments/${commentId}`);
+      // The URL is the comment's: it is what deletes it.
+      const deleted = await h.call('DELETE', reply.headers.location as string, { token: TOKENS.admin });
+      expect(deleted.status).toBe(204);
+      const listed = await get(`/api/external/issues/${issue.issueId}/comments`);
+      expect(listed.status).toBe(200);
+      expect(listed.body.comments.map((c: { commentId: string }) => c.commentId)).not.toContain(commentId);
+    });
+
+    it("names a new milestone comment's own URL, under its milestone", async () => {
+      const { containers } = await h.apply(ACME);
+      const milestone = await post('/api/external/issue-container-milestones', {
+        title: 'Located milestone',
+        issueContainerId: containers['ENG/API/Launch'],
+      });
+      expect(milestone.status).toBe(201);
+      const { milestoneId } = milestone.body.milestone;
+      const reply = await post(`/api/external/issue-container-milestones/${milestoneId}/comments`, { body: 'Noted' });
+      expect(reply.status).toBe(201);
+      expect(reply.body.comment).toMatchObject({ milestoneId, body: 'Noted' });
+      const { commentId } = reply.body.comment;
+      expect(commentId).toMatch(/^cmt_/);
+      expect(reply.headers.location).toBe(
+        `/api/external/issue-container-milestones/${milestoneId}/comments/${commentId}`,
       );
     });
 

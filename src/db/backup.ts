@@ -1,6 +1,7 @@
 import type { Database as SqliteConnection } from 'better-sqlite3';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { createOwnerOnly } from './file-mode.js';
 
 /** What a finished copy is: its size on disk and the newest migration it holds. */
 export interface SqliteBackup {
@@ -33,7 +34,12 @@ export async function backupSqliteFile(source: string, target: string): Promise<
   if (!existsSync(dirname(target))) throw new BackupError(`the directory ${dirname(target)} does not exist`);
   const { default: Sqlite } = await import('better-sqlite3');
   const partial = join(dirname(target), `.${basename(target)}.partial-${process.pid}`);
+  // The copy holds everything the store does (webhook secrets among it): created readable by
+  // its owner only before SQLite writes to it, and renamed with that mode. A copy left by an
+  // earlier run of this pid goes first, so the file is always made anew.
+  removeCopy(partial);
   try {
+    createOwnerOnly(partial);
     // Only reads, but not opened read-only: a read-only connection cannot remove the WAL files
     // it creates when the server is stopped, and would leave them beside the database.
     const live = new Sqlite(source, { fileMustExist: true });

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Database } from './database.js';
 import { CommitGroups, groupCommits, groupCommitsByWorkspace } from './commit-groups.js';
+import { createOwnerOnly } from './file-mode.js';
 import { PgCommitGroups } from './pg-commit-groups.js';
 import { readDirectly, readPooled } from './direct-reads.js';
 import type { DB } from './schema.js';
@@ -51,7 +52,12 @@ async function openSqlite(path: string, backgroundCheckpoints = false): Promise<
   const { default: BetterSqlite3 } = await import('better-sqlite3');
   const inMemory = path === ':memory:';
   const file = inMemory ? undefined : resolve(path);
-  if (file) mkdirSync(dirname(file), { recursive: true });
+  if (file) {
+    mkdirSync(dirname(file), { recursive: true });
+    // A new store is created readable by its owner only (SQLite would make it 0644); SQLite
+    // gives its WAL and shared-memory files the mode of the database file.
+    createOwnerOnly(file);
+  }
   const sqlite = new BetterSqlite3(file ?? ':memory:');
   // Statistics are an optimisation: a full disk or a lock held by another process must not
   // stop the start (or, hourly, throw out of a timer and end the process).

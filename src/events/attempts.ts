@@ -9,13 +9,14 @@ import { sendWebhook, type SendOutcome } from './delivery.js';
 import {
   claimDueJobs,
   failInterruptedAttempts,
-  finishAttempt,
   insertDeliveries,
   listEventPayloads,
   listSubscriptionTargets,
   type FailureStreak,
 } from './dispatch.repository.js';
 import type { Holder } from './holder.js';
+import type { SubscriptionLimits } from './in-flight-limits.js';
+import { finishAttempts, type FinishedAttempt } from './outcomes.repository.js';
 import { LEASE_MS, retryDelayMs } from './scheduling.js';
 import { signatureHeader } from './signer.js';
 
@@ -38,6 +39,8 @@ export interface ClaimOptions {
   holder: Holder;
   /** The claim's instant (injectable, so takeovers can be tested without waiting). */
   nowMs: number;
+  /** Each subscription's in-flight limit; without it, every subscription's starting limit. */
+  limits?: SubscriptionLimits;
 }
 
 export const URL_SETTER_REFUSED =
@@ -79,17 +82,16 @@ export async function claimAttempts(database: Database, config: AppConfig, optio
   const { holder, nowMs } = options;
   const now = nowIso(nowMs);
   const { sendable, exhausted } = await database.db.transaction().execute(async (trx) => {
-    const jobs = await claimDueJobs(trx, database.dialect, {
-      now,
-      leaseUntil: nowIso(nowMs + LEASE_MS),
-      holder,
-      limit: options.limit,
-    });
-    if (jobs.length === 0) return { sendable: [], exhausted: [] };
-    await failInterruptedAttempts(
+    const jobs = await claimDueJobs(
       trx,
-      jobs.map((job) => job.id),
+      database.dialect,
+      { now, leaseUntil: nowIso(nowMs + LEASE_MS), holder, limit: options.limit },
+      options.limits,
     );
+    if (jobs.length === 0) return { sendable: [], exhausted: [] };
+    // Only a job claimed before can have an attempt left `pending` by a stopped process.
+    const again = jobs.filter((job) => job.attempts > 1).map((job) => job.id);
+    if (again.length > 0) await failInterruptedAttempts(trx, again);
     const within = jobs.filter((job) => job.attempts <= lastAttemptOf(job, config));
     const rows: WebhookDeliveryRow[] = within.map((job) => ({
       id: newId('dlv', nowMs),
@@ -111,26 +113,26 @@ export async function claimAttempts(database: Database, config: AppConfig, optio
       exhausted: jobs.filter((job) => job.attempts > lastAttemptOf(job, config)),
     };
   });
-  for (const job of exhausted) {
-    await finishAttempt(
-      database.db,
-      job.id,
-      holder.id,
-      { deliveryId: null, status: 'failed', responseStatus: null, durationMs: null, error: null },
-      { state: 'failed', dueAt: null, now },
-    );
-  }
+  await finishAttempts(
+    database.db,
+    database.dialect,
+    exhausted.map((job) => ({
+      jobId: job.id,
+      webhookId: job.webhook_id,
+      holderId: holder.id,
+      attempt: { deliveryId: null, status: 'failed', responseStatus: null, durationMs: null, error: null },
+      next: { state: 'failed', dueAt: null, now },
+    })),
+  );
   if (sendable.length === 0) return [];
-  const targets = new Map(
-    (await listSubscriptionTargets(database.db, [...new Set(sendable.map((a) => a.job.webhook_id))])).map((t) => [
-      t.id,
-      t,
-    ]),
-  );
   const shared = [...new Set(sendable.filter((a) => a.job.body === null).map((a) => a.job.event_id))];
-  const payloads = new Map(
-    (shared.length ? await listEventPayloads(database.db, shared) : []).map((p) => [p.id, p.payload]),
-  );
+  // Two independent reads: on PostgreSQL they run side by side, on two of the pool's connections.
+  const [targetRows, payloadRows] = await Promise.all([
+    listSubscriptionTargets(database.db, [...new Set(sendable.map((a) => a.job.webhook_id))]),
+    shared.length ? listEventPayloads(database.db, shared) : [],
+  ]);
+  const targets = new Map(targetRows.map((t) => [t.id, t]));
+  const payloads = new Map(payloadRows.map((p) => [p.id, p.payload]));
   return sendable.flatMap(({ job, deliveryId }) => {
     const target = targets.get(job.webhook_id);
     const body = job.body ?? payloads.get(job.event_id);
@@ -155,14 +157,61 @@ function signedHeaders(attempt: Attempt): Record<string, string> {
   };
 }
 
-async function send(config: AppConfig, attempt: Attempt): Promise<SendOutcome> {
-  if (attempt.refused) return { ok: false, responseStatus: null, durationMs: 0, error: attempt.refused };
-  return sendWebhook({
-    url: attempt.url,
-    headers: signedHeaders(attempt),
-    body: attempt.body,
-    allowPrivate: config.webhookAllowPrivate,
+/** Sends one attempt (or, for a refused one, sends nothing) and answers how it went. */
+export async function sendAttempt(database: Database, config: AppConfig, attempt: Attempt): Promise<SendOutcome> {
+  const outcome: SendOutcome = attempt.refused
+    ? { ok: false, responseStatus: null, durationMs: 0, error: attempt.refused }
+    : await sendWebhook({
+        url: attempt.url,
+        headers: signedHeaders(attempt),
+        body: attempt.body,
+        allowPrivate: config.webhookAllowPrivate,
+      });
+  signal(database.db, {
+    kind: 'webhook_attempt',
+    outcome: outcome.ok ? 'succeeded' : attempt.refused ? 'refused' : 'failed',
   });
+  return outcome;
+}
+
+/**
+ * What recording an attempt's outcome writes: its delivery record, and what its job does
+ * next. A failure before the last attempt schedules the next one; a job that ends here
+ * counts in its subscription's failure streak.
+ */
+export function finishedAttempt(
+  config: AppConfig,
+  attempt: Attempt,
+  outcome: SendOutcome,
+  holder: Holder,
+  endedMs: number,
+): FinishedAttempt {
+  const now = nowIso(endedMs);
+  const { attempts } = attempt.job;
+  const retry = !outcome.ok && attempts < lastAttemptOf(attempt.job, config);
+  const next = outcome.ok
+    ? { state: 'succeeded' as const, dueAt: null, now }
+    : retry
+      ? {
+          state: 'pending' as const,
+          dueAt: nowIso(endedMs + retryDelayMs(attempts + 1, config.webhookRetryBaseMs)),
+          now,
+        }
+      : { state: 'failed' as const, dueAt: null, now };
+  return {
+    jobId: attempt.job.id,
+    webhookId: attempt.job.webhook_id,
+    holderId: holder.id,
+    attempt: {
+      deliveryId: attempt.deliveryId,
+      status: outcome.ok ? 'succeeded' : 'failed',
+      responseStatus: outcome.responseStatus,
+      durationMs: outcome.durationMs,
+      error: outcome.ok ? null : outcome.error,
+    },
+    next,
+    ...(retry ? {} : { final: { succeeded: outcome.ok } }),
+  };
 }
 
 /**
@@ -179,10 +228,27 @@ export type FailureStreakHandler = (
 ) => Promise<void>;
 
 /**
- * Sends one attempt and records its outcome; a failure before the last attempt schedules
- * the next. A job that ends here counts in its subscription's failure streak, which a
- * failure hands to `onFailureStreak`.
+ * Records finished attempts in one transaction (outcomes.repository.ts), then hands each
+ * failure streak a failed last attempt left running to `onFailureStreak`.
  */
+export async function recordAttempts(
+  database: Database,
+  config: AppConfig,
+  finished: FinishedAttempt[],
+  onFailureStreak?: FailureStreakHandler,
+): Promise<void> {
+  const streaks = await finishAttempts(database.db, database.dialect, finished);
+  if (!onFailureStreak) return;
+  // Each subscription's streak is handled even if another's handling fails.
+  const failures: unknown[] = [];
+  for (const { webhookId, streak, endedAt } of streaks)
+    await onFailureStreak(database, config, webhookId, streak, Date.parse(endedAt)).catch((error: unknown) =>
+      failures.push(error),
+    );
+  if (failures.length > 0) throw failures[0];
+}
+
+/** Sends one attempt and records its outcome (the dispatcher records its attempts in batches instead). */
 export async function runAttempt(
   database: Database,
   config: AppConfig,
@@ -191,37 +257,6 @@ export async function runAttempt(
   clock: () => number = Date.now,
   onFailureStreak?: FailureStreakHandler,
 ): Promise<void> {
-  const outcome = await send(config, attempt);
-  signal(database.db, {
-    kind: 'webhook_attempt',
-    outcome: outcome.ok ? 'succeeded' : attempt.refused ? 'refused' : 'failed',
-  });
-  const endedMs = clock();
-  const now = nowIso(endedMs);
-  const { attempts } = attempt.job;
-  const retry = !outcome.ok && attempts < lastAttemptOf(attempt.job, config);
-  const next = outcome.ok
-    ? { state: 'succeeded' as const, dueAt: null, now }
-    : retry
-      ? {
-          state: 'pending' as const,
-          dueAt: nowIso(endedMs + retryDelayMs(attempts + 1, config.webhookRetryBaseMs)),
-          now,
-        }
-      : { state: 'failed' as const, dueAt: null, now };
-  const streak = await finishAttempt(
-    database.db,
-    attempt.job.id,
-    holder.id,
-    {
-      deliveryId: attempt.deliveryId,
-      status: outcome.ok ? 'succeeded' : 'failed',
-      responseStatus: outcome.responseStatus,
-      durationMs: outcome.durationMs,
-      error: outcome.ok ? null : outcome.error,
-    },
-    next,
-    retry ? undefined : { webhookId: attempt.job.webhook_id, succeeded: outcome.ok },
-  );
-  if (streak && onFailureStreak) await onFailureStreak(database, config, attempt.job.webhook_id, streak, endedMs);
+  const outcome = await sendAttempt(database, config, attempt);
+  await recordAttempts(database, config, [finishedAttempt(config, attempt, outcome, holder, clock())], onFailureStreak);
 }

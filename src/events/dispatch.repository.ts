@@ -3,8 +3,9 @@ import { queryTemplate, singleQuery } from '../db/compiled-query.js';
 import type { DialectName } from '../db/database.js';
 import { INDEX_ORDER_PLANS_ONLY } from '../db/pg-plan-settings.js';
 import type { DB } from '../db/schema.js';
-import type { DeliveryStatus, WebhookDeliveryRow, WebhookJobRow, WebhookJobState } from '../db/tables/webhooks.js';
-import { pickFairly, SUBSCRIPTION_CONCURRENCY } from './scheduling.js';
+import type { DeliveryStatus, WebhookDeliveryRow, WebhookJobRow } from '../db/tables/webhooks.js';
+import { STARTING_LIMITS, type SubscriptionLimits } from './in-flight-limits.js';
+import { pickFairly, type ClaimCandidate } from './scheduling.js';
 
 /**
  * The dispatcher's SQL: outbox fan-out, job claims and the delivery log. On PostgreSQL,
@@ -87,8 +88,17 @@ export async function insertJobs(trx: Db, jobs: WebhookJobRow[]): Promise<void> 
     .execute();
 }
 
-/** Claims of all processes are taken one at a time on PostgreSQL, so the caps hold across nodes. */
-const CLAIM_LOCK = sql`select pg_advisory_xact_lock(hashtext('wsx.webhook_job_claims'))`;
+/**
+ * Claims of all processes are taken one at a time on PostgreSQL, so the caps hold across
+ * nodes. The same statement keeps the claim's reads on their indexes (pg-plan-settings.ts):
+ * a plan made while the queue was empty would otherwise read the whole queue once it is not.
+ * The small subscriptions table is still read whole, and the penalty the planner then adds
+ * to its cost made it compile the claim's read to machine code (JIT) on every tick, which
+ * took far longer than running it: JIT is off for the claim.
+ */
+const CLAIM_LOCK = sql.raw(
+  `${INDEX_ORDER_PLANS_ONLY}, set_config('jit', 'off', true), pg_advisory_xact_lock(hashtext('wsx.webhook_job_claims'))`,
+);
 
 export interface ClaimRequest {
   now: string;
@@ -97,14 +107,6 @@ export interface ClaimRequest {
   limit: number;
 }
 
-/**
- * Leases due jobs of active subscriptions (and the pings and redeliveries a client asked
- * for, whatever the subscription's state), fairly (scheduling.ts): state `sending`, one
- * more attempt, due again at the lease end (so a holder that dies leaves the job to be
- * claimed again), and the holder recorded. A job is due when its attempt time has come or
- * its holder's lease lapsed. Only each subscription's oldest due jobs are candidates, so a
- * backlog of one subscription cannot crowd the others out of the candidate list.
- */
 /** Jobs being sent per subscription: read on every dispatcher tick, so built once. */
 const sendingJobCounts = singleQuery((db, slots: { now: string }) =>
   db
@@ -116,32 +118,72 @@ const sendingJobCounts = singleQuery((db, slots: { now: string }) =>
     .groupBy(['workspace_id', 'webhook_id']),
 );
 
-/** Due jobs, at most SUBSCRIPTION_CONCURRENCY per subscription, oldest first: built once. */
-const dueJobCandidates = singleQuery((db, slots: { now: string }) => {
-  const ranked = db
-    .selectFrom('webhook_jobs as j')
-    .innerJoin('webhooks as w', 'w.id', 'j.webhook_id')
-    .select(['j.id', 'j.workspace_id', 'j.webhook_id', 'j.due_at'])
-    .select(sql<number>`row_number() over (partition by j.webhook_id order by j.due_at, j.id)`.as('sub_rank'))
-    .where('j.due_at', '<=', slots.now)
-    .where((eb) => eb.or([eb('w.active', '=', 1), eb('j.requested', '=', 1)]));
-  return db
-    .selectFrom(ranked.as('c'))
-    .select(['c.id', 'c.workspace_id', 'c.webhook_id'])
-    .where('c.sub_rank', '<=', SUBSCRIPTION_CONCURRENCY)
-    .orderBy('c.due_at')
-    .orderBy('c.id');
-});
+/**
+ * Due jobs, at most `perSubscription` of each subscription, oldest first: for each active
+ * subscription its oldest due jobs (webhook_jobs_queue_idx, walked in due order and left at
+ * the limit, however long its backlog), and the requested jobs of inactive ones
+ * (webhook_jobs_requested_idx). PostgreSQL walks each subscription's entries in a lateral
+ * join; SQLite runs the correlated subquery once per subscription, and its CROSS JOIN keeps
+ * the subscriptions the outer loop (joined the other way, SQLite read every job and ran the
+ * subquery for each). The ranking over every due job this replaces read the whole backlog on
+ * every tick.
+ */
+const REQUESTED_OF_INACTIVE = 100;
 
-export async function claimDueJobs(trx: Db, dialect: DialectName, request: ClaimRequest): Promise<WebhookJobRow[]> {
+function dueJobCandidates(trx: Db, dialect: DialectName, now: string, perSubscription: number) {
+  const requested = sql`select j.id, j.workspace_id, j.webhook_id, j.due_at
+    from webhook_jobs j join webhooks w on w.id = j.webhook_id
+    where j.requested = 1 and j.due_at is not null and j.due_at <= ${now} and w.active = 0
+    order by j.due_at, j.id limit ${REQUESTED_OF_INACTIVE}`;
+  const active =
+    dialect === 'postgres'
+      ? sql`select c.id, c.workspace_id, c.webhook_id, c.due_at from webhooks w
+          cross join lateral (
+            select j.id, j.workspace_id, j.webhook_id, j.due_at from webhook_jobs j
+            where j.webhook_id = w.id and j.due_at is not null and j.due_at <= ${now}
+            order by j.due_at, j.id limit ${perSubscription}
+          ) c
+          where w.active = 1`
+      : sql`select c.id, c.workspace_id, c.webhook_id, c.due_at from webhooks w
+          cross join webhook_jobs c
+          where w.active = 1 and c.id in (
+            select j.id from webhook_jobs j
+            where j.webhook_id = w.id and j.due_at is not null and j.due_at <= ${now}
+            order by j.due_at, j.id limit ${perSubscription}
+          )`;
+  return sql<ClaimCandidate & { due_at: string }>`select * from (${active}) a
+    union all select * from (${requested}) r
+    order by due_at, id`.execute(trx);
+}
+
+/**
+ * Leases due jobs of active subscriptions (and the pings and redeliveries a client asked
+ * for, whatever the subscription's state), fairly and within each subscription's in-flight
+ * limit (scheduling.ts, in-flight-limits.ts): state `sending`, one more attempt, due again
+ * at the lease end (so a holder that dies leaves the job to be claimed again), and the
+ * holder recorded. A job is due when its attempt time has come or its holder's lease
+ * lapsed. Only each subscription's oldest due jobs (up to the largest in-flight limit) are
+ * candidates, so a backlog of one subscription cannot crowd the others out of the list.
+ */
+export async function claimDueJobs(
+  trx: Db,
+  dialect: DialectName,
+  request: ClaimRequest,
+  limits: SubscriptionLimits = STARTING_LIMITS,
+): Promise<WebhookJobRow[]> {
   const { now } = request;
-  if (dialect === 'postgres') await CLAIM_LOCK.execute(trx);
-  const running = await sendingJobCounts.rows({ db: trx, dialect }, { now });
-  const candidates = await dueJobCandidates.rows({ db: trx, dialect }, { now });
+  // Sent together: PostgreSQL runs a connection's statements in order (the pool pipelines
+  // them), so both reads still follow the lock, at the cost of one round trip instead of three.
+  const [, running, { rows: candidates }] = await Promise.all([
+    dialect === 'postgres' ? CLAIM_LOCK.execute(trx) : undefined,
+    sendingJobCounts.rows({ db: trx, dialect }, { now }),
+    dueJobCandidates(trx, dialect, now, limits.largest()),
+  ]);
   const chosen = pickFairly(
     candidates,
     running.map((row) => ({ ...row, n: Number(row.n) })),
     request.limit,
+    (webhookId) => limits.limitOf(webhookId),
   );
   if (chosen.length === 0) return [];
   return trx
@@ -248,71 +290,4 @@ export interface FailureStreak {
   /** When the streak began. */
   failing_since: string | null;
   active: number;
-}
-
-/**
- * Counts a finished job in its subscription's failure streak: a success ends the streak, a
- * failed last attempt starts it (or goes on with it). Answers the streak after a failure.
- */
-async function countInStreak(
-  trx: Db,
-  webhookId: string,
-  succeeded: boolean,
-  now: string,
-): Promise<FailureStreak | undefined> {
-  if (succeeded) {
-    await trx
-      .updateTable('webhooks')
-      .set({ failing_since: null })
-      .where('id', '=', webhookId)
-      .where('failing_since', 'is not', null)
-      .execute();
-    return undefined;
-  }
-  return trx
-    .updateTable('webhooks')
-    .set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', eb.val(now)) }))
-    .where('id', '=', webhookId)
-    .returning(['workspace_id', 'failing_since', 'active'])
-    .executeTakeFirst();
-}
-
-/**
- * Records how an attempt ended and what the job does next, in one transaction. The job
- * changes only while `holderId` still holds it: a holder whose lease lapsed and whose job
- * another process took over records its attempt, but leaves the job to the new holder.
- * A job that finishes here (`final`) is counted in its subscription's failure streak,
- * which is answered after a failure.
- */
-export async function finishAttempt(
-  db: Db,
-  jobId: string,
-  holderId: string,
-  attempt: AttemptResult,
-  next: { state: WebhookJobState; dueAt: string | null; now: string },
-  final?: { webhookId: string; succeeded: boolean },
-): Promise<FailureStreak | undefined> {
-  return db.transaction().execute(async (trx) => {
-    if (attempt.deliveryId) {
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          status: attempt.status,
-          response_status: attempt.responseStatus,
-          duration_ms: attempt.durationMs,
-          error: attempt.error,
-        })
-        .where('id', '=', attempt.deliveryId)
-        .execute();
-    }
-    const moved = await trx
-      .updateTable('webhook_jobs')
-      .set({ state: next.state, due_at: next.dueAt, updated_at: next.now })
-      .where('id', '=', jobId)
-      .where('holder_id', '=', holderId)
-      .where('state', '=', 'sending')
-      .executeTakeFirst();
-    if (!final || moved.numUpdatedRows === 0n) return undefined;
-    return countInStreak(trx, final.webhookId, final.succeeded, next.now);
-  });
 }

@@ -1,11 +1,21 @@
 import type { AppConfig } from '../config.js';
 import { nowIso } from '../core/clock.js';
 import type { Database } from '../db/database.js';
-import { claimAttempts, runAttempt, type FailureStreakHandler } from './attempts.js';
+import {
+  claimAttempts,
+  finishedAttempt,
+  recordAttempts,
+  sendAttempt,
+  type Attempt,
+  type FailureStreakHandler,
+} from './attempts.js';
 import { fanOutEvents } from './fan-out.js';
 import { newHolder, reclaimDeadHolders, renewLeases, type Holder } from './holder.js';
+import { InFlightLimits } from './in-flight-limits.js';
 import { onOutboxNotified } from './notifier.js';
 import { OutageLog, type WorkerLog } from './outage-log.js';
+import { OutcomeBatches } from './outcome-batches.js';
+import type { FinishedAttempt } from './outcomes.repository.js';
 import { RENEW_MS } from './scheduling.js';
 
 /**
@@ -16,9 +26,12 @@ import { RENEW_MS } from './scheduling.js';
  * that only a dead holder loses them (holder.ts). It wakes every POLL_INTERVAL_MS and at
  * once when notifyOutbox() reports a committed write.
  *
- * Sends are I/O, not CPU: the process runs up to MAX_IN_FLIGHT at once, while the per
- * subscription and per workspace caps (scheduling.ts) keep one workspace's hanging
- * receivers from taking them all.
+ * Sends are I/O, not CPU: the process runs up to MAX_IN_FLIGHT at once. Each subscription
+ * has an in-flight limit that grows while its receiver answers fast and shrinks when it
+ * fails or slows down (in-flight-limits.ts), and the per workspace cap (scheduling.ts) keeps
+ * one workspace's hanging receivers from taking the senders. The outcomes of attempts that
+ * end together are recorded in one transaction (outcome-batches.ts): recording each alone
+ * cost a transaction per delivery, which bounded a fast receiver's rate on PostgreSQL.
  */
 
 const POLL_INTERVAL_MS = 250;
@@ -31,7 +44,11 @@ const POLL_INTERVAL_MS = 250;
  */
 const MIN_TICK_SPACING_MS = 20;
 const FAN_OUT_BATCH = 100;
-const MAX_IN_FLIGHT = 64;
+/**
+ * A fast subscription may run MAX_LIMIT attempts (in-flight-limits.ts); this leaves room for
+ * several of them beside every other subscription's starting share.
+ */
+const MAX_IN_FLIGHT = 256;
 
 export interface DispatcherOptions {
   holder?: Holder;
@@ -51,12 +68,19 @@ export class Dispatcher {
   private nudged = false;
   /** When the last tick started (performance.now(): monotonic, whatever `clock` a test injects). */
   private lastTickAt = Number.NEGATIVE_INFINITY;
+  /** Whether a committed write was reported since the last fan-out. */
+  private fanOutDue = true;
+  /** When the last fan-out started (performance.now()). */
+  private lastFanOutAt = Number.NEGATIVE_INFINITY;
   private readonly inFlight = new Set<Promise<void>>();
   private unsubscribe: (() => void) | undefined;
   readonly holder: Holder;
   private readonly clock: () => number;
   private readonly onFailureStreak: FailureStreakHandler | undefined;
   private readonly faults: OutageLog;
+  /** Each subscription's in-flight limit, learnt from its receiver's answers. */
+  readonly limits = new InFlightLimits();
+  private readonly outcomes: OutcomeBatches<FinishedAttempt>;
 
   constructor(
     private readonly database: Database,
@@ -68,12 +92,18 @@ export class Dispatcher {
     this.holder = options.holder ?? newHolder();
     this.clock = options.clock ?? Date.now;
     this.onFailureStreak = options.onFailureStreak;
+    this.outcomes = new OutcomeBatches((finished) =>
+      recordAttempts(this.database, this.config, finished, this.onFailureStreak),
+    );
   }
 
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.unsubscribe = onOutboxNotified(() => this.nudge());
+    this.unsubscribe = onOutboxNotified(() => {
+      this.fanOutDue = true;
+      this.nudge();
+    });
     this.renewer = setInterval(() => this.renew(), RENEW_MS);
     this.renewer.unref();
     this.nudge();
@@ -141,29 +171,42 @@ export class Dispatcher {
     );
   }
 
+  /**
+   * Sends one attempt, lets its receiver's answer adjust the subscription's limit, and
+   * records the outcome with the others that end meanwhile. The attempt holds its place in
+   * flight until its outcome is recorded: until then the store counts its job as being sent.
+   */
+  private async deliver(attempt: Attempt): Promise<void> {
+    const outcome = await sendAttempt(this.database, this.config, attempt);
+    // An attempt refused before anything was sent says nothing of how the receiver answers.
+    if (!attempt.refused) this.limits.observe(attempt.job.webhook_id, outcome);
+    await this.outcomes.add(finishedAttempt(this.config, attempt, outcome, this.holder, this.clock()));
+  }
+
   private async tick(): Promise<void> {
     try {
       if (!this.reclaimed) {
         await reclaimDeadHolders(this.database, this.holder, this.clock());
         this.reclaimed = true;
       }
-      while ((await fanOutEvents(this.database, FAN_OUT_BATCH, nowIso(this.clock()))) === FAN_OUT_BATCH);
+      // A tick that only follows ended attempts claims without looking for events: the fan-out's
+      // transaction would find none, and cost every delivery a share of it. Events of other
+      // processes, and those no write reported, are still fanned out every POLL_INTERVAL_MS.
+      if (this.fanOutDue || performance.now() - this.lastFanOutAt >= POLL_INTERVAL_MS) {
+        this.fanOutDue = false;
+        this.lastFanOutAt = performance.now();
+        while ((await fanOutEvents(this.database, FAN_OUT_BATCH, nowIso(this.clock()))) === FAN_OUT_BATCH);
+      }
       const capacity = MAX_IN_FLIGHT - this.inFlight.size;
       if (capacity <= 0) return;
       const attempts = await claimAttempts(this.database, this.config, {
         limit: capacity,
         holder: this.holder,
         nowMs: this.clock(),
+        limits: this.limits,
       });
       for (const attempt of attempts) {
-        const sending: Promise<void> = runAttempt(
-          this.database,
-          this.config,
-          attempt,
-          this.holder,
-          this.clock,
-          this.onFailureStreak,
-        )
+        const sending: Promise<void> = this.deliver(attempt)
           .catch((error: unknown) =>
             this.faults.failed(error, 'webhook attempt could not be recorded', { jobId: attempt.job.id }),
           )

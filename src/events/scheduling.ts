@@ -20,9 +20,14 @@ export const LEASE_MS = 15_000;
 export const RENEW_MS = 5_000;
 
 /**
- * Fairness: at most this many attempts of one subscription, and of one workspace, run at a
- * time (over every process on the database). A receiver that hangs holds at most its
- * workspace's share of the senders; other workspaces' jobs are taken in turn.
+ * Fairness: a subscription starts with SUBSCRIPTION_CONCURRENCY attempts at a time and earns
+ * more by answering fast (in-flight-limits.ts). Those first SUBSCRIPTION_CONCURRENCY attempts
+ * of each subscription also count against its workspace, which runs at most
+ * WORKSPACE_CONCURRENCY of them at a time (over every process on the database): receivers
+ * that hang, or have not yet shown they keep up, hold at most their workspace's share of the
+ * senders, and other workspaces' jobs are taken in turn. The attempts a subscription earned
+ * beyond its start count against its own limit only, which shrinks as soon as its receiver
+ * fails or slows down.
  */
 export const SUBSCRIPTION_CONCURRENCY = 2;
 export const WORKSPACE_CONCURRENCY = 8;
@@ -42,15 +47,22 @@ export interface RunningCount {
 /**
  * Picks due jobs to claim, oldest first within a workspace and one workspace after another,
  * so a workspace with a backlog takes one slot per round like any other. Attempts already
- * running count against the caps.
+ * running count against the caps; `limitOf` is each subscription's in-flight limit.
  */
-export function pickFairly(candidates: ClaimCandidate[], running: RunningCount[], limit: number): string[] {
+export function pickFairly(
+  candidates: ClaimCandidate[],
+  running: RunningCount[],
+  limit: number,
+  limitOf: (webhookId: string) => number = () => SUBSCRIPTION_CONCURRENCY,
+): string[] {
   const bySubscription = new Map<string, number>();
+  /** Each workspace's attempts within their subscription's starting share. */
   const byWorkspace = new Map<string, number>();
   const add = (map: Map<string, number>, key: string, n: number) => map.set(key, (map.get(key) ?? 0) + n);
+  // One row per subscription (the running counts are grouped by it).
   for (const row of running) {
     add(bySubscription, row.webhook_id, row.n);
-    add(byWorkspace, row.workspace_id, row.n);
+    add(byWorkspace, row.workspace_id, Math.min(row.n, SUBSCRIPTION_CONCURRENCY));
   }
   const queues = new Map<string, ClaimCandidate[]>();
   for (const candidate of candidates) {
@@ -58,19 +70,25 @@ export function pickFairly(candidates: ClaimCandidate[], running: RunningCount[]
     if (queue) queue.push(candidate);
     else queues.set(candidate.workspace_id, [candidate]);
   }
+  /** Whether one more attempt of the candidate's subscription fits its limit and its workspace's cap. */
+  const fits = (candidate: ClaimCandidate) => {
+    const n = bySubscription.get(candidate.webhook_id) ?? 0;
+    if (n >= limitOf(candidate.webhook_id)) return false;
+    return n >= SUBSCRIPTION_CONCURRENCY || (byWorkspace.get(candidate.workspace_id) ?? 0) < WORKSPACE_CONCURRENCY;
+  };
   const chosen: string[] = [];
   while (chosen.length < limit && queues.size > 0) {
     for (const [workspaceId, queue] of queues) {
       if (chosen.length >= limit) break;
       let next = queue.shift();
-      while (next && (bySubscription.get(next.webhook_id) ?? 0) >= SUBSCRIPTION_CONCURRENCY) next = queue.shift();
-      if (!next || (byWorkspace.get(workspaceId) ?? 0) >= WORKSPACE_CONCURRENCY) {
+      while (next && !fits(next)) next = queue.shift();
+      if (!next) {
         queues.delete(workspaceId);
         continue;
       }
       chosen.push(next.id);
+      if ((bySubscription.get(next.webhook_id) ?? 0) < SUBSCRIPTION_CONCURRENCY) add(byWorkspace, workspaceId, 1);
       add(bySubscription, next.webhook_id, 1);
-      add(byWorkspace, workspaceId, 1);
     }
   }
   return chosen;

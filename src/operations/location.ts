@@ -9,18 +9,35 @@ import type { Operation, Result } from './define.js';
  * 1. a per-operation choice (OVERRIDES), where neither rule below finds the resource;
  * 2. member: a GET at the POST's path plus one `/{param}`, whose `param` is a field of the
  *    created object (`POST /issues` → `GET /issues/{issueId}` with `issue.issueId`);
- * 3. collection: a GET at the POST's own path, which lists what was created (a comment,
- *    attachments, an agenda group).
+ * 3. collection: a GET at the POST's own path, which lists what was created (attachments,
+ *    an agenda group).
  *
  * A GET's parameters are filled from the created object first (its canonical id), then
  * from the request's path parameters, each percent-encoded.
+ *
+ * A comment is the exception to "a GET route": it is named by its own URL (OWN_URLS), which
+ * no GET answers, rather than by the list that shows it, because a Location names the
+ * created resource, not where to find it.
  */
 
 interface LocationRule {
-  get: Operation;
+  /** The path template to fill: a GET route's, or a resource's own URL (OWN_URLS). */
+  path: string;
   /** The response body entry holding the created object, when its fields fill the path. */
   from?: string;
 }
+
+/**
+ * Operations whose created resource has a URL of its own that no GET route answers: a
+ * comment's, under its issue (where DELETE takes it) or its milestone.
+ */
+export const OWN_URLS: Record<string, LocationRule> = {
+  add_comment: { path: '/api/external/issues/{issueId}/comments/{commentId}', from: 'comment' },
+  add_milestone_comment: {
+    path: '/api/external/issue-container-milestones/{milestoneId}/comments/{commentId}',
+    from: 'comment',
+  },
+};
 
 /**
  * Operations whose created thing has no GET of its own (a link) or lives elsewhere (the
@@ -60,19 +77,20 @@ function memberRule(op: Operation, gets: Operation[]): LocationRule | undefined 
   for (const get of gets) {
     const param = member.exec(get.path)?.[1];
     const from = param === undefined ? undefined : entryHolding(op, param);
-    if (from !== undefined) return { get, from };
+    if (from !== undefined) return { path: get.path, from };
   }
   return undefined;
 }
 
 function ruleFor(op: Operation, gets: Operation[]): LocationRule | undefined {
+  if (hasOwn(OWN_URLS, op.id)) return OWN_URLS[op.id];
   const override = hasOwn(OVERRIDES, op.id) ? OVERRIDES[op.id] : undefined;
   if (override) {
     const get = gets.find((candidate) => candidate.id === override.get);
-    return get && { get, from: override.from };
+    return get && { path: get.path, from: override.from };
   }
   const collection = gets.find((get) => get.path === op.path);
-  return memberRule(op, gets) ?? (collection && { get: collection });
+  return memberRule(op, gets) ?? (collection && { path: collection.path });
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -88,7 +106,7 @@ function fill(rule: LocationRule, body: unknown, params: Record<string, unknown>
   const entry = rule.from !== undefined && isRecord(body) && hasOwn(body, rule.from) ? body[rule.from] : undefined;
   const created = isRecord(entry) ? entry : {};
   let missing = false;
-  const path = rule.get.path.replace(/\{(\w+)\}/g, (_match, name: string) => {
+  const path = rule.path.replace(/\{(\w+)\}/g, (_match, name: string) => {
     const value = segment(name, created, params);
     if (value === undefined) missing = true;
     return value ?? '';

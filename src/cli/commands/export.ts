@@ -1,5 +1,6 @@
 import { open, rm } from 'node:fs/promises';
 import { exportWorkspace, WorkspaceNotFoundError } from '../../db/export/export.js';
+import { OWNER_ONLY } from '../../db/file-mode.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
 import { fileError } from './file-errors.js';
@@ -14,10 +15,11 @@ const CHUNK_CHARS = 1 << 16;
 
 /**
  * Writes one workspace to a new file (an existing one is never overwritten); on failure the
- * partial file is removed, so a file that exists is a whole export.
+ * partial file is removed, so a file that exists is a whole export. The file holds webhook
+ * signing secrets in clear, so only its owner may read it (mode 0600, made so when created).
  */
 export async function exportCommand(ctx: CliContext, options: ExportOptions): Promise<void> {
-  const file = await open(options.out, 'wx').catch((error: unknown) => {
+  const file = await open(options.out, 'wx', OWNER_ONLY).catch((error: unknown) => {
     throw fileError(error, options.out);
   });
   let counts: Record<string, number>;

@@ -25,6 +25,7 @@ import * as outboxTimeIndex from './0023_outbox_time_index.js';
 import * as foreignKeys from './0024_foreign_keys.js';
 import * as searchScope from './0025_search_scope.js';
 import * as userDeactivation from './0026_user_deactivation.js';
+import * as webhookThroughput from './0027_webhook_throughput.js';
 
 /**
  * A migration, and what it needs done once it has committed: every pending migration runs
@@ -63,4 +64,5 @@ export const migrations: Record<string, CatalogMigration> = {
   '0024_foreign_keys': foreignKeys,
   '0025_search_scope': searchScope,
   '0026_user_deactivation': userDeactivation,
+  '0027_webhook_throughput': webhookThroughput,
 };
