@@ -1,11 +1,11 @@
-import { Migrator, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/connect.js';
 import type { Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { migrations } from '../src/db/migrations/index.js';
 import { indexAllListedRows } from '../src/db/search-backlog.js';
 import { titleOrDescriptionMatch } from '../src/db/text-search.js';
+import { migratedTo, seededIssue, seedWorkspace } from './support/older-store.js';
 
 /**
  * Migration 0025_search_scope on a SQLite store made before it: the index is built again
@@ -13,74 +13,10 @@ import { titleOrDescriptionMatch } from '../src/db/text-search.js';
  * may have made the tables anew) keep it in step from then on.
  */
 
-const NOW = '2026-11-01T00:00:00.000Z';
-const stamps = { created_at: NOW, updated_at: NOW };
 let database: Database;
 let db: Kysely<any>;
 
-/** A workspace with a team, a status and a project, as a store before 0025 holds them. */
-async function seedWorkspace(slug: string): Promise<void> {
-  const ws = { workspace_id: `ws_${slug}` };
-  await db
-    .insertInto('workspaces')
-    .values({ id: ws.workspace_id, slug, name: slug, write_clock_ms: 0, ...stamps })
-    .execute();
-  await db
-    .insertInto('teams')
-    .values({
-      id: `tea_${slug}`,
-      ...ws,
-      key: 'ENG',
-      name: 'Eng',
-      is_default: 1,
-      has_transition_rules: 0,
-      issue_counter: 9,
-      ...stamps,
-    })
-    .execute();
-  await db
-    .insertInto('statuses')
-    .values({
-      id: `sta_${slug}`,
-      ...ws,
-      team_id: `tea_${slug}`,
-      key: 'todo',
-      name: 'To do',
-      category: 'unstarted',
-      position: 0,
-      ...stamps,
-    })
-    .execute();
-  await db
-    .insertInto('projects')
-    .values({
-      id: `prj_${slug}`,
-      ...ws,
-      team_id: `tea_${slug}`,
-      key: 'API',
-      name: 'Api',
-      subtasks_enabled: 1,
-      issue_containers_enabled: 1,
-      has_workflow: 0,
-      version: 1,
-      ...stamps,
-    })
-    .execute();
-}
-
-const issue = (slug: string, number: number, title: string) => ({
-  id: `iss_${slug}_${number}`,
-  workspace_id: `ws_${slug}`,
-  key_team_id: `tea_${slug}`,
-  number,
-  issue_key: `ENG-${number}`,
-  team_id: `tea_${slug}`,
-  project_id: `prj_${slug}`,
-  status_id: `sta_${slug}`,
-  created_by: 'api-token:admin',
-  title,
-  ...stamps,
-});
+const issue = (slug: string, number: number, title: string) => seededIssue(slug, number, title);
 
 /** The titles of the workspace's issues that contain the text, and whether the index answered. */
 async function search(slug: string, text: string) {
@@ -101,10 +37,8 @@ afterAll(() => database.close());
 
 describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('migration 0025 on an older SQLite store', () => {
   it('indexes every existing row by its workspace, and keeps following writes', async () => {
-    const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
-    const { error } = await migrator.migrateTo('0023_outbox_time_index');
-    if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
-    for (const slug of ['acme', 'globex']) await seedWorkspace(slug);
+    await migratedTo(database, '0023_outbox_time_index');
+    for (const slug of ['acme', 'globex']) await seedWorkspace(db, slug);
     await db
       .insertInto('issues')
       .values([issue('acme', 1, 'Acme needle'), issue('acme', 2, 'Acme hay'), issue('globex', 1, 'Globex needle')])

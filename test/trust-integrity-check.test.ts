@@ -1,17 +1,17 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Migrator, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { processContext, type CliContext } from '../src/cli/context.js';
 import { runCli } from '../src/cli/program.js';
 import { openDatabase } from '../src/db/connect.js';
 import type { Database } from '../src/db/database.js';
-import { migrations } from '../src/db/migrations/index.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { applyWorkspaceFile } from '../src/modules/workspace-file/apply.js';
 import { emptyStore, type EmptyStore } from './support/database.js';
 import { ACME, GLOBEX } from './support/fixtures.js';
+import { migratedTo, seededIssue, seedWorkspace } from './support/older-store.js';
 
 /**
  * The store keeps references whole by itself: migration 0024 gives an older store its
@@ -51,80 +51,13 @@ async function wsx(url: string, args: string[]) {
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
-/** Migrates a store to just before the foreign keys, as a store made by an earlier wsx. */
-async function migratedBeforeKeys(database: Database): Promise<void> {
-  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
-  const { error } = await migrator.migrateTo('0023_outbox_time_index');
-  if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
+/** A store as wsx left it before foreign keys: one workspace, `old`, with a team, a status and a project. */
+async function storeBeforeKeys(database: Database): Promise<Kysely<any>> {
+  await migratedTo(database, '0023_outbox_time_index');
+  const db = database.db as Kysely<any>;
+  await seedWorkspace(db, 'old');
+  return db;
 }
-
-const NOW = '2026-11-01T00:00:00.000Z';
-/** The least an older store holds: a workspace, a team with a status, a project. */
-async function seedOldStore(db: Kysely<any>): Promise<void> {
-  const stamps = { created_at: NOW, updated_at: NOW };
-  await db
-    .insertInto('workspaces')
-    .values({ id: 'wks_old', slug: 'old', name: 'Old', write_clock_ms: 0, ...stamps })
-    .execute();
-  const ws = { workspace_id: 'wks_old' };
-  await db
-    .insertInto('teams')
-    .values({
-      id: 'tea_old',
-      ...ws,
-      key: 'OLD',
-      name: 'Old',
-      is_default: 1,
-      has_transition_rules: 0,
-      issue_counter: 3,
-      ...stamps,
-    })
-    .execute();
-  await db
-    .insertInto('statuses')
-    .values({
-      id: 'sta_todo',
-      ...ws,
-      team_id: 'tea_old',
-      key: 'todo',
-      name: 'To do',
-      category: 'unstarted',
-      position: 0,
-      ...stamps,
-    })
-    .execute();
-  await db
-    .insertInto('projects')
-    .values({
-      id: 'prj_old',
-      ...ws,
-      team_id: 'tea_old',
-      key: 'OLDP',
-      name: 'Old project',
-      subtasks_enabled: 1,
-      issue_containers_enabled: 1,
-      has_workflow: 0,
-      version: 1,
-      ...stamps,
-    })
-    .execute();
-}
-
-const issueRow = (id: string, number: number, changes: Record<string, unknown>) => ({
-  id,
-  workspace_id: 'wks_old',
-  key_team_id: 'tea_old',
-  number,
-  issue_key: `OLD-${number}`,
-  team_id: 'tea_old',
-  project_id: 'prj_old',
-  status_id: 'sta_todo',
-  created_by: 'api-token:admin',
-  title: `Findable ${id}`,
-  created_at: NOW,
-  updated_at: NOW,
-  ...changes,
-});
 
 /** SQLite's rowid of each issue, by id. */
 const rowids = async (db: Kysely<any>) =>
@@ -135,22 +68,20 @@ describe('migration 0024 on a store made before foreign keys', () => {
     const url = await newStore();
     const database = await openDatabase(url);
     try {
-      await migratedBeforeKeys(database);
-      const db = database.db as Kysely<any>;
-      await seedOldStore(db);
+      const db = await storeBeforeKeys(database);
       await db
         .insertInto('issues')
         .values([
-          issueRow('iss_kept', 1, {}),
-          issueRow('iss_dropped', 2, {}),
-          issueRow('iss_stray', 3, { milestone_id: 'mil_gone', container_id: 'ctr_gone' }),
+          seededIssue('old', 1, 'Kept'),
+          seededIssue('old', 2, 'Dropped'),
+          seededIssue('old', 3, 'Stray', { milestone_id: 'mil_gone', container_id: 'ctr_gone' }),
         ])
         .execute();
       // A gap in the rowids, as deletes leave: a copy that renumbered its rows would close it.
-      await db.deleteFrom('issues').where('id', '=', 'iss_dropped').execute();
+      await db.deleteFrom('issues').where('id', '=', 'iss_old_2').execute();
       await db
         .insertInto('team_members')
-        .values({ workspace_id: 'wks_old', team_id: 'tea_old', user_id: 'usr_gone' })
+        .values({ workspace_id: 'ws_old', team_id: 'tea_old', user_id: 'usr_gone' })
         .execute();
       const before = database.dialect === 'sqlite' ? await rowids(db) : [];
       const reported: string[] = [];
@@ -161,11 +92,11 @@ describe('migration 0024 on a store made before foreign keys', () => {
 
       await migrateToLatest(database);
 
-      const stray = await db.selectFrom('issues').selectAll().where('id', '=', 'iss_stray').executeTakeFirstOrThrow();
-      expect(stray).toMatchObject({ milestone_id: null, container_id: null, title: 'Findable iss_stray' });
+      const stray = await db.selectFrom('issues').selectAll().where('id', '=', 'iss_old_3').executeTakeFirstOrThrow();
+      expect(stray).toMatchObject({ milestone_id: null, container_id: null, title: 'Stray' });
       expect(await db.selectFrom('team_members').selectAll().execute()).toEqual([]);
       expect(reported.join('')).toContain(
-        'cleared container_id of 1 issues row(s) whose container_id named no issue_containers row (iss_stray)',
+        'cleared container_id of 1 issues row(s) whose container_id named no issue_containers row (iss_old_3)',
       );
       expect(reported.join('')).toContain('cleared milestone_id of 1 issues row(s)');
       expect(reported.join('')).toContain(
@@ -173,7 +104,7 @@ describe('migration 0024 on a store made before foreign keys', () => {
       );
       // The store now refuses what it repaired.
       await expect(
-        db.updateTable('issues').set({ milestone_id: 'mil_gone' }).where('id', '=', 'iss_kept').execute(),
+        db.updateTable('issues').set({ milestone_id: 'mil_gone' }).where('id', '=', 'iss_old_1').execute(),
       ).rejects.toThrow(/foreign key/i);
       if (database.dialect === 'sqlite') {
         // The full-text index and its backlog address rows by rowid: the remade table kept each row's.
@@ -189,19 +120,17 @@ describe('migration 0024 on a store made before foreign keys', () => {
     const url = await newStore();
     const database = await openDatabase(url);
     try {
-      await migratedBeforeKeys(database);
-      const db = database.db as Kysely<any>;
-      await seedOldStore(db);
+      const db = await storeBeforeKeys(database);
       await db
         .insertInto('issues')
-        .values(issueRow('iss_lost', 1, { project_id: 'prj_gone' }))
+        .values(seededIssue('old', 1, 'Lost', { project_id: 'prj_gone' }))
         .execute();
-      await expect(migrateToLatest(database)).rejects.toThrow(/1 in issues\.project_id \(iss_lost\).*wsx check/);
+      await expect(migrateToLatest(database)).rejects.toThrow(/1 in issues\.project_id \(iss_old_1\).*wsx check/);
       // Nothing of the migration stayed: the row is as it was, and no constraint was added.
       const lost = await db
         .selectFrom('issues')
         .select('project_id')
-        .where('id', '=', 'iss_lost')
+        .where('id', '=', 'iss_old_1')
         .executeTakeFirstOrThrow();
       expect(lost.project_id).toBe('prj_gone');
     } finally {

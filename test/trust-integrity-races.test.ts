@@ -47,6 +47,20 @@ async function expectSoundStore() {
   expect(await checkStore(h.database.db)).toEqual([]);
 }
 
+/** Creates of issues in project API's `container`, on its milestone `milestoneId`. */
+const issuesOn = (container: string, milestoneId: string) =>
+  Array.from(
+    { length: WRITERS },
+    (_, n) => () =>
+      api('POST', '/issues', {
+        projectKey: 'API',
+        teamKey: 'ENG',
+        title: `On ${milestoneId} ${n}`,
+        issueContainerId: container,
+        milestoneId,
+      }),
+  );
+
 const ROUNDS = 3;
 const WRITERS = 20;
 
@@ -58,19 +72,8 @@ describe('a write and a delete of the record it names, at once', () => {
         issueContainerId: container,
         title: `Race ${round}`,
       });
-      const { replies, removed } = await race(
-        Array.from(
-          { length: WRITERS },
-          (_, n) => () =>
-            api('POST', '/issues', {
-              projectKey: 'API',
-              teamKey: 'ENG',
-              title: `M${round}-${n}`,
-              issueContainerId: container,
-              milestoneId: milestone.milestoneId,
-            }),
-        ),
-        () => api('DELETE', `/issue-container-milestones/${milestone.milestoneId}`),
+      const { replies, removed } = await race(issuesOn(container, milestone.milestoneId), () =>
+        api('DELETE', `/issue-container-milestones/${milestone.milestoneId}`),
       );
       expect(removed.status).toBe(204);
       expectWonOrLost(replies, 201, 'ISSUE_CONTAINER_MILESTONE_NOT_FOUND');
@@ -92,19 +95,8 @@ describe('a write and a delete of the record it names, at once', () => {
         issueContainerId: container,
         title: `Moving ${round}`,
       });
-      const { replies, removed } = await race(
-        Array.from(
-          { length: WRITERS },
-          (_, n) => () =>
-            api('POST', '/issues', {
-              projectKey: 'API',
-              teamKey: 'ENG',
-              title: `Move${round}-${n}`,
-              issueContainerId: container,
-              milestoneId: milestone.milestoneId,
-            }),
-        ),
-        () => api('PATCH', `/issue-container-milestones/${milestone.milestoneId}`, { issueContainerId: other }),
+      const { replies, removed } = await race(issuesOn(container, milestone.milestoneId), () =>
+        api('PATCH', `/issue-container-milestones/${milestone.milestoneId}`, { issueContainerId: other }),
       );
       expect(removed.status).toBe(200);
       expectWonOrLost(replies, 201, 'ISSUE_CONTAINER_REQUIRED_FOR_MILESTONE');
