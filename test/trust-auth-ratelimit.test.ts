@@ -1,6 +1,5 @@
 import { randomInt } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
@@ -218,13 +217,25 @@ describe('failed authentications shared through Redis', () => {
   });
 });
 
-/** A port with nothing listening on it (taken, then released). */
+/**
+ * A port with nothing listening on it (taken, then released), below Linux's ephemeral range
+ * (32768 and up). A port in that range can be taken meanwhile as the local end of an outgoing
+ * connection, even of the client's own reconnects to it (a socket connected to itself), and
+ * the proxy could then not listen there.
+ */
 async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = randomInt(20_000, 32_768);
+    const server = createServer();
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!listening) continue;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  }
+  throw new Error('no free port below the ephemeral range');
 }
 
 /** Forwards `port` to the real Redis: Redis "comes back" on that port. `close` drops every connection. */
