@@ -81,6 +81,9 @@ export const TENANT_TABLES = [
   'webhook_deliveries',
 ] as const;
 
+/** TENANT_TABLES as a set, for asking whether a table belongs to a workspace. */
+export const TENANT = new Set<string>(TENANT_TABLES);
+
 type Orphan = Reference['orphan'];
 
 const ref = (

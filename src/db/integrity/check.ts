@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { REFERENCES, TENANT_TABLES } from '../references.js';
+import { REFERENCES, TENANT } from '../references.js';
 import { findAllOrphans, type ScanScope } from './orphans.js';
 import { rowKey } from './row-keys.js';
 
@@ -11,8 +11,6 @@ export interface IntegrityFinding {
 }
 
 const SAMPLE = 5;
-const TENANT = new Set<string>(TENANT_TABLES);
-
 /**
  * Scans a store for every broken reference or invariant the schema cannot state by itself,
  * and for the ones it does state (a store restored from an old copy, or written with the

@@ -1,8 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { REFERENCES, TENANT_TABLES, type Reference } from '../references.js';
+import { REFERENCES, TENANT, type Reference } from '../references.js';
 import { rowKey } from './row-keys.js';
-
-const TENANT = new Set<string>(TENANT_TABLES);
 
 /** Rows of a reference that point at nothing, as found or repaired. */
 export interface OrphanFinding {
