@@ -498,6 +498,7 @@ describe('agenda items', () => {
     };
     const ctx: Ctx = {
       db: h.database.db.withPlugin(counter),
+      store: h.database,
       dialect: h.database.dialect,
       config: loadConfig({}),
       workspace: { id: acme.workspaceId, slug: 'acme', name: 'Acme' },

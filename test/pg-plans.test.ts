@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeTransaction } from '../src/db/commit-groups.js';
 import type { Database } from '../src/db/database.js';
 import type { DB } from '../src/db/schema.js';
 import { takeUndispatchedEvents } from '../src/events/dispatch.repository.js';
@@ -40,14 +39,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('plans that do not trust an empt
     (await sql<{ setting: string }>`select current_setting('enable_seqscan') as setting`.execute(db)).rows[0].setting;
 
   it('plans no sequential scan in a write’s transaction, and leaves the pool’s reads to the statistics', async () => {
-    expect(await writeTransaction(database.db, seqScans, 'ws_plans')).toBe('off');
+    expect(await database.write(seqScans)).toBe('off');
     expect(await seqScans(database.db)).toBe('on');
     // The next event position, the statement that scanned the outbox, walks the workspace's index there.
-    const planned = await writeTransaction(
-      database.db,
-      (trx) => plan(trx, sql`select ${nextPosition('ws_plans')} as seq`),
-      'ws_plans',
-    );
+    const planned = await database.write((trx) => plan(trx, sql`select ${nextPosition('ws_plans')} as seq`));
     expect(planned).toMatch(/outbox_events_ws_seq_idx/);
     expect(planned).not.toMatch(/Seq Scan on outbox_events/);
   });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/connect.js';
 import type { Database } from '../src/db/database.js';
 import { emptyStore, type EmptyStore } from './support/database.js';
@@ -61,27 +61,19 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('named statements on PostgreSQL'
     expect(none.rows).toEqual([]);
   });
 
-  it("describes a statement's result on its first run only, and reads later runs with the same column types", async () => {
-    const describe = vi.spyOn(pg.Connection.prototype, 'describe');
-    try {
-      const run = async (n: number) =>
-        (
-          await sql<
-            Record<string, unknown>
-          >`select ${n}::int as n, 'x' || ${n}::text as label, ${n}::int > 1 as big`.execute(database.db)
-        ).rows;
-      expect(await run(1)).toEqual([{ n: 1, label: 'x1', big: false }]);
-      expect(describe).toHaveBeenCalledTimes(1);
-      expect(await run(2)).toEqual([{ n: 2, label: 'x2', big: true }]);
-      expect(await run(3)).toEqual([{ n: 3, label: 'x3', big: true }]);
-      expect(describe).toHaveBeenCalledTimes(1);
-      // A failing run leaves the connection usable for the next one.
-      await expect(sql`select 1 / ${0}::int as n`.execute(database.db)).rejects.toThrow(/division by zero/);
-      await expect(sql`select 1 / ${0}::int as n`.execute(database.db)).rejects.toThrow(/division by zero/);
-      expect(await run(4)).toEqual([{ n: 4, label: 'x4', big: true }]);
-    } finally {
-      describe.mockRestore();
-    }
+  it('reads later runs of a statement with the same column types, and survives a failing run', async () => {
+    const run = async (n: number) =>
+      (
+        await sql<
+          Record<string, unknown>
+        >`select ${n}::int as n, 'x' || ${n}::text as label, ${n}::int > 1 as big`.execute(database.db)
+      ).rows;
+    expect(await run(1)).toEqual([{ n: 1, label: 'x1', big: false }]);
+    expect(await run(2)).toEqual([{ n: 2, label: 'x2', big: true }]);
+    // A failing run leaves the connection usable for the next one.
+    await expect(sql`select 1 / ${0}::int as n`.execute(database.db)).rejects.toThrow(/division by zero/);
+    await expect(sql`select 1 / ${0}::int as n`.execute(database.db)).rejects.toThrow(/division by zero/);
+    expect(await run(3)).toEqual([{ n: 3, label: 'x3', big: true }]);
   });
 
   it("answers pg's callback form (pool.query) and gives its connection back", async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/connect.js';
-import { SERVING_AUTOCHECKPOINT_PAGES } from '../src/db/sqlite-checkpointer.js';
+import { SERVING_AUTOCHECKPOINT_PAGES } from '../src/db/sqlite/checkpointer.js';
 
 const PAGE = 4096;
 const folder = mkdtempSync(join(tmpdir(), 'wsx-checkpoints-'));

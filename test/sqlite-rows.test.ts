@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { rowBuilder } from '../src/db/row-builder.js';
-import { arrayRowStatement } from '../src/db/sqlite-rows.js';
+import { arrayRowStatement } from '../src/db/sqlite/rows.js';
 
 describe('SQLite rows read as arrays', () => {
   const sqlite = new Database(':memory:');

@@ -221,6 +221,7 @@ describe('webhook delivery', () => {
     const nowMs = Date.now();
     const ctx: Ctx = {
       db: h.database.db,
+      store: h.database,
       dialect: h.database.dialect,
       config: { ...loadConfig({}), ...config },
       workspace: { id: acme.workspaceId, slug: 'acme', name: 'Acme' },

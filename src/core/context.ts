@@ -1,9 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { AppConfig } from '../config.js';
 import type { AccessLevel } from './access-level.js';
-import type { DialectName } from '../db/database.js';
+import type { Database, DialectName } from '../db/database.js';
 import type { DB } from '../db/schema.js';
-import type { UnansweredWrites } from '../db/unanswered-writes.js';
 
 /** Who is calling: a workspace token (queue identity) or a human through an OAuth token. */
 export type Principal =
@@ -44,6 +43,8 @@ export interface Authenticated {
 /** Everything an operation needs; `db` is the request's transaction on write operations. */
 export interface Ctx {
   db: Kysely<DB>;
+  /** The store the request runs on: writes begin their transaction through it. */
+  store: Database;
   dialect: DialectName;
   config: AppConfig;
   workspace: WorkspaceRef;
@@ -54,30 +55,7 @@ export interface Ctx {
   /** The request's instant: every row written by one request shares it. */
   nowMs: number;
   now: string;
-  /**
-   * Present while a write's instant is still to be taken (an operation with
-   * `lateWriteInstant`): until then `now` is the request's wall clock, for reads and checks
-   * only. See withWriteInstant.
-   */
-  takeWriteInstant?: (takenBy?: WriteClockTaker) => Promise<Ctx>;
-  /** A PostgreSQL write's statements that need not be waited for before its commit (db/unanswered-writes.ts). */
-  unanswered?: UnansweredWrites;
 }
-
-/**
- * A write's own statement that takes the write clock's step (db/write-clock.ts,
- * `writeClockStep`) for `wallMs` through the write's transaction `trx` and answers the
- * instant it took, which then stamps the rest of the write (Ctx.takeWriteInstant).
- */
-export type WriteClockTaker = (wallMs: number, trx: Kysely<DB>) => Promise<number>;
-
-/**
- * The context stamped with its write's instant: taken now if the operation deferred it
- * (`lateWriteInstant`, operations/execute.ts), else the context as it is. Every row a late
- * write changes must be written through the context this answers.
- */
-export const withWriteInstant = (ctx: Ctx, takenBy?: WriteClockTaker): Promise<Ctx> =>
-  ctx.takeWriteInstant ? ctx.takeWriteInstant(takenBy) : Promise.resolve(ctx);
 
 export function canSeeProject(access: ProjectAccess, projectId: string): boolean {
   return access.all || access.granted.has(projectId);

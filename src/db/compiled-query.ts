@@ -1,9 +1,8 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Ctx } from '../core/context.js';
 import type { DialectName } from './database.js';
-import { rowsRightAway } from './direct-reads.js';
 import type { DB } from './schema.js';
-import { BoundedCache } from './statements.js';
 
 /** Stands in for a value while a query is built once; replaced by that value on every run. */
 class Slot {
@@ -42,7 +41,7 @@ type Shape = string | number | boolean;
 export function queryTemplate<Values extends object, S extends Shape, Row>(
   build: (db: Kysely<DB>, slots: Values, shape: S) => Compilable<Row>,
 ) {
-  const compiled = new BoundedCache<CompiledQuery<Row>>(SHAPES_PER_TEMPLATE);
+  const compiled = new LRUCache<string, CompiledQuery<Row>>({ max: SHAPES_PER_TEMPLATE });
   const slots = new Proxy({} as Values, { get: (_, name) => new Slot(String(name)) });
 
   const compile = (db: Kysely<DB>, dialect: DialectName, shape: S): CompiledQuery<Row> => {
@@ -68,8 +67,6 @@ export function queryTemplate<Values extends object, S extends Shape, Row>(
     async rows(ctx: Pick<Ctx, 'db' | 'dialect'>, shape: S, values: Values): Promise<Row[]> {
       const query = compile(ctx.db, ctx.dialect, shape);
       const parameters = bind(query.parameters, values);
-      const rows = rowsRightAway(ctx.db, query, parameters);
-      if (rows) return rows;
       const result = await ctx.db.executeQuery<Row>({ ...query, parameters });
       return result.rows;
     },

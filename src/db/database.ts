@@ -5,14 +5,40 @@ import type { StatementWatch } from './statements.js';
 /** The two stores wsx runs on. */
 export type DialectName = 'sqlite' | 'postgres';
 
-/** An open store: what `openDatabase` answers and every layer above it is handed. */
+/**
+ * An open store: what `openDatabase` answers and every layer above it is handed. Everything
+ * that differs between SQLite and PostgreSQL is behind these few members (src/db/sqlite/,
+ * src/db/postgres/); repositories only build queries on `db` or on a write's transaction.
+ */
 export interface Database {
+  /** The store's own handle: reads, and statements that commit on their own. */
   db: Kysely<DB>;
   dialect: DialectName;
   /** Human-readable location for logs (never a password). */
   describe: string;
   /** The SQLite file, for storage checks; undefined in memory and on PostgreSQL. */
   file?: string;
+  /**
+   * Runs an operation's writes in one transaction and answers once they are durable. SQLite
+   * takes its write lock as the transaction begins; a write that fails leaves nothing behind.
+   */
+  write<T>(work: (trx: Kysely<DB>) => Promise<T>): Promise<T>;
+  /**
+   * Runs one write that must be durable before its caller goes on (an idempotency claim,
+   * which a duplicate of the request must find), answering once it is.
+   */
+  durableWrite<T>(work: (db: Kysely<DB>) => Promise<T>): Promise<T>;
+  /**
+   * The instant a write stamps on what it changes, taken through the write's transaction
+   * `trx` as it begins: within a workspace a later commit always carries a later instant
+   * (write-clock.ts).
+   */
+  writeInstant(trx: Kysely<DB>, workspaceId: string): Promise<number>;
+  /**
+   * Requests arrived from the network: a read from now on must see everything committed
+   * before them (the HTTP server calls it as it reads a request).
+   */
+  requestsArrived(): void;
   close(): Promise<void>;
   /** Every statement the store runs, for those who count them (tests, the benchmark). */
   statements: StatementWatch;

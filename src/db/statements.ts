@@ -14,30 +14,6 @@ export type StatementObserver = (sql: string, parameters: ReadonlyArray<unknown>
 export type StatementTimer = (seconds: number) => void;
 
 /**
- * A bounded map that forgets its oldest entry. A hit does not reorder (a lookup is one Map
- * read): the hot entries are few and far under the bound, so recency would buy nothing.
- */
-export class BoundedCache<V> {
-  private readonly entries = new Map<string, V>();
-
-  constructor(private readonly capacity: number) {}
-
-  get(key: string): V | undefined {
-    return this.entries.get(key);
-  }
-
-  clear(): void {
-    this.entries.clear();
-  }
-
-  set(key: string, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
-  }
-}
-
-/**
  * The observers of one open store. Kept apart from the drivers so a test or the benchmark can
  * watch the statements of an app without a plugin on every query builder.
  */

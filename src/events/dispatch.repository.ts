@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { queryTemplate, singleQuery } from '../db/compiled-query.js';
 import type { DialectName } from '../db/database.js';
-import { INDEX_ORDER_PLANS_ONLY } from '../db/pg-plan-settings.js';
+import { INDEX_ORDER_PLANS_ONLY } from '../db/postgres/plan-settings.js';
 import type { DB } from '../db/schema.js';
 import type { DeliveryStatus, WebhookDeliveryRow, WebhookJobRow } from '../db/tables/webhooks.js';
 import { STARTING_LIMITS, type SubscriptionLimits } from './in-flight-limits.js';

@@ -4,7 +4,6 @@ import { newId } from '../core/ids.js';
 import { singleQuery } from '../db/compiled-query.js';
 import type { DialectName } from '../db/database.js';
 import type { DB } from '../db/schema.js';
-import type { UnansweredWrites } from '../db/unanswered-writes.js';
 import { serialiseAudience, type EventAudience } from './audience.js';
 import { nextPosition } from './event-log.js';
 
@@ -89,23 +88,20 @@ export const newEnvelope = (type: DeliveredEventType, origin: EventOrigin, data:
  * (event-log.ts). Delivery happens after commit.
  */
 export async function appendEvent(
-  store: { db: Kysely<DB>; dialect: DialectName; unanswered?: UnansweredWrites },
+  store: { db: Kysely<DB>; dialect: DialectName },
   origin: EventOrigin,
   event: { type: EventType; data: Record<string, unknown>; projectId: string | null; audience?: EventAudience },
 ): Promise<void> {
   const payload = newEnvelope(event.type, origin, event.data);
-  const insert = () =>
-    outboxInsert.rows(store, {
-      id: payload.id,
-      workspaceId: origin.workspaceId,
-      type: event.type,
-      projectId: event.projectId,
-      payload: JSON.stringify(payload),
-      audience: serialiseAudience(event.audience),
-      createdAt: origin.now,
-    });
-  // Usually a write's last statement: its commit need not wait for the answer.
-  await (store.unanswered ? store.unanswered.send(insert) : insert());
+  await outboxInsert.rows(store, {
+    id: payload.id,
+    workspaceId: origin.workspaceId,
+    type: event.type,
+    projectId: event.projectId,
+    payload: JSON.stringify(payload),
+    audience: serialiseAudience(event.audience),
+    createdAt: origin.now,
+  });
 }
 
 /** Every write records an event: its insert is compiled once. */

@@ -24,7 +24,7 @@ import { parseJsonBody } from './json-body.js';
 import { registerOperations } from './operations.js';
 import { openRateCounters } from './rate-counters.js';
 import { registerRateLimit } from './rate-limit.js';
-import { answerRequestsWhileDraining, clientErrorHandler, serverFactory } from './transport.js';
+import { answerRequestsWhileDraining, transport } from './transport.js';
 
 export interface AppOptions {
   database: Database;
@@ -60,6 +60,7 @@ export async function buildApp({
 }: AppOptions): Promise<FastifyInstance> {
   // The cursor key is made on the first start and read once per process, before any request.
   await cursorSigningKey(database.db);
+  const { serverFactory, clientErrorHandler } = transport(config, () => database.requestsArrived());
   const app = Fastify({
     logger: loggerOptions(logger, config.logLevel, logStream),
     // One line per request, written by registerObservability, replaces Fastify's two; every
@@ -69,8 +70,8 @@ export async function buildApp({
     genReqId: requestIdOf,
     childLoggerFactory: requestLogger,
     bodyLimit: ONE_MIB,
-    serverFactory: serverFactory(config),
-    clientErrorHandler: clientErrorHandler(config),
+    serverFactory,
+    clientErrorHandler,
     // Requests during shutdown get SERVER_SHUTTING_DOWN from answerRequestsWhileDraining.
     return503OnClosing: false,
     frameworkErrors: renderUrlError,

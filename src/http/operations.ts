@@ -91,6 +91,7 @@ export function buildCtx(request: FastifyRequest, database: Database, config: Ap
   const nowMs = Date.now();
   return {
     db: database.db,
+    store: database,
     dialect: database.dialect,
     config,
     workspace: auth.workspace,
@@ -167,7 +168,7 @@ export function registerOperations(
         assertValidKey(key);
         const { result, replayed } = await runKeyedWrite(
           {
-            db: database.db,
+            store: database,
             holder,
             ttlHours: config.idempotencyTtlHours,
             scope: { workspace_id: ctx.workspace.id, credential_id: requireAuth(request).credentialId, key },

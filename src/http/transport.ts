@@ -3,8 +3,6 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import type { AppConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
-import { requestRead } from '../core/request-turns.js';
-import { TurnPacer } from './turn-pacer.js';
 
 /**
  * What the HTTP server does below the routes: how long it waits for a client, what it
@@ -24,18 +22,25 @@ const checkingInterval = (config: AppConfig): number =>
 /** Seconds a client should wait before retrying a request refused during shutdown. */
 const SHUTDOWN_RETRY_AFTER_SECONDS = 5;
 
+/** The HTTP server below Fastify, and its handler of the errors Node's parser reports. */
+export interface Transport {
+  serverFactory: FastifyServerFactory<Server>;
+  clientErrorHandler: (this: FastifyInstance, error: Error & { code?: string }, socket: Socket) => void;
+}
+
 /**
- * Fastify's `serverFactory`: the HTTP server, with its requests started through a
- * TurnPacer (turn-pacer.ts) so a busy server keeps accepting connections; one pacer for
- * every address the app listens on, as they share one event loop.
+ * Fastify's `serverFactory` and `clientErrorHandler`. The server tells the store as it reads
+ * each request (`requestsArrived`: a read from then on must see what was committed before it),
+ * and remembers the response each connection is writing, so that a client error on it never
+ * writes into a response already under way.
  *
  * The deadlines: without them, a client that sends headers slowly (slowloris) or a body
  * shorter than its Content-Length holds a connection for Node's 300 s default, and an idle
  * keep-alive connection for Fastify's 72 s.
  */
-export function serverFactory(config: AppConfig, pacer = new TurnPacer()): FastifyServerFactory<Server> {
-  return (handler) => {
-    const paced = pacer.pace(handler);
+export function transport(config: AppConfig, requestsArrived: () => void): Transport {
+  const responding = new WeakMap<Socket, ServerResponse>();
+  const serverFactory: FastifyServerFactory<Server> = (handler) => {
     const server = createServer(
       {
         requestTimeout: config.requestTimeoutMs,
@@ -43,15 +48,18 @@ export function serverFactory(config: AppConfig, pacer = new TurnPacer()): Fasti
         connectionsCheckingInterval: checkingInterval(config),
       },
       (request, response) => {
-        // Read from its socket in this turn's poll phase (core/request-turns.ts).
-        requestRead();
-        paced(request, response);
+        requestsArrived();
+        responding.set(request.socket, response);
+        response.once('finish', () => {
+          if (responding.get(request.socket) === response) responding.delete(request.socket);
+        });
+        handler(request, response);
       },
     );
     server.keepAliveTimeout = config.keepAliveTimeoutMs;
-    server.on('connection', () => pacer.connectionAccepted());
     return server;
   };
+  return { serverFactory, clientErrorHandler: clientErrorHandler(config, responding) };
 }
 
 function clientErrorToApiError(error: Error & { code?: string }, config: AppConfig): ApiError {
@@ -90,12 +98,11 @@ function rawResponse(error: ApiError): string {
  * shape and then the connection closed. Nothing is written when a response has already
  * started on the socket (it would corrupt it); the connection is only closed then.
  */
-export function clientErrorHandler(config: AppConfig) {
+function clientErrorHandler(config: AppConfig, responding: WeakMap<Socket, ServerResponse>) {
   return function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     this.log.debug({ err: error }, 'client error');
-    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-    if (!socket.writable || inFlight?.headersSent) {
+    if (!socket.writable || responding.get(socket)?.headersSent) {
       socket.destroy();
       return;
     }

@@ -65,7 +65,7 @@ export async function callTool(
     else {
       ({ result, replayed } = await runKeyedWrite(
         {
-          db: call.keys.database.db,
+          store: call.keys.database,
           holder: call.keys.holder,
           ttlHours: call.keys.ttlHours,
           scope: { workspace_id: ctx.workspace.id, credential_id: call.auth.credentialId, key: input.idempotencyKey },

@@ -97,14 +97,6 @@ export interface Operation<
    * `run` as `prepared`. `run` still makes every decision, in its transaction.
    */
   prepare?: (ctx: Ctx, input: OperationInput<Static<P>, Static<Q>, Static<B>>) => Promise<R>;
-  /**
-   * The write takes its instant itself (`withWriteInstant`) once its reads are done, so on
-   * PostgreSQL it holds the workspace's write order only for its writes: its reads run on
-   * the pool, outside the transaction, which it joins only then (db/pg-commit-groups.ts).
-   * Every write must therefore go through the context `withWriteInstant` answers. Without it
-   * the instant is taken as the transaction opens.
-   */
-  lateWriteInstant?: boolean;
   run: (ctx: Ctx, input: OperationInput<Static<P>, Static<Q>, Static<B>> & { prepared?: R }) => Promise<Result>;
 }
 

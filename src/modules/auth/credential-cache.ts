@@ -1,4 +1,4 @@
-import { BoundedCache } from '../../db/statements.js';
+import { LRUCache } from 'lru-cache';
 import type { Authenticated } from '../../core/context.js';
 
 /**
@@ -22,7 +22,7 @@ interface Entry {
 const liveCaches = new Set<CredentialCache>();
 
 export class CredentialCache {
-  private readonly entries = new BoundedCache<Entry>(CACHED_CREDENTIALS);
+  private readonly entries = new LRUCache<string, Entry>({ max: CACHED_CREDENTIALS });
 
   constructor(private readonly ttlMs = CREDENTIAL_TTL_MS) {
     liveCaches.add(this);

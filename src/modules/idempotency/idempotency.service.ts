@@ -3,8 +3,8 @@ import type { Kysely } from 'kysely';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { nowIso } from '../../core/clock.js';
 import { ApiError } from '../../core/errors.js';
+import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
-import { durableWrite } from '../../db/commit-groups.js';
 import type { ClaimHolder } from './holder.js';
 import {
   completeClaim,
@@ -48,13 +48,13 @@ const inUse = (scope: IdempotencyScope, retryAfterSeconds: number) =>
 
 /**
  * Claims the key for this request (committed before the write runs, so concurrent duplicates
- * see it; on SQLite in its turn's commit group, see durableWrite), or
+ * see it; Database.durableWrite), or
  * answers the stored result, or refuses: 422 for a different request, 409 while another
  * request holds it. A claim whose holder is gone or which went 30 s without a heartbeat
  * is taken over (see ClaimHolder.judge), so a crash blocks a key for 30 s at most.
  */
 export async function claimKey(
-  db: Kysely<DB>,
+  store: Database,
   holder: ClaimHolder,
   scope: IdempotencyScope,
   fingerprint: string,
@@ -62,6 +62,7 @@ export async function claimKey(
   ttlHours: number,
 ): Promise<ClaimOutcome> {
   await holder.ensureRegistered();
+  const { db } = store;
   const now = nowIso(nowMs);
   const claimId = holder.newClaimId();
   const fields: ClaimFields = {
@@ -74,7 +75,7 @@ export async function claimKey(
   };
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (await durableWrite(db, (trx) => insertClaim(trx, scope, fields)))
+      if (await store.durableWrite((trx) => insertClaim(trx, scope, fields)))
         return { kind: 'claimed', claim: { scope, claimId, holder } };
       const existing = await findRecord(db, scope);
       if (!existing) continue;

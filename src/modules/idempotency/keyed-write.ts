@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import { signal } from '../../observability/signals.js';
 import type { Result } from '../../operations/define.js';
@@ -12,7 +13,7 @@ import { claimKey, completeKey, keyFinished, releaseKey, requestFingerprint } fr
  * body), so a key is one key space whichever door a retry comes through.
  */
 export interface KeyedWrite {
-  db: Kysely<DB>;
+  store: Database;
   holder: ClaimHolder;
   ttlHours: number;
   scope: IdempotencyScope;
@@ -45,9 +46,9 @@ export async function runKeyedWrite(
   execute: KeyedExecute,
 ): Promise<{ result: Result; replayed: boolean }> {
   const fingerprint = requestFingerprint(write.method, write.path, write.body);
-  const outcome = await claimKey(write.db, write.holder, write.scope, fingerprint, write.nowMs, write.ttlHours);
+  const outcome = await claimKey(write.store, write.holder, write.scope, fingerprint, write.nowMs, write.ttlHours);
   if (outcome.kind === 'replay') {
-    signal(write.db, { kind: 'idempotency_replay' });
+    signal(write.store.db, { kind: 'idempotency_replay' });
     return { result: { status: outcome.status, body: outcome.body }, replayed: true };
   }
   const { claim } = outcome;
@@ -55,11 +56,11 @@ export async function runKeyedWrite(
     const result = await execute(async (trx, r) => {
       if (r.status >= 200 && r.status < 300) await completeKey(trx, claim, r.status, r.body);
     });
-    if (result.status >= 300) await releaseKey(write.db, claim);
+    if (result.status >= 300) await releaseKey(write.store.db, claim);
     else keyFinished(claim);
     return { result, replayed: false };
   } catch (error) {
-    await releaseKey(write.db, claim);
+    await releaseKey(write.store.db, claim);
     throw error;
   }
 }

@@ -105,7 +105,6 @@ const issueOperations: Operation[] = [
     fieldCodes: issueFieldCodes,
     response: IssueResponse,
     successStatus: 201,
-    lateWriteInstant: true,
     run: async (ctx, { body }) => created({ issue: await createIssue(ctx, body) }),
   }),
   defineOperation({

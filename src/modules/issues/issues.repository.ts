@@ -1,9 +1,8 @@
 import { titleOrDescriptionMatch } from '../../db/text-search.js';
 import { sql, type Kysely, type QueryCreator } from 'kysely';
 import { queryTemplate, singleQuery, slotItems } from '../../db/compiled-query.js';
-import { withWriteInstant, type Ctx } from '../../core/context.js';
+import type { Ctx } from '../../core/context.js';
 import type { DB, IssueRow } from '../../db/schema.js';
-import { writeClockStep } from '../../db/write-clock.js';
 import { visibilityShape, whereProjectVisible, whereProjectVisibleTo, type VisibilityShape } from '../../db/access.js';
 import { pageInOrder, paginateInOrder } from '../../db/list-page.js';
 import { fetchLimit, pageOf, pageWindow, startsAfter } from '../../db/paginate.js';
@@ -371,37 +370,6 @@ const counterStep = (db: QueryCreator<DB>, workspaceId: string, teamId: string) 
     .returning(['issue_counter', 'key']);
 
 /**
- * PostgreSQL, for a create whose write instant is still to be taken: one statement takes
- * the workspace's write order and instant (write-clock.ts), the key team's next number,
- * and inserts the issue stamped and numbered with them. A create holds the clock's row lock
- * from its first write to its commit, and every other write of the workspace waits for it;
- * each round trip under it (and the turn of a busy event loop that follows each answer) was
- * time every waiting create lost (docs/performance.md). The counter's WHERE reads the clock
- * step first, so the clock's lock is always taken before the team's, as every other write
- * takes them: no two writes can wait for each other.
- */
-const clockedIssueInsert = queryTemplate((db, slots: NewIssueRow & { wallMs: number }, columns: string) =>
-  db
-    .with('clock', (db) => writeClockStep(db, slots.workspace_id, slots.wallMs))
-    // The builder knows `clock` here; the step is written for the schema alone.
-    .with('counter', (db) =>
-      counterStep(db as unknown as QueryCreator<DB>, slots.workspace_id, slots.key_team_id).where(
-        sql<boolean>`exists (select from clock)`,
-      ),
-    )
-    .insertInto('issues')
-    .values({
-      ...(valuesOf(slots, columns) as unknown as NewIssueRow),
-      number: sql<number>`(select issue_counter from counter)`,
-      issue_key: sql<string>`(select key || '-' || issue_counter from counter)`,
-      created_at: sql<string>`(select now from clock)`,
-      updated_at: sql<string>`(select now from clock)`,
-    })
-    .returningAll()
-    .returning(sql<string>`(select write_clock_ms from clock)`.as('write_clock_ms')),
-);
-
-/**
  * PostgreSQL, once the write's instant is taken: the insert takes the key team's next number
  * itself, from a data-modifying WITH on the team's counter, one round trip fewer under the
  * write order's lock than taking it first.
@@ -436,37 +404,15 @@ async function insertNumbered(ctx: Ctx, row: StampedIssueRow, teamKey: string): 
 }
 
 /**
- * Takes the write's instant (withWriteInstant) and inserts a new issue stamped with it,
- * numbered from its key team's counter (`teamKey` is that team's key); answers the context
- * stamped with the instant and the row as the store keeps it (types as a read returns
- * them). The counter's row lock serialises concurrent creates on PostgreSQL (SQLite
+ * Inserts a new issue stamped with the write's instant, numbered from its key team's counter
+ * (`teamKey` is that team's key); answers the row as the store keeps it (types as a read
+ * returns them). The counter's row lock serialises concurrent creates on PostgreSQL (SQLite
  * serialises whole transactions), so numbers are never shared.
  */
-export async function insertNewIssue(
-  readCtx: Ctx,
-  row: NewIssueRow,
-  teamKey: string,
-): Promise<{ ctx: Ctx; issue: IssueRow }> {
-  let taken: IssueRow | undefined;
-  const ctx = await withWriteInstant(
-    readCtx,
-    readCtx.dialect === 'postgres'
-      ? async (wallMs, trx) => {
-          const inserted = await clockedIssueInsert.first({ db: trx, dialect: readCtx.dialect }, columnsOf(row), {
-            ...row,
-            wallMs,
-          });
-          if (!inserted) throw new Error('insert into issues returned no row');
-          const { write_clock_ms: clockMs, ...issue } = inserted;
-          taken = issue;
-          return Number(clockMs);
-        }
-      : undefined,
-  );
-  // Without a taker run (the instant was taken before), the row is stamped with it here.
-  const issue = taken ?? (await insertNumbered(ctx, { ...row, created_at: ctx.now, updated_at: ctx.now }, teamKey));
+export async function insertNewIssue(ctx: Ctx, row: NewIssueRow, teamKey: string): Promise<IssueRow> {
+  const issue = await insertNumbered(ctx, { ...row, created_at: ctx.now, updated_at: ctx.now }, teamKey);
   if (!issue?.id) throw new Error('insert into issues returned no row');
-  return { ctx, issue };
+  return issue;
 }
 
 export async function updateIssueRow(ctx: Ctx, issueId: string, changes: Partial<IssueRow>): Promise<void> {

@@ -154,32 +154,31 @@ export async function getIssueViewByKey(ctx: Ctx, issueKey: string): Promise<Iss
  * the `issue.created` event in the caller's transaction.
  */
 export async function createIssue(
-  readCtx: Ctx,
+  ctx: Ctx,
   input: CreateIssueInput,
   options: { source?: IssueSource } = {},
 ): Promise<IssueView> {
   const title = parseIssueTitle(input.title);
-  const project = await resolveProjectRef(readCtx, input);
+  const project = await resolveProjectRef(ctx, input);
   if (!project) throw new ApiError('PROJECT_REQUIRED', { field: 'projectId' });
-  const { status, assigneeId, reporterId, containerId, milestoneId } = await checkReferences(readCtx, input, project);
+  const { status, assigneeId, reporterId, containerId, milestoneId } = await checkReferences(ctx, input, project);
   const priority = input.priority !== undefined ? parsePriority(input.priority) : 'none';
   const tags = parseTagFields(input) ?? [];
   const schedule = scheduleFromInput(input);
 
-  // Every check above only reads; the write order is taken for the writes alone (by the insert).
-  const id = newId('iss', readCtx.nowMs);
-  const { ctx, issue: row } = await insertNewIssue(
-    readCtx,
+  const id = newId('iss', ctx.nowMs);
+  const row = await insertNewIssue(
+    ctx,
     {
       id,
-      workspace_id: readCtx.workspace.id,
+      workspace_id: ctx.workspace.id,
       key_team_id: project.team_id,
       team_id: project.team_id,
       project_id: project.id,
       status_id: status.id,
       assignee_id: assigneeId,
       reporter_id: reporterId,
-      created_by: readCtx.principal.id,
+      created_by: ctx.principal.id,
       title,
       description: input.description ?? null,
       priority,
@@ -198,10 +197,6 @@ export async function createIssue(
     },
     project.team_key,
   );
-  // Where the checks ran before the write joined its workspace's line (PostgreSQL), they run
-  // again inside it: the foreign keys refuse a record deleted or moved since, but not an
-  // assignee that lost access to the project. A failure here rolls the insert back.
-  if (ctx.db !== readCtx.db) await checkReferences(ctx, input, project);
   await addTagUsages(ctx, 'issue', id, tags, project.id);
   return recordIssueCreated(ctx, {
     ...row,

@@ -1,7 +1,6 @@
 import type { AppConfig } from '../../config.js';
 import { nowIso } from '../../core/clock.js';
 import type { Database } from '../../db/database.js';
-import { takeWriteInstant } from '../../db/write-clock.js';
 import type { EventAudience } from '../../events/audience.js';
 import type { FailureStreak } from '../../events/dispatch.repository.js';
 import { appendEvent, SYSTEM_ACTOR } from '../../events/outbox.js';
@@ -37,9 +36,9 @@ export async function disableIfFailingTooLong(
   if (span === 0 || streak.active !== 1 || streak.failing_since === null) return;
   if (nowMs - Date.parse(streak.failing_since) < span) return;
   const failingSince = streak.failing_since;
-  await database.db.transaction().execute(async (trx) => {
+  await database.write(async (trx) => {
     // The workspace's write order first, as every write that records an event takes it.
-    const writeMs = await takeWriteInstant(trx, database.dialect, streak.workspace_id);
+    const writeMs = await database.writeInstant(trx, streak.workspace_id);
     const now = nowIso(writeMs);
     const row = await deactivateFailing(trx, webhookId, failingSince, now);
     // Already off, re-activated or recovered meanwhile: nothing to tell.

@@ -2,7 +2,6 @@ import type { AppConfig } from '../../config.js';
 import { nowIso } from '../../core/clock.js';
 import type { Ctx } from '../../core/context.js';
 import type { Database } from '../../db/database.js';
-import { takeWriteInstant } from '../../db/write-clock.js';
 import { authenticate } from '../auth/credentials.service.js';
 import { createProject } from '../projects/projects.service.js';
 import { applyWorkspaceFile } from './apply.js';
@@ -42,9 +41,10 @@ export async function bootstrapWorkspace(database: Database, config: AppConfig):
     if (!admin) throw new Error('bootstrap: the admin token just created does not authenticate');
     const { workspace, principal, access, accessLevel } = admin;
     // As every write does (operations/execute.ts): its event then takes its log position in commit order.
-    const nowMs = await takeWriteInstant(trx, database.dialect, workspace.id);
+    const nowMs = await database.writeInstant(trx, workspace.id);
     const ctx: Ctx = {
       db: trx,
+      store: database,
       dialect: database.dialect,
       config,
       workspace,

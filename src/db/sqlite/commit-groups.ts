@@ -1,6 +1,5 @@
 import type { Kysely, SqliteDatabase } from 'kysely';
-import type { PgCommitGroups } from './pg-commit-groups.js';
-import type { DB } from './schema.js';
+import type { DB } from '../schema.js';
 import type { TurnReads } from './turn-reads.js';
 
 /** A group of writes that commit together, and how their callers learn the outcome. */
@@ -152,63 +151,4 @@ export class CommitGroups {
   private exec(statement: string): void {
     this.database.prepare(statement).run([]);
   }
-}
-
-const storesGroupingCommits = new WeakMap<Kysely<DB>, CommitGroups>();
-const storesInWorkspaceLines = new WeakMap<Kysely<DB>, PgCommitGroups>();
-
-/** Lets the operations' writes on the store `db` commit in groups (an SQLite store). */
-export function groupCommits(db: Kysely<DB>, groups: CommitGroups): void {
-  storesGroupingCommits.set(db, groups);
-}
-
-/** Lets the operations' writes on the store `db` commit in groups, one line per workspace (a PostgreSQL store). */
-export function groupCommitsByWorkspace(db: Kysely<DB>, groups: PgCommitGroups): void {
-  storesInWorkspaceLines.set(db, groups);
-}
-
-/**
- * Runs an operation's writes in one transaction and answers once they are durable. On a
- * store that groups commits the transaction is a member of a group: on SQLite its turn's,
- * on PostgreSQL its workspace's (`workspaceId`, pg-commit-groups.ts); elsewhere it is
- * Kysely's own.
- */
-export function writeTransaction<T>(
-  db: Kysely<DB>,
-  work: (trx: Kysely<DB>) => Promise<T>,
-  workspaceId?: string,
-): Promise<T> {
-  const groups = storesGroupingCommits.get(db);
-  if (groups) return groups.run(db, work);
-  const lines = workspaceId !== undefined ? storesInWorkspaceLines.get(db) : undefined;
-  return lines ? lines.run(workspaceId as string, work) : db.transaction().execute(work);
-}
-
-/**
- * Runs an operation's writes, as writeTransaction, for a write whose reads come before its
- * first write: `work` reads through `readDb` and calls `join` for the transaction its writes
- * go through. Where writes queue per workspace (PostgreSQL), the reads run on the pool and the
- * write joins its workspace's line only when it calls `join`; elsewhere the whole work runs in
- * the transaction and `join` answers it at once.
- */
-export function lateWriteTransaction<T>(
-  db: Kysely<DB>,
-  workspaceId: string,
-  work: (readDb: Kysely<DB>, join: () => Promise<Kysely<DB>>) => Promise<T>,
-): Promise<T> {
-  const lines = storesInWorkspaceLines.get(db);
-  if (lines) return lines.runJoiningLate(workspaceId, (join) => work(db, join));
-  return writeTransaction(db, (trx) => work(trx, async () => trx), workspaceId);
-}
-
-/**
- * Runs one write statement that must be durable before its caller goes on (an idempotency
- * claim, which duplicates of the request must find). On a store that groups commits it is
- * a member of its turn's group and answers once the group has committed, so the claims of a
- * turn share one commit, and the claims and the writes they guard no longer cut each
- * other's groups short; elsewhere it runs on `db` as it is, committing by itself.
- */
-export function durableWrite<T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T> {
-  const groups = storesGroupingCommits.get(db);
-  return groups ? groups.run(db, work) : work(db);
 }

@@ -4,18 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeTransaction } from '../src/db/commit-groups.js';
 import { openDatabase } from '../src/db/connect.js';
-import { requestRead, requestTurn } from '../src/core/request-turns.js';
-import { rowsRightAway } from '../src/db/direct-reads.js';
 import type { Database } from '../src/db/database.js';
 
 /**
- * The reads that run at once on an SQLite store share one read transaction per turn of the
- * event loop, never across the poll of a request (src/db/turn-reads.ts,
- * src/core/request-turns.ts). These tests read through rowsRightAway on a store of their own
- * and write from a second connection to the same file, as another process would. Each marks
- * its turn as one that read a request, as the HTTP server does.
+ * The reads outside a write on an SQLite store share one read transaction per turn of the
+ * event loop, never across the poll of a request (src/db/sqlite/turn-reads.ts). These tests
+ * read on a store of their own and write from a second connection to the same file, as
+ * another process would. Each marks its turn as one that read a request, as the HTTP server
+ * does (Database.requestsArrived).
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'wsx-turn-reads-'));
@@ -37,10 +34,9 @@ afterEach(async () => {
 });
 
 const table = () => database.db as unknown as Kysely<{ t: { v: string } }>;
-/** A read that runs at once, on the calling turn. */
-const readNow = (): string[] => {
-  const rows = rowsRightAway(database.db, table().selectFrom('t').select('v').orderBy('v').compile(), []);
-  if (!Array.isArray(rows)) throw new Error('the read did not run at once');
+/** A read outside a write; it runs within the calling turn (its awaits are microtasks). */
+const readNow = async (): Promise<string[]> => {
+  const rows = await table().selectFrom('t').select('v').orderBy('v').execute();
   return rows.map((row) => row.v);
 };
 const writeElsewhere = (value: string) => other.prepare('insert into t (v) values (?)').run(value);
@@ -48,22 +44,22 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const nextTick = () => new Promise((resolve) => process.nextTick(resolve));
 
 describe('the reads of one turn on SQLite', () => {
-  beforeEach(() => requestRead());
+  beforeEach(() => database.requestsArrived());
 
   it('see the store as it was at the turn’s first read, and another connection’s write from the next turn', async () => {
     writeElsewhere('before');
-    expect(readNow()).toEqual(['before']);
+    expect(await readNow()).toEqual(['before']);
     // Committed by another connection while the turn's read transaction is open.
     writeElsewhere('during');
     await nextTick();
-    expect(readNow()).toEqual(['before']);
+    expect(await readNow()).toEqual(['before']);
 
     await nextTurn();
-    expect(readNow()).toEqual(['before', 'during']);
+    expect(await readNow()).toEqual(['before', 'during']);
   });
 
   it('let another connection write and checkpoint the whole log once the turn is over', async () => {
-    readNow();
+    await readNow();
     writeElsewhere('a');
     await nextTurn();
     // A truncating checkpoint cannot finish while any reader holds a snapshot.
@@ -73,11 +69,11 @@ describe('the reads of one turn on SQLite', () => {
 
   it('end before a write of this store, which later reads of the same turn then see', async () => {
     writeElsewhere('elsewhere');
-    expect(readNow()).toEqual(['elsewhere']);
+    expect(await readNow()).toEqual(['elsewhere']);
     writeElsewhere('unseen until the write');
 
     let worked = false;
-    const written = writeTransaction(database.db, async (trx) => {
+    const written = database.write(async (trx) => {
       await sql`insert into t (v) values ('mine')`.execute(trx);
       worked = true;
     });
@@ -87,12 +83,12 @@ describe('the reads of one turn on SQLite', () => {
     expect(worked).toBe(true);
     // Its transaction ends a few microtasks after its work.
     for (let hop = 0; hop < 5; hop++) await Promise.resolve();
-    expect(readNow()).toEqual(['elsewhere', 'mine', 'unseen until the write']);
+    expect(await readNow()).toEqual(['elsewhere', 'mine', 'unseen until the write']);
     await written;
   });
 
   it('end before a statement outside the direct reads, which commits at once', async () => {
-    readNow();
+    await readNow();
     await sql`insert into t (v) values ('at once')`.execute(database.db);
     // Not held in the turn's read transaction: another connection sees it in the same turn.
     expect(other.prepare('select v from t').pluck().all()).toEqual(['at once']);
@@ -102,24 +98,10 @@ describe('the reads of one turn on SQLite', () => {
     // A snapshot taken after the poll phase that read the last requests (a timer, a
     // setImmediate callback, the check phase).
     await nextTurn();
-    expect(readNow()).toEqual([]);
+    expect(await readNow()).toEqual([]);
     writeElsewhere('acknowledged before the request was sent');
     // The next poll reads a request.
-    requestRead();
-    expect(readNow()).toEqual(['acknowledged before the request was sent']);
-  });
-});
-
-describe('the turns that read requests', () => {
-  it('are numbered once per poll phase that reads one', async () => {
-    await nextTurn();
-    const before = requestTurn();
-    requestRead();
-    requestRead();
-    await nextTick();
-    expect(requestTurn()).toBe(before + 1);
-    await nextTurn();
-    requestRead();
-    expect(requestTurn()).toBe(before + 2);
+    database.requestsArrived();
+    expect(await readNow()).toEqual(['acknowledged before the request was sent']);
   });
 });

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { SqliteStatement } from 'kysely';
-import { rowBuilder } from './row-builder.js';
+import { rowBuilder } from '../row-builder.js';
 
 /**
  * A statement as Kysely's SQLite driver uses it. Statements that answer rows run in

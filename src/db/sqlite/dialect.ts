@@ -45,12 +45,19 @@ class ImmediateTransactionDriver extends SqliteDriver {
     this.#groups.settleBeforeOutsideUse();
   }
 
-  /** The one connection, seen through a door that ends the turn's reads and commits a waiting group before any statement that is not its member's. */
+  /**
+   * The one connection, seen through a door that commits a waiting group before any
+   * statement that is not its member's, runs a read outside a write in the turn's read
+   * transaction (turn-reads.ts), and ends that transaction before anything else.
+   */
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
     this.#connection ??= {
       executeQuery: (query) => {
-        this.#settle();
+        if (query.query.kind === 'SelectQueryNode') {
+          this.#groups.settleBeforeOutsideUse();
+          this.#turnReads.join();
+        } else this.#settle();
         return connection.executeQuery(query);
       },
       streamQuery: (query, chunkSize) => {

@@ -1,7 +1,8 @@
 import type { Database as BetterSqlite3 } from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
-import { arrayRowStatement } from './sqlite-rows.js';
-import { BoundedCache, type StatementWatch } from './statements.js';
+import { LRUCache } from 'lru-cache';
+import type { StatementWatch } from '../statements.js';
+import { arrayRowStatement } from './rows.js';
 
 /** Distinct statement texts kept prepared; the code has a few hundred, lists of ids add some. */
 const CACHED_STATEMENTS = 1_000;
@@ -13,7 +14,7 @@ const CACHED_STATEMENTS = 1_000;
  * twice at once.
  */
 export function cachingSqliteDatabase(sqlite: BetterSqlite3, watch: StatementWatch): SqliteDatabase {
-  const cache = new BoundedCache<SqliteStatement>(CACHED_STATEMENTS);
+  const cache = new LRUCache<string, SqliteStatement>({ max: CACHED_STATEMENTS });
   const prepare = (sql: string): SqliteStatement => {
     let statement = cache.get(sql);
     if (!statement) {

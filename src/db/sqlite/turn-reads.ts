@@ -1,9 +1,8 @@
 import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
-import { requestTurn } from '../core/request-turns.js';
 
 /**
- * One read transaction for the reads that run at once (direct-reads.ts) in a turn of the
- * event loop, on an SQLite store's connection.
+ * One read transaction for the reads outside a write in a turn of the event loop, on an
+ * SQLite store's connection.
  *
  * A SELECT in autocommit is a read transaction of its own: in WAL mode SQLite takes and
  * drops a read lock on the shared-memory index for it, two `fcntl` system calls, about 6 µs
@@ -13,36 +12,53 @@ import { requestTurn } from '../core/request-turns.js';
  * connection (`end`), and so before any write.
  *
  * The reads that share it see the store as it was at its first read. A transaction is
- * joined only in the turn that last read requests it opened in (core/request-turns.ts): a
- * request of a later poll may have been sent after its snapshot, so its read ends the
- * transaction and opens another. This process's own writes end the read transaction first;
- * another process's (the CLI, a worker of `serve --workers`) are seen by the requests of the
- * next poll.
+ * joined only in the request turn it opened in: a request read from its socket in a later
+ * poll phase (requestsArrived) may have been sent after the snapshot, so its read ends the
+ * transaction and opens another. Every request one poll phase reads was in its socket when
+ * the phase polled, so the requests of one phase may share a snapshot taken in it. This
+ * process's own writes end the read transaction first; another process's (the CLI, a worker
+ * of `serve --workers`) are seen by the requests of the next poll.
  */
 export class TurnReads {
   readonly #begin: Statement;
   readonly #commit: Statement;
   #open = false;
   /** The request turn the open transaction began in. */
-  #turn = 0;
+  #openedIn = 0;
+  /** Counts the poll phases that read a request. */
+  #requestTurn = 0;
+  /** Whether the current poll phase has read a request (until the check phase that follows it). */
+  #reading = false;
 
   constructor(private readonly sqlite: BetterSqlite3) {
     this.#begin = sqlite.prepare('begin');
     this.#commit = sqlite.prepare('commit');
   }
 
+  /** The HTTP server read a request (its listener runs in the poll phase). */
+  requestsArrived(): void {
+    if (this.#reading) return;
+    this.#reading = true;
+    this.#requestTurn++;
+    setImmediate(this.#pollPhaseOver);
+  }
+
+  readonly #pollPhaseOver = (): void => {
+    this.#reading = false;
+  };
+
   /**
-   * Before a read that runs at once: joins the open read transaction, opening one if none
-   * is open in the current request turn. False when the connection holds another
-   * transaction (a write's), which the read must not run inside.
+   * Before a read outside a write: joins the open read transaction, opening one if none is
+   * open in the current request turn. False when the connection holds another transaction
+   * (a write's), which the read then runs in.
    */
   join(): boolean {
-    if (this.#open && this.#turn === requestTurn()) return true;
+    if (this.#open && this.#openedIn === this.#requestTurn) return true;
     this.end();
     if (this.sqlite.inTransaction) return false;
     this.#begin.run();
     this.#open = true;
-    this.#turn = requestTurn();
+    this.#openedIn = this.#requestTurn;
     setImmediate(this.end);
     return true;
   }

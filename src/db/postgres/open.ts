@@ -1,0 +1,65 @@
+import { Kysely, PostgresDialect, sql, type Kysely as KyselyHandle } from 'kysely';
+import type { Database } from '../database.js';
+import type { DB } from '../schema.js';
+import { StatementWatch } from '../statements.js';
+import { workspaceClockInstant } from '../write-clock.js';
+import { namedStatementClient } from './named-statements.js';
+import { KEYED_PLANS_ONLY } from './plan-settings.js';
+
+/** How long a PostgreSQL checkout may wait for a connection before the request fails. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * A PostgreSQL store: a pool of connections, each running Kysely's statements as named
+ * prepared statements (named-statements.ts). A write is a plain transaction on its own
+ * connection; its reads run inside it, and it takes its workspace's write order (the clock
+ * row's lock, write-clock.ts) only at the statement that moves the clock, holding it to its
+ * COMMIT.
+ */
+export async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const { default: pg } = await import('pg');
+  const statements = new StatementWatch();
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    Client: namedStatementClient(pg, statements),
+    // An unreachable host, or a pool with every client busy, answers within this time
+    // (503 DATABASE_UNAVAILABLE) instead of holding the request open indefinitely.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // Notices a silently dropped connection (a failover, a NAT timeout) on idle clients.
+    keepAlive: true,
+  });
+  // A client whose server connection drops (restart, failover, admin kill) emits 'error'.
+  // The pool listens only while the client is idle; while it is checked out (running a
+  // query, holding a transaction, the dispatcher's), nothing does, and an unhandled
+  // 'error' event ends the process. So every client gets its own listener when it is
+  // made. The error itself reaches the caller through its failing query; the pool then
+  // discards the broken client (it is no longer queryable) and the next checkout opens a
+  // fresh connection, which is how the server reconnects by itself.
+  const ignore = () => undefined;
+  pool.on('error', ignore);
+  pool.on('connect', (client) => client.on('error', ignore));
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const write = <T>(work: (trx: KyselyHandle<DB>) => Promise<T>): Promise<T> =>
+    db.transaction().execute(async (trx) => {
+      // Every statement of a write finds its rows by key (plan-settings.ts).
+      await sql.raw(KEYED_PLANS_ONLY).execute(trx);
+      return work(trx);
+    });
+  const safe = new URL(url);
+  safe.password = '';
+  return {
+    db,
+    dialect: 'postgres',
+    describe: `postgres://${safe.host}${safe.pathname}`,
+    write,
+    // A statement outside a transaction commits on its own before it answers.
+    durableWrite: (work) => work(db),
+    writeInstant: workspaceClockInstant,
+    // Every read runs on a connection of the pool and sees what was committed when it began.
+    requestsArrived: () => undefined,
+    close: () => db.destroy(),
+    statements,
+    pool,
+  };
+}
