@@ -28,6 +28,7 @@ beforeAll(async () => {
     ],
     h.database,
     { ...loadConfig({}), idempotencyTtlHours: TTL_HOURS },
+    h.holder,
   );
 });
 afterAll(() => h.close());

@@ -4,7 +4,7 @@ import { startHarness, type Harness } from './support/harness.js';
 
 /**
  * Creates sent at the same time, as agents send them. On SQLite the writes of one turn of
- * the event loop commit together (src/db/commit-groups.ts); on PostgreSQL they queue for
+ * the event loop commit together (src/db/sqlite/commit-groups.ts); on PostgreSQL they queue for
  * the workspace's write order. Either way each gets its own key and is kept or refused on
  * its own.
  */

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor, filterHash } from '../src/core/cursor.js';
-import { cursorSigningKey } from '../src/db/installation-secrets.js';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';
 
@@ -191,7 +190,7 @@ describe('cursors', () => {
   it("refuses a correctly sealed cursor whose position is not made of the list's key values", async () => {
     const workspaceId = (await h.call('GET', '/api/external', { token: TOKENS.admin })).body.workspace.id;
     const boundTo = filterHash(`projects@${workspaceId}`, {});
-    const key = await cursorSigningKey(h.database.db);
+    const key = await h.database.secrets.get('cursor-signing');
     const sane = encodeCursor(['9999-12-31T00:00:00.000Z', 'prj_zzzz'], boundTo, key);
     expect((await listPage(`limit=2&cursor=${sane}`)).status).toBe(200);
     for (const position of [[{}, {}], [['a'], 'b'], ['only one'], [true, 'prj_x']]) {

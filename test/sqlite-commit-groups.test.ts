@@ -45,7 +45,7 @@ function write(value: string, fail?: Error): Promise<string> {
   return logOutcome(
     log,
     value,
-    database.write(async (trx) => {
+    database.write('ws', async (trx) => {
       await insert(trx, value);
       if (fail) throw fail;
       return value;
@@ -70,7 +70,7 @@ const oneGroup = (...answered: string[]): string[] => [
  */
 async function waitingForCommit(value: string): Promise<{ outcome: Promise<string> }> {
   let worked = false;
-  const outcome = database.write(async (trx) => {
+  const outcome = database.write('ws', async (trx) => {
     await insert(trx, value);
     worked = true;
     return value;
@@ -117,7 +117,7 @@ describe('writes of one turn on SQLite', () => {
   });
 
   it('forget the commit that came due during a failing first write that outlived the turn', async () => {
-    const failing = database.write(async (trx) => {
+    const failing = database.write('ws', async (trx) => {
       await insert(trx, 'x');
       // Past the end of the turn: the group's commit comes due while this write is open.
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -135,7 +135,7 @@ describe('writes of one turn on SQLite', () => {
     // SQLite ends a transaction by itself after a full disk or an I/O error; a ROLLBACK
     // inside the last write stands in for that here.
     const first = write('a');
-    const last = database.write(async (trx) => {
+    const last = database.write('ws', async (trx) => {
       await insert(trx, 'b');
       await sql`rollback`.execute(trx);
       return 'b';
@@ -154,7 +154,7 @@ describe('writes of one turn on SQLite', () => {
     const read = values();
     // A later write of the turn loses its group (as in the test above): had the read run
     // inside the group, it would have shown 'a', which would then be gone.
-    const lost = database.write(async (trx) => {
+    const lost = database.write('ws', async (trx) => {
       await insert(trx, 'b');
       await sql`rollback`.execute(trx);
     });
@@ -169,7 +169,7 @@ describe('writes of one turn on SQLite', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     // A write that waits (not only for statements) inside its transaction, then fails.
-    const slow = database.write(async (trx) => {
+    const slow = database.write('ws', async (trx) => {
       await insert(trx, 'unfinished');
       await gate;
       throw new Error('refused');

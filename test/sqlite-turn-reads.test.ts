@@ -73,7 +73,7 @@ describe('the reads of one turn on SQLite', () => {
     writeElsewhere('unseen until the write');
 
     let worked = false;
-    const written = database.write(async (trx) => {
+    const written = database.write('ws', async (trx) => {
       await sql`insert into t (v) values ('mine')`.execute(trx);
       worked = true;
     });

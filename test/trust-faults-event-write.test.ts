@@ -6,11 +6,10 @@ import type { Harness } from './support/harness.js';
 import { countRows } from './support/database.js';
 
 /**
- * On PostgreSQL a write sends its event's outbox row without waiting for the answer, and its
- * COMMIT right behind it (src/db/unanswered-writes.ts). These prove that an outbox row the
- * store refuses still fails the whole write with the refusal's own error (here PostgreSQL's
- * disk_full, raised by a trigger on the outbox), keeps nothing of it, and that the next
- * write after the fault is whole. SQLite waits for every statement, so this is PostgreSQL's.
+ * A write's event row is usually its last statement before COMMIT. These prove that an
+ * outbox row the store refuses fails the whole write with the refusal's own error (here
+ * PostgreSQL's disk_full, raised by a trigger on the outbox, which is PostgreSQL's own
+ * language), keeps nothing of it, and that the next write after the fault is whole.
  */
 const onPostgres = (process.env.TEST_DATABASE_URL ?? '').startsWith('postgres');
 

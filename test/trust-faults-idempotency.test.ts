@@ -58,6 +58,7 @@ beforeAll(async () => {
     ],
     h.database,
     loadConfig({}),
+    h.holder,
   );
   const probe = await createProject('probe', { name: 'Probe' });
   expect(probe.status).toBe(201);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor, filterHash } from '../src/core/cursor.js';
 import { loadConfig } from '../src/config.js';
-import { cursorSigningKey, installationSecret } from '../src/db/installation-secrets.js';
+import { InstallationSecrets } from '../src/db/installation-secrets.js';
 import { buildApp } from '../src/http/app.js';
 import type { ApplyResult } from '../src/modules/workspace-file/apply.js';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
@@ -82,7 +82,11 @@ describe('tampered cursors', () => {
 describe('position values are type-checked per sort column', () => {
   /** A cursor signed with the installation's own key, so only the position can be wrong. */
   const signed = async (scope: string, position: unknown[]) =>
-    encodeCursor(position, filterHash(`${scope}@${acme.workspaceId}`, {}), await cursorSigningKey(h.database.db));
+    encodeCursor(
+      position,
+      filterHash(`${scope}@${acme.workspaceId}`, {}),
+      await h.database.secrets.get('cursor-signing'),
+    );
 
   it('answers INVALID_CURSOR, not 500, for text in an integer sort key', async () => {
     const milestones = (
@@ -129,9 +133,9 @@ describe('position values are type-checked per sort column', () => {
 
 describe('the signing secret', () => {
   it('is kept in the store, once, and the same for every process that races to create it', async () => {
-    // Separate handles over one store stand for separate processes: none shares a cache.
+    // Separate handles over one store, each with its own cache, stand for separate processes.
     const handles = Array.from({ length: 5 }, () => h.database.db.withoutPlugins());
-    const secrets = await Promise.all(handles.map((db) => installationSecret(db, 'cursor-signing')));
+    const secrets = await Promise.all(handles.map((db) => new InstallationSecrets(db).get('cursor-signing')));
     for (const secret of secrets) expect(secret.equals(secrets[0])).toBe(true);
     expect(secrets[0].length).toBe(32);
     const rows = await h.database.db.selectFrom('installation_secrets').selectAll().execute();
@@ -149,8 +153,9 @@ describe('the signing secret', () => {
       // The running server keeps the key it loaded: no query per request, and its cursors stay valid.
       expect((await projects(`limit=2&cursor=${encodeURIComponent(cursor)}`)).status).toBe(200);
       // A process started now reads the stored key, which did not sign this cursor.
+      const otherDb = h.database.db.withoutPlugins();
       const other = await buildApp({
-        database: { ...h.database, db: h.database.db.withoutPlugins() },
+        database: { ...h.database, db: otherDb, secrets: new InstallationSecrets(otherDb) },
         config: { ...loadConfig({}), rateLimitPerMinute: 0 },
       });
       try {
@@ -182,7 +187,7 @@ describe('the signing secret', () => {
     } finally {
       await h.database.db
         .updateTable('installation_secrets')
-        .set({ value: (await cursorSigningKey(h.database.db)).toString('base64url') })
+        .set({ value: (await h.database.secrets.get('cursor-signing')).toString('base64url') })
         .where('name', '=', 'cursor-signing')
         .execute();
     }

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { Signals } from '../core/signals.js';
+import type { InstallationSecrets } from './installation-secrets.js';
 import type { DB } from './schema.js';
 import type { StatementWatch } from './statements.js';
 
@@ -19,10 +21,10 @@ export interface Database {
   /** The SQLite file, for storage checks; undefined in memory and on PostgreSQL. */
   file?: string;
   /**
-   * Runs an operation's writes in one transaction and answers once they are durable. SQLite
-   * takes its write lock as the transaction begins; a write that fails leaves nothing behind.
+   * Runs a write of `workspaceId` (an operation's, with everything it records) in one
+   * transaction and answers once it is durable; a write that fails leaves nothing behind.
    */
-  write<T>(work: (trx: Kysely<DB>) => Promise<T>): Promise<T>;
+  write<T>(workspaceId: string, work: (trx: Kysely<DB>) => Promise<T>): Promise<T>;
   /**
    * Runs one write that must be durable before its caller goes on (an idempotency claim,
    * which a duplicate of the request must find), answering once it is.
@@ -42,6 +44,10 @@ export interface Database {
   close(): Promise<void>;
   /** Every statement the store runs, for those who count them (tests, the benchmark). */
   statements: StatementWatch;
+  /** What happens below the HTTP layer on this store, for its app's metrics (core/signals.ts). */
+  signals: Signals;
+  /** The installation's secrets the store keeps, each read once (installation-secrets.ts). */
+  secrets: InstallationSecrets;
   /** PostgreSQL's connection pool, as the metrics read it; undefined on SQLite. */
   pool?: PoolUse;
 }

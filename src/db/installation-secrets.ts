@@ -9,13 +9,6 @@ export type InstallationSecretName = 'cursor-signing' | 'oauth-client-secret' | 
 const SECRET_BYTES = 32;
 
 /**
- * One load per database handle and name: a process reads each secret once, not on every
- * request. Keyed by the handle so tests (and tools) that open several databases in one
- * process keep them apart; a failed load is forgotten so the next call tries again.
- */
-const loaded = new WeakMap<Kysely<DB>, Map<InstallationSecretName, Promise<Buffer>>>();
-
-/**
  * Creates the secret if the store has none, then reads the one the store keeps. Two
  * processes starting at once both try the insert; the primary key lets exactly one win,
  * and both then read the winner's value.
@@ -34,18 +27,27 @@ async function loadOrCreate(db: Kysely<DB>, name: InstallationSecretName): Promi
   return Buffer.from(row.value, 'base64url');
 }
 
-export function installationSecret(db: Kysely<DB>, name: InstallationSecretName): Promise<Buffer> {
-  const byName = loaded.get(db) ?? new Map<InstallationSecretName, Promise<Buffer>>();
-  loaded.set(db, byName);
-  let secret = byName.get(name);
-  if (!secret) {
-    const pending = loadOrCreate(db, name);
-    secret = pending;
-    byName.set(name, pending);
-    pending.catch(() => byName.delete(name));
-  }
-  return secret;
-}
+/**
+ * The installation's secrets one store keeps, each read once: a process reads a secret once
+ * per store, not on every request. A failed load is forgotten so the next call tries again.
+ */
+export class InstallationSecrets {
+  readonly #loaded = new Map<InstallationSecretName, Promise<Buffer>>();
 
-/** The key that signs pagination cursors. */
-export const cursorSigningKey = (db: Kysely<DB>): Promise<Buffer> => installationSecret(db, 'cursor-signing');
+  constructor(private readonly db: Kysely<DB>) {}
+
+  /**
+   * The named secret, made if the store has none. `via` is the handle to read it through
+   * when the caller holds the store's connection (a write's transaction on SQLite).
+   */
+  get(name: InstallationSecretName, via: Kysely<DB> = this.db): Promise<Buffer> {
+    let secret = this.#loaded.get(name);
+    if (!secret) {
+      const pending = loadOrCreate(via, name);
+      secret = pending;
+      this.#loaded.set(name, pending);
+      pending.catch(() => this.#loaded.delete(name));
+    }
+    return secret;
+  }
+}

@@ -1,7 +1,6 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Ctx } from '../core/context.js';
 import { decodeCursor, encodeCursor, filterHash, type SortColumnType } from '../core/cursor.js';
-import { cursorSigningKey } from './installation-secrets.js';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
@@ -67,7 +66,7 @@ export interface PageWindow {
 /** Checks the request and decodes its cursor (INVALID_CURSOR if it does not fit this list). */
 export async function pageWindow(ctx: Ctx, page: Omit<PageRequest, 'keyOf'>): Promise<PageWindow> {
   const boundTo = filterHash(`${page.scope}@${ctx.workspace.id}`, page.filters);
-  const key = await cursorSigningKey(ctx.db);
+  const key = await ctx.store.secrets.get('cursor-signing', ctx.db);
   return {
     limit: Math.min(page.limit ?? DEFAULT_LIMIT, MAX_LIMIT),
     direction: page.direction ?? 'desc',

@@ -4,7 +4,6 @@ import { isTokenLive } from '../core/credential-expiry.js';
 import { newId } from '../core/ids.js';
 import type { Database } from '../db/database.js';
 import type { WebhookDeliveryRow, WebhookJobRow } from '../db/tables/webhooks.js';
-import { signal } from '../observability/signals.js';
 import { sendWebhook, type SendOutcome } from './delivery.js';
 import {
   claimDueJobs,
@@ -167,7 +166,7 @@ export async function sendAttempt(database: Database, config: AppConfig, attempt
         body: attempt.body,
         allowPrivate: config.webhookAllowPrivate,
       });
-  signal(database.db, {
+  database.signals.emit({
     kind: 'webhook_attempt',
     outcome: outcome.ok ? 'succeeded' : attempt.refused ? 'refused' : 'failed',
   });

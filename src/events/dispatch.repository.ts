@@ -44,7 +44,7 @@ const undispatchedEvents = queryTemplate((db, _slots: Record<string, never>, sha
 
 export async function takeUndispatchedEvents(trx: Db, dialect: DialectName, limit: number): Promise<PendingEvent[]> {
   if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`takeUndispatchedEvents: batch of ${limit}`);
-  // The read walks the partial index of waiting rows in id order (db/pg-plan-settings.ts).
+  // The read walks the partial index of waiting rows in id order (db/postgres/plan-settings.ts).
   if (dialect === 'postgres') await sql.raw(INDEX_ORDER_PLANS_ONLY).execute(trx);
   return undispatchedEvents.rows({ db: trx, dialect }, `${dialect} ${limit}`, {});
 }
@@ -90,7 +90,7 @@ export async function insertJobs(trx: Db, jobs: WebhookJobRow[]): Promise<void> 
 
 /**
  * Claims of all processes are taken one at a time on PostgreSQL, so the caps hold across
- * nodes. The same statement keeps the claim's reads on their indexes (pg-plan-settings.ts):
+ * nodes. The same statement keeps the claim's reads on their indexes (db/postgres/plan-settings.ts):
  * a plan made while the queue was empty would otherwise read the whole queue once it is not.
  * The small subscriptions table is still read whole, and the penalty the planner then adds
  * to its cost made it compile the claim's read to machine code (JIT) on every tick, which

@@ -3,9 +3,9 @@ import type { DestinationStream } from 'pino';
 import type { AppConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/database.js';
-import { cursorSigningKey } from '../db/installation-secrets.js';
 import { registerWorkers } from '../events/workers.js';
 import { registerMcp } from '../mcp/route.js';
+import { ClaimHolder } from '../modules/idempotency/holder.js';
 import { loggerOptions } from '../observability/logger.js';
 import { requestLogger } from '../observability/request-logger.js';
 import { registerObservability } from '../observability/register.js';
@@ -40,6 +40,11 @@ export interface AppOptions {
    * reads the credential never depends on how fast the machine ran the one before.
    */
   credentialTtlMs?: number;
+  /**
+   * This process's holder of idempotency claims on the store; made here when not given (a
+   * test that registers operations of its own passes the one it shares with the app).
+   */
+  holder?: ClaimHolder;
 }
 
 const ONE_MIB = 1_048_576;
@@ -57,9 +62,10 @@ export async function buildApp({
   logStream,
   workers = false,
   credentialTtlMs,
+  holder: givenHolder,
 }: AppOptions): Promise<FastifyInstance> {
   // The cursor key is made on the first start and read once per process, before any request.
-  await cursorSigningKey(database.db);
+  await database.secrets.get('cursor-signing');
   const { serverFactory, clientErrorHandler } = transport(config, () => database.requestsArrived());
   const app = Fastify({
     logger: loggerOptions(logger, config.logLevel, logStream),
@@ -109,16 +115,23 @@ export async function buildApp({
   registerAuth(app, database.db, credentialTtlMs);
   await registerRateLimit(app, config, counters);
   answerUnknownRoutesBeforeBody(app);
-  registerHealth(app, database);
+  // The one holder of this process's idempotency claims on the store (readiness heartbeats
+  // it): it registers (releasing what gone instances held) when the app is ready and
+  // deregisters when it closes.
+  const holder = givenHolder ?? new ClaimHolder(database.db);
+  app.addHook('onReady', async () => holder.attach(app.log));
+  app.addHook('onClose', async () => holder.detach());
+  registerHealth(app, database, holder);
   registerDocs(app);
   // Behind TLS (an https public URL) the session cookie is Secure.
   registerWeb(app, database.db, {
     secureCookies: config.publicUrl.startsWith('https:'),
     oidc: config.oidc,
     publicOrigin: () => publicOrigin(config, app),
+    secrets: database.secrets,
   });
-  registerOperations(app, catalog, database, config);
-  registerMcp(app, catalog, database, config);
+  registerOperations(app, catalog, database, config, holder);
+  registerMcp(app, catalog, database, config, holder);
   if (workers) registerWorkers(app, database, config);
   return app;
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../db/database.js';
 import { databaseFault } from '../db/errors.js';
 import { sqliteStorageExhausted } from '../db/storage.js';
-import { holderFor } from '../modules/idempotency/holder.js';
+import type { ClaimHolder } from '../modules/idempotency/holder.js';
 
 type NotReady = 'database_unavailable' | 'storage_full';
 
@@ -11,9 +11,9 @@ type NotReady = 'database_unavailable' | 'storage_full';
  * transaction (one row per process, so it never grows), and on SQLite also checks that the
  * file has room to grow. A read alone stays ready on a full disk while every write fails.
  */
-async function notReadyBecause(database: Database): Promise<NotReady | undefined> {
+async function notReadyBecause(database: Database, holder: ClaimHolder): Promise<NotReady | undefined> {
   try {
-    await holderFor(database).heartbeat();
+    await holder.heartbeat();
     return (await sqliteStorageExhausted(database)) ? 'storage_full' : undefined;
   } catch (error) {
     return databaseFault(error) === 'full' ? 'storage_full' : 'database_unavailable';
@@ -21,10 +21,10 @@ async function notReadyBecause(database: Database): Promise<NotReady | undefined
 }
 
 /** Liveness (process up) and readiness (a database write commits), both without auth. */
-export function registerHealth(app: FastifyInstance, database: Database): void {
+export function registerHealth(app: FastifyInstance, database: Database, holder: ClaimHolder): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
-    const reason = await notReadyBecause(database);
+    const reason = await notReadyBecause(database, holder);
     if (!reason) return { status: 'ready', database: database.dialect };
     return reply.code(503).send({ status: 'unavailable', database: database.dialect, reason });
   });

@@ -37,14 +37,19 @@ interface JsonResponse extends ServerResponse {
   json(body: unknown): this;
 }
 
-const addresses = new WeakMap<IncomingMessage, string>();
+/** The client address Fastify read for each OAuth request, for the router, which sees only the socket. */
+export class ClientAddresses {
+  readonly #byRequest = new WeakMap<IncomingMessage, string>();
 
-/** Records the client address Fastify read for a request before the router takes it. */
-export const rememberClientAddress = (raw: IncomingMessage, ip: string): void => {
-  addresses.set(raw, ip);
-};
+  /** Records the client address Fastify read for a request before the router takes it. */
+  remember(raw: IncomingMessage, ip: string): void {
+    this.#byRequest.set(raw, ip);
+  }
 
-const addressOf = (req: IncomingMessage): string => addresses.get(req) ?? req.socket.remoteAddress ?? '';
+  of(req: IncomingMessage): string {
+    return this.#byRequest.get(req) ?? req.socket.remoteAddress ?? '';
+  }
+}
 
 const tooManyRequests = (description: string) => ({ error: 'too_many_requests', error_description: description });
 
@@ -54,14 +59,14 @@ const tooManyRequests = (description: string) => ({ error: 'too_many_requests', 
  * the budget, the answer is 429 too_many_requests with Retry-After instead. The SDK's
  * handlers answer every refusal through `res.json`, so that is where it is caught.
  */
-export function chargeRefusals(counters: CounterStore, limit: number) {
+export function chargeRefusals(counters: CounterStore, limit: number, addresses: ClientAddresses) {
   const charge = failureBudget(counters, REFUSALS_NS, limit);
   return (req: IncomingMessage, res: JsonResponse, next: () => void): void => {
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
       const status = res.statusCode;
       if (status < 400 || status >= 500 || status === 429) return json(body);
-      charge(addressOf(req)).then(
+      charge(addresses.of(req)).then(
         (retryAfterSeconds) => {
           if (retryAfterSeconds === undefined || res.headersSent) return json(body);
           res.statusCode = 429;
@@ -147,10 +152,12 @@ function parameter(req: RoutedRequest, name: string): string | undefined {
 }
 
 /** The client named by the request and its address: a public client's id is no secret, so one address cannot spend another's budget. */
-const clientAndAddress = (req: RoutedRequest): string | undefined => {
-  const clientId = parameter(req, 'client_id');
-  return clientId === undefined ? undefined : `${clientId}@${clientKey(addressOf(req))}`;
-};
+const clientAndAddress =
+  (addresses: ClientAddresses) =>
+  (req: RoutedRequest): string | undefined => {
+    const clientId = parameter(req, 'client_id');
+    return clientId === undefined ? undefined : `${clientId}@${clientKey(addresses.of(req))}`;
+  };
 
 /**
  * The `rateLimit` option of each endpoint of the SDK's router. `presentedGrant` answers the
@@ -160,6 +167,7 @@ export function validRequestLimits(
   counters: CounterStore | undefined,
   perMinute: number,
   presentedGrant: (body: unknown) => Promise<string | undefined>,
+  addresses: ClientAddresses,
 ) {
   if (!counters || perMinute <= 0) return { token: false, authorize: false, revoke: false, register: false } as const;
   return {
@@ -174,14 +182,14 @@ export function validRequestLimits(
       counters,
       'authorize',
       perMinute,
-      clientAndAddress,
+      clientAndAddress(addresses),
       'Too many authorization requests for this client from this address',
     ),
     revoke: validBudget(
       counters,
       'revoke',
       perMinute,
-      clientAndAddress,
+      clientAndAddress(addresses),
       'Too many revocation requests for this client from this address',
     ),
     // Registration writes a row, and there is no client yet to count against.
@@ -189,7 +197,7 @@ export function validRequestLimits(
       counters,
       'register',
       Math.ceil(perMinute / 6),
-      (req) => clientKey(addressOf(req)),
+      (req) => clientKey(addresses.of(req)),
       'Too many client registrations from this address; a client registers once and keeps its client_id',
     ),
   };

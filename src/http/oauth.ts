@@ -5,7 +5,7 @@ import type { Database } from '../db/database.js';
 import { RESOURCE_PATHS } from '../modules/oauth/resources.js';
 import { hookWhen } from './hook-when.js';
 import { publicOrigin, servesOAuth } from './public-url.js';
-import { chargeRefusals, rememberClientAddress, validRequestLimits } from './oauth-limits.js';
+import { chargeRefusals, ClientAddresses, validRequestLimits } from './oauth-limits.js';
 import type { CounterStore } from './rate-counters.js';
 import { requestPath } from './request-path.js';
 
@@ -51,6 +51,7 @@ async function buildOAuthApp(
   config: AppConfig,
   issuer: URL,
   counters: CounterStore | undefined,
+  addresses: ClientAddresses,
 ): Promise<OAuthApp> {
   const [
     { mcpAuthRouter, mcpAuthMetadataRouter, createOAuthMetadata },
@@ -63,7 +64,7 @@ async function buildOAuthApp(
     import('../modules/oauth/provider.js'),
     import('../modules/oauth/scopes.js'),
   ]);
-  const provider = new WsxOAuthProvider(database.db, issuer, {
+  const provider = new WsxOAuthProvider(database.db, database.secrets, issuer, {
     accessTokenTtlSeconds: config.oauthAccessTokenTtlSeconds,
     refreshTokenTtlDays: config.oauthRefreshTokenTtlDays,
   });
@@ -73,8 +74,13 @@ async function buildOAuthApp(
   const app = createMcpExpressApp({ host: issuer.hostname }) as OAuthApp;
   app.disable('x-powered-by');
   // Ahead of the router, so every refusal it answers is charged to the client address (oauth-limits.ts).
-  if (counters && config.authFailureLimit > 0) app.use(chargeRefusals(counters, config.authFailureLimit));
-  const limits = validRequestLimits(counters, config.oauthRateLimitPerMinute, (body) => provider.presentedGrant(body));
+  if (counters && config.authFailureLimit > 0) app.use(chargeRefusals(counters, config.authFailureLimit, addresses));
+  const limits = validRequestLimits(
+    counters,
+    config.oauthRateLimitPerMinute,
+    (body) => provider.presentedGrant(body),
+    addresses,
+  );
   app.use(
     mcpAuthRouter({
       provider,
@@ -170,6 +176,7 @@ export function registerOAuth(
   });
 
   let oauthApp: Promise<OAuthApp> | undefined;
+  const addresses = new ClientAddresses();
   const oauthPath = (request: FastifyRequest) => OAUTH_PATHS.has(pathOf(request.url));
   app.addHook(
     'onRequest',
@@ -178,12 +185,12 @@ export function registerOAuth(
       // Without an acceptable issuer the paths are unknown routes, as before OAuth existed.
       if (!servesOAuth(base)) return;
       if (!oauthApp) {
-        oauthApp = buildOAuthApp(database, config, new URL(base), counters);
+        oauthApp = buildOAuthApp(database, config, new URL(base), counters, addresses);
         // A failed load is tried again by the next request rather than remembered.
         oauthApp.catch(() => (oauthApp = undefined));
       }
       const handle = await oauthApp;
-      rememberClientAddress(request.raw, request.ip);
+      addresses.remember(request.raw, request.ip);
       reply.hijack();
       handle(request.raw, reply.raw, (error) => answerUnrouted(reply.raw, request.log, error));
     }),

@@ -16,7 +16,7 @@ import { executeOperation } from '../operations/execute.js';
 import { locationResolver } from '../operations/location.js';
 import { parseInput } from '../operations/validate.js';
 import { refuseWriteByReadOnly } from '../modules/auth/access-level.js';
-import { holderFor } from '../modules/idempotency/holder.js';
+import type { ClaimHolder } from '../modules/idempotency/holder.js';
 import { assertValidKey } from '../modules/idempotency/idempotency.service.js';
 import { canonicalPath, runKeyedWrite } from '../modules/idempotency/keyed-write.js';
 import { pathOf, requireAuth } from './auth.js';
@@ -29,17 +29,6 @@ function versionOf(op: Operation, result: Result): number | undefined {
   const record = (result.body as Record<string, { version?: unknown }> | undefined)?.[op.resource.name];
   return typeof record?.version === 'number' ? record.version : undefined;
 }
-
-/**
- * Bodies up to this many characters are sent as the string JSON.stringify made; longer ones
- * as its UTF-8 bytes. Node writes a string body with the headers in one write, a Buffer in a
- * second chunk of a `writev`, and hashing a string for the ETag encodes it once more, which
- * for a few KB costs less than the Buffer and the `writev` (a read by key, 0.8 KB: about 4 %
- * more reads a second on SQLite and 12 % on PostgreSQL, medians of side-by-side pairs). For
- * a page of 50 issues (41 KB) the second encoding costs more: 2–8 % fewer pages on PostgreSQL
- * as a string; a page of 20 (16 KB) was even.
- */
-const STRING_BODY_MAX = 8192;
 
 /**
  * Sends a result; `location` is the created resource's path, set on a 201 (replays too).
@@ -56,9 +45,8 @@ function send(
   reply.code(result.status);
   if (location !== undefined) reply.header('Location', location);
   if (result.status === 204 || result.body === undefined) return reply.send();
-  // The tag is hashed from, and the reply sends, the same bytes (see STRING_BODY_MAX).
-  const json = JSON.stringify(result.body);
-  const body = json.length <= STRING_BODY_MAX ? json : Buffer.from(json);
+  // The tag is hashed from the text the reply sends (as its UTF-8 bytes).
+  const body = JSON.stringify(result.body);
   const version = versionOf(op, result);
   if (op.method === 'GET' || version !== undefined) {
     const tag = entityTag(body, version);
@@ -121,17 +109,13 @@ export function registerOperations(
   operations: Operation[],
   database: Database,
   config: AppConfig,
+  holder: ClaimHolder,
 ): void {
   // A fixed path (`/meetings/settings`) is also matched by its parametric sibling
   // (`/meetings/{meetingId}`) for the methods it lacks; such a request names no resource,
   // so it is an unsupported method on a known path: ROUTE_NOT_FOUND.
   const fixedPaths = operations.filter((op) => !op.path.includes('{')).map((op) => op.path);
-  // This process holds idempotency claims while it serves: it registers (releasing what
-  // gone instances held) when the app is ready and deregisters when it closes.
-  const holder = holderFor(database);
   const locationOf = locationResolver(operations);
-  app.addHook('onReady', async () => holder.attach(app.log));
-  app.addHook('onClose', async () => holder.detach());
   for (const op of operations) {
     const shadowed = fixedPathsMatching(op.path, fixedPaths);
     app.route({

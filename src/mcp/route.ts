@@ -7,7 +7,7 @@ import type { Database } from '../db/database.js';
 import { requireAuth } from '../http/auth.js';
 import { buildCtx } from '../http/operations.js';
 import type { Operation } from '../operations/define.js';
-import { holderFor } from '../modules/idempotency/holder.js';
+import type { ClaimHolder } from '../modules/idempotency/holder.js';
 import { parseSelection, toolSelector, type Selection } from './selection.js';
 import { droppedArgumentNames } from './sent-arguments.js';
 import type * as McpServerModule from './server.js';
@@ -86,10 +86,10 @@ export function registerMcp(
   operations: Operation[],
   database: Database,
   config: AppConfig,
+  holder: ClaimHolder,
 ): void {
   checkToolsets(operations);
   const select = toolSelector(buildTools(operations));
-  const holder = holderFor(database);
 
   app.post(MCP_PATH, async (request, reply) => {
     const auth = requireAuth(request);

@@ -1,7 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/database.js';
 import { readBacklog } from './backlog.js';
-import { watchSignals } from './signals.js';
 
 /** Request durations in seconds: from a cached read (a millisecond) to a slow bulk write. */
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -86,7 +85,7 @@ export function createMetrics(database: Database): Metrics {
   }
   registerBacklog(database, registers);
 
-  const stopSignals = watchSignals(database.db, (event) => {
+  const stopSignals = database.signals.watch((event) => {
     if (event.kind === 'idempotency_replay') replays.inc();
     else attempts.inc({ outcome: event.outcome });
   });

@@ -43,13 +43,13 @@ export async function executeOperation(
     return result;
   };
   try {
-    return await ctx.store.write(write);
+    return await ctx.store.write(ctx.workspace.id, write);
   } catch (error) {
     // A record the write refers to went away (or moved) between its checks and its commit,
     // by a write that does not take the workspace's order (a command of the CLI, a
     // background job): the foreign keys refused the write and rolled it back. Run once more:
     // its checks now see the record gone and answer what they answer for it (a not-found code).
     if (!isForeignKeyViolation(error)) throw error;
-    return ctx.store.write(write);
+    return ctx.store.write(ctx.workspace.id, write);
   }
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { UpstreamOidc } from '../config.js';
+import type { InstallationSecrets } from '../db/installation-secrets.js';
 import type { DB } from '../db/schema.js';
 import { acceptFormBodies } from './form-body.js';
 import { oidcRoutes } from './oidc/routes.js';
@@ -15,6 +16,8 @@ export interface WebOptions {
   /** The upstream sign-in provider, when configured, and this server's origin for its redirect URI. */
   oidc?: UpstreamOidc;
   publicOrigin: () => string;
+  /** The store's installation secrets (the upstream sign-in seals its flow with one). */
+  secrets: InstallationSecrets;
 }
 
 /**

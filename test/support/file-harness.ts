@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { buildApp } from '../../src/http/app.js';
+import { ClaimHolder } from '../../src/modules/idempotency/holder.js';
 import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
 import { closeTestDatabase, openTestDatabase } from './database.js';
 import { callerOf, type Harness } from './harness.js';
@@ -21,10 +22,12 @@ export async function startFileHarness(files: Array<object | string> = []): Prom
     : await openDatabase(`sqlite:${join(dir, 'wsx.sqlite')}`);
   if (database.dialect === 'sqlite') await migrateToLatest(database);
   for (const file of files) await applyWorkspaceFile(database.db, file);
-  const app = await buildApp({ database, config: { ...loadConfig({}), rateLimitPerMinute: 0 } });
+  const holder = new ClaimHolder(database.db);
+  const app = await buildApp({ database, config: { ...loadConfig({}), rateLimitPerMinute: 0 }, holder });
   return {
     app,
     database,
+    holder,
     dir,
     apply: (file) => applyWorkspaceFile(database.db, file),
     call: callerOf(app),

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig, type AppConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import { buildApp } from '../../src/http/app.js';
+import { ClaimHolder } from '../../src/modules/idempotency/holder.js';
 import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
 import { assertConforms } from './conformance.js';
 import { closeTestDatabase, openTestDatabase } from './database.js';
@@ -35,6 +36,8 @@ export interface CallOptions {
 export interface Harness {
   app: FastifyInstance;
   database: Database;
+  /** The app's holder of idempotency claims, for a test that registers operations of its own. */
+  holder: ClaimHolder;
   /** Applies one more workspace file (YAML text or object) with the `wsx apply` code. */
   apply: (file: object | string) => ReturnType<typeof applyWorkspaceFile>;
   call: <T = any>(method: string, url: string, options?: CallOptions) => Promise<Reply<T>>;
@@ -71,13 +74,16 @@ export async function startHarness(
 ): Promise<Harness> {
   const database = await openTestDatabase();
   for (const file of files) await applyWorkspaceFile(database.db, file);
+  const holder = new ClaimHolder(database.db);
   const app = await buildApp({
     database,
     config: { ...loadConfig({}), rateLimitPerMinute: 0, authFailureLimit: 0, ...config },
+    holder,
   });
   return {
     app,
     database,
+    holder,
     apply: (file) => applyWorkspaceFile(database.db, file),
     call: callerOf(app),
     close: async () => {

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
+import { ClaimHolder } from '../../src/modules/idempotency/holder.js';
 import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
 import { closeTestDatabase, openTestDatabase } from './database.js';
 import type { Harness, Reply } from './harness.js';
@@ -32,10 +33,12 @@ export async function startCountingHarness(files: Array<object | string> = []): 
   // A credential, once read, stays cached for the whole file (a write to the credential tables
   // still empties the cache): with the default second, a slow machine could let it expire
   // between two requests and add the lookup to one count and not the other.
+  const holder = new ClaimHolder(database.db);
   const app = await buildApp({
     database,
     config: { ...loadConfig({}), rateLimitPerMinute: 0 },
     credentialTtlMs: 3_600_000,
+    holder,
   });
   const call = async (method: string, url: string, options: Parameters<Harness['call']>[2] = {}): Promise<Reply> => {
     const response = await app.inject({
@@ -53,6 +56,7 @@ export async function startCountingHarness(files: Array<object | string> = []): 
   return {
     app,
     database,
+    holder,
     apply: (file) => applyWorkspaceFile(database.db, file),
     call,
     measure: async (method, url, options) => {

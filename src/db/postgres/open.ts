@@ -1,10 +1,13 @@
-import { Kysely, PostgresDialect, sql, type Kysely as KyselyHandle } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Signals } from '../../core/signals.js';
 import type { Database } from '../database.js';
+import { InstallationSecrets } from '../installation-secrets.js';
 import type { DB } from '../schema.js';
 import { StatementWatch } from '../statements.js';
 import { workspaceClockInstant } from '../write-clock.js';
 import { namedStatementClient } from './named-statements.js';
 import { KEYED_PLANS_ONLY } from './plan-settings.js';
+import { WorkspaceLines } from './workspace-lines.js';
 
 /** How long a PostgreSQL checkout may wait for a connection before the request fails. */
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -40,12 +43,15 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
   pool.on('error', ignore);
   pool.on('connect', (client) => client.on('error', ignore));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  const write = <T>(work: (trx: KyselyHandle<DB>) => Promise<T>): Promise<T> =>
-    db.transaction().execute(async (trx) => {
-      // Every statement of a write finds its rows by key (plan-settings.ts).
-      await sql.raw(KEYED_PLANS_ONLY).execute(trx);
-      return work(trx);
-    });
+  const lines = new WorkspaceLines();
+  const write = <T>(workspaceId: string, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> =>
+    lines.run(workspaceId, () =>
+      db.transaction().execute(async (trx) => {
+        // Every statement of a write finds its rows by key (plan-settings.ts).
+        await sql.raw(KEYED_PLANS_ONLY).execute(trx);
+        return work(trx);
+      }),
+    );
   const safe = new URL(url);
   safe.password = '';
   return {
@@ -60,6 +66,8 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
     requestsArrived: () => undefined,
     close: () => db.destroy(),
     statements,
+    signals: new Signals(),
+    secrets: new InstallationSecrets(db),
     pool,
   };
 }

@@ -16,7 +16,7 @@ interface WsxSqliteConfig extends SqliteDialectConfig {
   inTransaction: () => boolean;
   /** The operations' writes waiting for their group's commit (commit-groups.ts). */
   commitGroups: CommitGroups;
-  /** The read transaction the turn's direct reads share (turn-reads.ts). */
+  /** The read transaction the turn's reads outside a write share (turn-reads.ts). */
   turnReads: TurnReads;
 }
 

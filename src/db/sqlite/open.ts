@@ -1,8 +1,10 @@
 import { Kysely } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { Signals } from '../../core/signals.js';
 import type { Database } from '../database.js';
 import { createOwnerOnly } from '../file-mode.js';
+import { InstallationSecrets } from '../installation-secrets.js';
 import type { DB } from '../schema.js';
 import { StatementWatch } from '../statements.js';
 import { trackSqliteFile } from '../storage.js';
@@ -95,12 +97,14 @@ export async function openSqlite(path: string, backgroundCheckpoints = false): P
     describe: inMemory ? 'sqlite::memory:' : `sqlite:${path}`,
     file,
     // A write, and a claim that must be durable, join their turn's commit group.
-    write: (work) => commitGroups.run(db, work),
+    write: (_workspaceId, work) => commitGroups.run(db, work),
     durableWrite: (work) => commitGroups.run(db, work),
     // One write runs at a time (BEGIN IMMEDIATE): this process's clock orders them.
     writeInstant: async () => clock.next(),
     requestsArrived: () => turnReads.requestsArrived(),
     close,
     statements,
+    signals: new Signals(),
+    secrets: new InstallationSecrets(db),
   };
 }

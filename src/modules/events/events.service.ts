@@ -1,6 +1,5 @@
 import { canSeeProject, type Ctx } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
-import { cursorSigningKey } from '../../db/installation-secrets.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../db/paginate.js';
 import { audienceGroups, parseAudience, payloadFor, type EventAudience } from '../../events/audience.js';
 import { prunedKeyOf } from '../../events/event-log.js';
@@ -111,7 +110,7 @@ async function readPage(ctx: Ctx, after: number, types: EventType[], limit: numb
 export async function listEvents(ctx: Ctx, query: { after?: string; types?: string; limit?: number }) {
   const limit = Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
   const types = parseTypes(query.types);
-  const secret = await cursorSigningKey(ctx.db);
+  const secret = await ctx.store.secrets.get('cursor-signing', ctx.db);
   let page: FeedPage;
   if (query.after === undefined) {
     // A feed without a cursor starts at the oldest event kept: after everything pruned.

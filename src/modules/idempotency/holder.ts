@@ -3,7 +3,6 @@ import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import { ulid } from 'ulid';
 import { nowIso } from '../../core/clock.js';
-import type { Database } from '../../db/database.js';
 import type { DB, IdempotencyKeyRow } from '../../db/schema.js';
 import type { ServerInstanceRow } from '../../db/tables/reliability.js';
 import { renewClaims } from './idempotency.repository.js';
@@ -183,16 +182,4 @@ export class ClaimHolder {
       log.warn({ err: error }, 'idempotency heartbeat failed; retrying at the next one');
     }
   }
-}
-
-const holders = new WeakMap<Database, ClaimHolder>();
-
-/** The one holder of this process for an open database. */
-export function holderFor(database: Database): ClaimHolder {
-  let holder = holders.get(database);
-  if (!holder) {
-    holder = new ClaimHolder(database.db);
-    holders.set(database, holder);
-  }
-  return holder;
 }

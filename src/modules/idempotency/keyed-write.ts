@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
-import { signal } from '../../observability/signals.js';
 import type { Result } from '../../operations/define.js';
 import type { ClaimHolder } from './holder.js';
 import type { IdempotencyScope } from './idempotency.repository.js';
@@ -48,7 +47,7 @@ export async function runKeyedWrite(
   const fingerprint = requestFingerprint(write.method, write.path, write.body);
   const outcome = await claimKey(write.store, write.holder, write.scope, fingerprint, write.nowMs, write.ttlHours);
   if (outcome.kind === 'replay') {
-    signal(write.store.db, { kind: 'idempotency_replay' });
+    write.store.signals.emit({ kind: 'idempotency_replay' });
     return { result: { status: outcome.status, body: outcome.body }, replayed: true };
   }
   const { claim } = outcome;

@@ -1,7 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import { installationSecret } from '../../db/installation-secrets.js';
+import type { InstallationSecrets } from '../../db/installation-secrets.js';
 
 /**
  * A confidential client's secret is derived from its id with a key of the installation
@@ -9,7 +7,7 @@ import { installationSecret } from '../../db/installation-secrets.js';
  * clients store derives it again for the router's client authentication, which compares the
  * secret the client presents with the one the store answers.
  */
-export async function clientSecretFor(db: Kysely<DB>, clientId: string): Promise<string> {
-  const key = await installationSecret(db, 'oauth-client-secret');
+export async function clientSecretFor(secrets: InstallationSecrets, clientId: string): Promise<string> {
+  const key = await secrets.get('oauth-client-secret');
   return createHmac('sha256', key).update(clientId, 'utf8').digest('base64url');
 }

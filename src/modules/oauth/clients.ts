@@ -4,6 +4,7 @@ import { CustomOAuthError, InvalidClientMetadataError } from '@modelcontextproto
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { nowIso } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
+import type { InstallationSecrets } from '../../db/installation-secrets.js';
 import type { DB } from '../../db/schema.js';
 import { ClientMetadataProblem, registeredMetadata, type RegisteredMetadata } from './client-metadata.js';
 import { clientSecretFor } from './client-secret.js';
@@ -19,7 +20,10 @@ const MAX_CLIENT_ID_LENGTH = 64;
  * does not expire (`client_secret_expires_at: 0`).
  */
 export class ClientsStore implements OAuthRegisteredClientsStore {
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly secrets: InstallationSecrets,
+  ) {}
 
   async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
     if (clientId.length > MAX_CLIENT_ID_LENGTH) return undefined;
@@ -66,7 +70,7 @@ export class ClientsStore implements OAuthRegisteredClientsStore {
     const secret =
       metadata.token_endpoint_auth_method === 'none'
         ? {}
-        : { client_secret: await clientSecretFor(this.db, clientId), client_secret_expires_at: 0 };
+        : { client_secret: await clientSecretFor(this.secrets, clientId), client_secret_expires_at: 0 };
     return {
       ...metadata,
       client_id: clientId,

@@ -14,6 +14,7 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { isExpired } from '../../core/credential-expiry.js';
+import type { InstallationSecrets } from '../../db/installation-secrets.js';
 import type { DB } from '../../db/schema.js';
 import { hashSecret } from '../auth/secrets.js';
 import { consentUrl, saveAuthorizationRequest } from './authorization-requests.js';
@@ -67,10 +68,11 @@ export class WsxOAuthProvider implements OAuthServerProvider {
 
   constructor(
     private readonly db: Kysely<DB>,
+    secrets: InstallationSecrets,
     private readonly issuer: URL,
     private readonly lifetimes: TokenLifetimes,
   ) {
-    this.clientsStore = new ClientsStore(db);
+    this.clientsStore = new ClientsStore(db, secrets);
   }
 
   /** Checks what the router leaves to the server, saves the request and sends the browser to the consent page. */

@@ -36,7 +36,7 @@ export async function disableIfFailingTooLong(
   if (span === 0 || streak.active !== 1 || streak.failing_since === null) return;
   if (nowMs - Date.parse(streak.failing_since) < span) return;
   const failingSince = streak.failing_since;
-  await database.write(async (trx) => {
+  await database.write(streak.workspace_id, async (trx) => {
     // The workspace's write order first, as every write that records an event takes it.
     const writeMs = await database.writeInstant(trx, streak.workspace_id);
     const now = nowIso(writeMs);

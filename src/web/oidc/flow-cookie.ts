@@ -1,7 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import { installationSecret } from '../../db/installation-secrets.js';
+import type { InstallationSecrets } from '../../db/installation-secrets.js';
 import { browserCookie, readCookie } from '../cookies.js';
 import { OIDC_LOGIN_PATH } from '../paths.js';
 
@@ -29,22 +27,22 @@ const mac = (key: Buffer, payload: string): Buffer => createHmac('sha256', key).
  * server keeps nothing per attempt, the browser cannot change what the callback checks
  * against, and a callback opened in another browser (a forged or leaked link) finds no flow.
  */
-export async function sealFlow(db: Kysely<DB>, flow: SignInFlow): Promise<string> {
+export async function sealFlow(secrets: InstallationSecrets, flow: SignInFlow): Promise<string> {
   const payload = Buffer.from(JSON.stringify(flow)).toString('base64url');
-  const key = await installationSecret(db, 'oidc-flow');
+  const key = await secrets.get('oidc-flow');
   return `${payload}.${mac(key, payload).toString('base64url')}`;
 }
 
 /** The flow a cookie value carries, or undefined when absent, altered, malformed or expired. */
 export async function openFlow(
-  db: Kysely<DB>,
+  secrets: InstallationSecrets,
   sealed: string | undefined,
   now = Date.now(),
 ): Promise<SignInFlow | undefined> {
   if (sealed === undefined || sealed.length > MAX_SEALED) return undefined;
   const [payload, tag, extra] = sealed.split('.');
   if (!payload || !tag || extra !== undefined) return undefined;
-  const expected = mac(await installationSecret(db, 'oidc-flow'), payload);
+  const expected = mac(await secrets.get('oidc-flow'), payload);
   const given = Buffer.from(tag, 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   const flow = JSON.parse(Buffer.from(payload, 'base64url').toString()) as SignInFlow;

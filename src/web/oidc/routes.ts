@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { UpstreamOidc } from '../../config.js';
+import type { InstallationSecrets } from '../../db/installation-secrets.js';
 import type { DB } from '../../db/schema.js';
 import { WORKSPACE_SLUG_RE } from '../../modules/workspace-file/workspace.js';
 import { seeOther } from '../answers.js';
@@ -16,6 +17,8 @@ import { upstreamProvider } from './upstream.js';
 
 export interface OidcRouteOptions {
   settings: UpstreamOidc;
+  /** The store's installation secrets: the key that seals a sign-in flow's cookie. */
+  secrets: InstallationSecrets;
   /** This server's origin, for the redirect URI registered at the provider. */
   publicOrigin: () => string;
   secureCookies: boolean;
@@ -54,7 +57,7 @@ export function oidcRoutes(scope: FastifyInstance, db: Kysely<DB>, options: Oidc
       return sendPage(reply, 502, oidcPages.unreachable(host));
     }
     const { url, ...checks } = started;
-    const sealed = await sealFlow(db, { ...checks, next, workspace, expiresAt: Date.now() + FLOW_TTL_MS });
+    const sealed = await sealFlow(options.secrets, { ...checks, next, workspace, expiresAt: Date.now() + FLOW_TTL_MS });
     reply.header('set-cookie', flowCookie(sealed, FLOW_TTL_MS / 1000, secureCookies));
     return seeOther(reply, url.href);
   });
@@ -62,7 +65,7 @@ export function oidcRoutes(scope: FastifyInstance, db: Kysely<DB>, options: Oidc
   scope.get(OIDC_CALLBACK_PATH, { exposeHeadRoute: false }, async (request, reply) => {
     // The flow is spent whatever happens next: a second try starts over.
     reply.header('set-cookie', flowCookie('', 0, secureCookies));
-    const flow = await openFlow(db, readFlowCookie(request.headers.cookie));
+    const flow = await openFlow(options.secrets, readFlowCookie(request.headers.cookie));
     const at = request.url.indexOf('?');
     const query = at === -1 ? '' : request.url.slice(at + 1);
     if (!flow || query.length > MAX_CALLBACK_QUERY) return sendPage(reply, 400, oidcPages.noFlow);
