@@ -36,11 +36,6 @@ export interface Database {
    * (write-clock.ts).
    */
   writeInstant(trx: Kysely<DB>, workspaceId: string): Promise<number>;
-  /**
-   * Requests arrived from the network: a read from now on must see everything committed
-   * before them (the HTTP server calls it as it reads a request).
-   */
-  requestsArrived(): void;
   close(): Promise<void>;
   /** Every statement the store runs, for those who count them (tests, the benchmark). */
   statements: StatementWatch;

@@ -66,7 +66,7 @@ export async function buildApp({
 }: AppOptions): Promise<FastifyInstance> {
   // The cursor key is made on the first start and read once per process, before any request.
   await database.secrets.get('cursor-signing');
-  const { serverFactory, clientErrorHandler } = transport(config, () => database.requestsArrived());
+  const { serverFactory, clientErrorHandler } = transport(config);
   const app = Fastify({
     logger: loggerOptions(logger, config.logLevel, logStream),
     // One line per request, written by registerObservability, replaces Fastify's two; every

@@ -29,16 +29,15 @@ export interface Transport {
 }
 
 /**
- * Fastify's `serverFactory` and `clientErrorHandler`. The server tells the store as it reads
- * each request (`requestsArrived`: a read from then on must see what was committed before it),
- * and remembers the response each connection is writing, so that a client error on it never
- * writes into a response already under way.
+ * Fastify's `serverFactory` and `clientErrorHandler`. The server remembers the response each
+ * connection is writing, so that a client error on it never writes into a response already
+ * under way.
  *
  * The deadlines: without them, a client that sends headers slowly (slowloris) or a body
  * shorter than its Content-Length holds a connection for Node's 300 s default, and an idle
  * keep-alive connection for Fastify's 72 s.
  */
-export function transport(config: AppConfig, requestsArrived: () => void): Transport {
+export function transport(config: AppConfig): Transport {
   const responding = new WeakMap<Socket, ServerResponse>();
   const serverFactory: FastifyServerFactory<Server> = (handler) => {
     const server = createServer(
@@ -48,7 +47,6 @@ export function transport(config: AppConfig, requestsArrived: () => void): Trans
         connectionsCheckingInterval: checkingInterval(config),
       },
       (request, response) => {
-        requestsArrived();
         responding.set(request.socket, response);
         response.once('finish', () => {
           if (responding.get(request.socket) === response) responding.delete(request.socket);

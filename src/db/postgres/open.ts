@@ -62,8 +62,6 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
     // A statement outside a transaction commits on its own before it answers.
     durableWrite: (work) => work(db),
     writeInstant: workspaceClockInstant,
-    // Every read runs on a connection of the pool and sees what was committed when it began.
-    requestsArrived: () => undefined,
     close: () => db.destroy(),
     statements,
     signals: new Signals(),

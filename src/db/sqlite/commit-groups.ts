@@ -1,6 +1,5 @@
 import type { Kysely, SqliteDatabase } from 'kysely';
 import type { DB } from '../schema.js';
-import type { TurnReads } from './turn-reads.js';
 
 /** A group of writes that commit together, and how their callers learn the outcome. */
 interface Group {
@@ -54,7 +53,6 @@ export class CommitGroups {
   constructor(
     private readonly database: SqliteDatabase,
     private readonly inTransaction: () => boolean,
-    private readonly turnReads: TurnReads,
   ) {}
 
   /**
@@ -91,8 +89,6 @@ export class CommitGroups {
     if (this.group && !this.inTransaction()) this.lose(this.group, new Error('the commit group was rolled back'));
     let first = false;
     if (!this.group) {
-      // Right before it, with no await between: a read of this turn could open another.
-      this.turnReads.end();
       this.exec('begin immediate');
       const group = newGroup();
       this.group = group;

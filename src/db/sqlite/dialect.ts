@@ -8,7 +8,6 @@ import {
   type SqliteDialectConfig,
 } from 'kysely';
 import type { CommitGroups } from './commit-groups.js';
-import type { TurnReads } from './turn-reads.js';
 
 interface WsxSqliteConfig extends SqliteDialectConfig {
   database: SqliteDatabase;
@@ -16,8 +15,6 @@ interface WsxSqliteConfig extends SqliteDialectConfig {
   inTransaction: () => boolean;
   /** The operations' writes waiting for their group's commit (commit-groups.ts). */
   commitGroups: CommitGroups;
-  /** The read transaction the turn's reads outside a write share (turn-reads.ts). */
-  turnReads: TurnReads;
 }
 
 /**
@@ -29,35 +26,25 @@ interface WsxSqliteConfig extends SqliteDialectConfig {
 class ImmediateTransactionDriver extends SqliteDriver {
   readonly #inTransaction: () => boolean;
   readonly #groups: CommitGroups;
-  readonly #turnReads: TurnReads;
   #connection: DatabaseConnection | undefined;
 
   constructor(config: WsxSqliteConfig) {
     super(config);
     this.#inTransaction = config.inTransaction;
     this.#groups = config.commitGroups;
-    this.#turnReads = config.turnReads;
   }
 
-  /** Before a statement that is not a waiting group's member's: the turn's reads and the waiting group end first. */
+  /** Before a statement that is not a waiting group's member's: the waiting group commits first. */
   #settle(): void {
-    this.#turnReads.end();
     this.#groups.settleBeforeOutsideUse();
   }
 
-  /**
-   * The one connection, seen through a door that commits a waiting group before any
-   * statement that is not its member's, runs a read outside a write in the turn's read
-   * transaction (turn-reads.ts), and ends that transaction before anything else.
-   */
+  /** The one connection, seen through a door that commits a waiting group before any statement that is not its member's. */
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
     this.#connection ??= {
       executeQuery: (query) => {
-        if (query.query.kind === 'SelectQueryNode') {
-          this.#groups.settleBeforeOutsideUse();
-          this.#turnReads.join();
-        } else this.#settle();
+        this.#settle();
         return connection.executeQuery(query);
       },
       streamQuery: (query, chunkSize) => {

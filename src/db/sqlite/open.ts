@@ -14,12 +14,11 @@ import { SERVING_AUTOCHECKPOINT_PAGES, startCheckpointer } from './checkpointer.
 import { CommitGroups } from './commit-groups.js';
 import { WsxSqliteDialect } from './dialect.js';
 import { cachingSqliteDatabase } from './statements.js';
-import { TurnReads } from './turn-reads.js';
 
 /**
  * An SQLite store: one connection (better-sqlite3 runs each statement synchronously), with
- * statements prepared once (statements.ts), the reads of a turn in one read transaction
- * (turn-reads.ts) and the writes of a turn in one commit (commit-groups.ts).
+ * statements prepared once (statements.ts) and the writes of a turn in one commit
+ * (commit-groups.ts).
  */
 export async function openSqlite(path: string, backgroundCheckpoints = false): Promise<Database> {
   const { default: BetterSqlite3 } = await import('better-sqlite3');
@@ -73,15 +72,14 @@ export async function openSqlite(path: string, backgroundCheckpoints = false): P
   const statements = new StatementWatch();
   const database = cachingSqliteDatabase(sqlite, statements);
   const inTransaction = () => sqlite.inTransaction;
-  const turnReads = new TurnReads(sqlite);
-  // Not inside a read transaction a timer's read may have opened: `optimize` may write.
+  const commitGroups = new CommitGroups(database, inTransaction);
+  // Not inside a waiting commit group: `optimize` may write.
   const optimizer = setInterval(() => {
-    turnReads.end();
+    commitGroups.settleBeforeOutsideUse();
     optimize('optimize');
   }, 3_600_000);
   optimizer.unref();
-  const commitGroups = new CommitGroups(database, inTransaction, turnReads);
-  const db = new Kysely<DB>({ dialect: new WsxSqliteDialect({ database, inTransaction, commitGroups, turnReads }) });
+  const db = new Kysely<DB>({ dialect: new WsxSqliteDialect({ database, inTransaction, commitGroups }) });
   const clock = new MonotonicClock();
   const untrack = file ? trackSqliteFile(file) : () => undefined;
   const checkpointer = file && backgroundCheckpoints ? startCheckpointer(file) : undefined;
@@ -101,7 +99,6 @@ export async function openSqlite(path: string, backgroundCheckpoints = false): P
     durableWrite: (work) => commitGroups.run(db, work),
     // One write runs at a time (BEGIN IMMEDIATE): this process's clock orders them.
     writeInstant: async () => clock.next(),
-    requestsArrived: () => turnReads.requestsArrived(),
     close,
     statements,
     signals: new Signals(),
