@@ -14,10 +14,10 @@ const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * A PostgreSQL store: a pool of connections, each running Kysely's statements as named
- * prepared statements (named-statements.ts). A write is a plain transaction on its own
- * connection; its reads run inside it, and it takes its workspace's write order (the clock
- * row's lock, write-clock.ts) only at the statement that moves the clock, holding it to its
- * COMMIT.
+ * prepared statements (named-statements.ts). A write waits for its turn in its workspace's
+ * line (workspace-lines.ts), then runs as a plain transaction on a pooled connection; it
+ * takes the workspace's write order (the clock row's lock, write-clock.ts) as it begins and
+ * holds it to its COMMIT, so its reads run inside it, in that order.
  */
 export async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const { default: pg } = await import('pg');
