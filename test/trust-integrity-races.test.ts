@@ -9,8 +9,8 @@ import { startHarness, type Harness, type Reply } from './support/harness.js';
  * as agents and people do. Each write is judged on the store as it is when the write runs:
  * it wins (the delete then detaches or removes what it made) or loses (it answers the
  * record's not-found code). Nothing is left pointing at a record that is gone, and the
- * whole store passes `wsx check` afterwards. On PostgreSQL a create's checks run before it
- * joins its workspace's writes, which is where these races used to leave dangling rows.
+ * whole store passes `wsx check` afterwards. These races once left dangling rows where a
+ * create's checks ran outside its write.
  */
 
 let h: Harness;

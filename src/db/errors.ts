@@ -12,8 +12,8 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
- * Whether a driver error (or one it was caused by: a write batch passes its statement's
- * failure on) is a foreign-key violation, on either store: PostgreSQL's SQLSTATE 23503 or
+ * Whether a driver error (or one it was caused by, wrapped in another error) is a
+ * foreign-key violation, on either store: PostgreSQL's SQLSTATE 23503 or
  * SQLite's SQLITE_CONSTRAINT_FOREIGNKEY.
  */
 export function isForeignKeyViolation(error: unknown, depth = 0): boolean {
