@@ -39,10 +39,12 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('plans that do not trust an empt
     (await sql<{ setting: string }>`select current_setting('enable_seqscan') as setting`.execute(db)).rows[0].setting;
 
   it('plans no sequential scan in a write’s transaction, and leaves the pool’s reads to the statistics', async () => {
-    expect(await database.write('ws', seqScans)).toBe('off');
+    expect(await database.write('ws_plans', seqScans)).toBe('off');
     expect(await seqScans(database.db)).toBe('on');
     // The next event position, the statement that scanned the outbox, walks the workspace's index there.
-    const planned = await database.write('ws', (trx) => plan(trx, sql`select ${nextPosition('ws_plans')} as seq`));
+    const planned = await database.write('ws_plans', (trx) =>
+      plan(trx, sql`select ${nextPosition('ws_plans')} as seq`),
+    );
     expect(planned).toMatch(/outbox_events_ws_seq_idx/);
     expect(planned).not.toMatch(/Seq Scan on outbox_events/);
   });

@@ -23,17 +23,20 @@ export interface Database {
   /**
    * Runs a write of `workspaceId` (an operation's, with everything it records) in one
    * transaction and answers once it is durable; a write that fails leaves nothing behind.
+   * The write holds its workspace's write order from its first statement to its COMMIT, and
+   * is given the instant it stamps on what it changes (`nowMs`): within a workspace a later
+   * commit always carries a later instant (write-clock.ts).
    */
-  write<T>(workspaceId: string, work: (trx: Kysely<DB>) => Promise<T>): Promise<T>;
+  write<T>(workspaceId: string, work: (trx: Kysely<DB>, nowMs: number) => Promise<T>): Promise<T>;
   /**
    * Runs one write that must be durable before its caller goes on (an idempotency claim,
    * which a duplicate of the request must find), answering once it is.
    */
   durableWrite<T>(work: (db: Kysely<DB>) => Promise<T>): Promise<T>;
   /**
-   * The instant a write stamps on what it changes, taken through the write's transaction
-   * `trx` as it begins: within a workspace a later commit always carries a later instant
-   * (write-clock.ts).
+   * What `write` gives its work, for the one transaction opened outside it: the first start's,
+   * which creates the workspace it then writes in. Takes the workspace's write order through
+   * `trx` and answers the instant.
    */
   writeInstant(trx: Kysely<DB>, workspaceId: string): Promise<number>;
   close(): Promise<void>;

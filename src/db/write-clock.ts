@@ -43,3 +43,16 @@ export async function workspaceClockInstant(trx: Kysely<DB>, workspaceId: string
   if (!row) throw new Error(`workspace ${workspaceId} has no write clock`);
   return Number(row.write_clock_ms);
 }
+
+/** PostgreSQL: the clock set to `ms`, the last instant a group's transaction gave out. */
+const clockSet = singleQuery((db, slots: { workspaceId: string; ms: number }) =>
+  db.updateTable('workspaces').set({ write_clock_ms: slots.ms }).where('id', '=', slots.workspaceId),
+);
+
+/**
+ * PostgreSQL: leaves `workspaceId`'s clock at `ms` through `trx`, which holds the clock row's
+ * lock (it took an instant first), so no one else has moved the clock since.
+ */
+export async function setWorkspaceClock(trx: Kysely<DB>, workspaceId: string, ms: number): Promise<void> {
+  await clockSet.rows({ db: trx, dialect: 'postgres' }, { workspaceId, ms });
+}

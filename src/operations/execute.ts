@@ -21,7 +21,7 @@ export interface ExecuteOptions {
  * failure leaves no partial write. An operation's `prepare` step runs first, outside the
  * transaction, so slow work such as a DNS lookup never holds it open.
  *
- * A write's instant is taken as its transaction opens (Database.writeInstant), so the
+ * The store gives the write its instant as its transaction opens (Database.write), so the
  * workspace's writes carry instants in commit order, and everything the write reads is read
  * in that order (on PostgreSQL it holds the workspace's write order from then to COMMIT).
  * A conditional write checks the record's version first, before it changes anything.
@@ -34,8 +34,7 @@ export async function executeOperation(
 ): Promise<Result> {
   const prepared = op.prepare ? { prepared: await op.prepare(ctx, input) } : {};
   if (op.method === 'GET') return op.run(ctx, { ...input, ...prepared });
-  const write = async (trx: Kysely<DB>): Promise<Result> => {
-    const nowMs = await ctx.store.writeInstant(trx, ctx.workspace.id);
+  const write = async (trx: Kysely<DB>, nowMs: number): Promise<Result> => {
     const writeCtx: Ctx = { ...ctx, db: trx, nowMs, now: nowIso(nowMs) };
     if (condition && op.resource) await requireVersion(writeCtx, op.resource, input.params, condition);
     const result = await op.run(writeCtx, { ...input, ...prepared });

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { openDatabase } from '../../src/db/connect.js';
 import type { Database } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
 import type { DB } from '../../src/db/schema.js';
 import { emptyStore, type EmptyStore } from './database.js';
 
@@ -10,17 +11,15 @@ export interface ScratchTable {
   readonly database: Database;
   /** The statements run on it that tell how writes were grouped, emptied before each test. */
   readonly log: string[];
-  /** A second handle on the store whose pool has one connection. */
-  openWithOneConnection: () => Promise<Database>;
   insert: (db: Kysely<DB>, value: string) => Promise<unknown>;
   /** The table's values, in order. */
   values: () => Promise<string[]>;
 }
 
 /**
- * A PostgreSQL store of the suite's own with one table, `t (v text primary key)`, for tests
- * of how writes share transactions: `log` records each insert by its value and every
- * BEGIN, COMMIT, ROLLBACK, SAVEPOINT and closing `select 1`. Call it inside `describe`.
+ * A PostgreSQL store of the suite's own, migrated, with the workspace `ws` and one more table,
+ * `t (v text primary key)`, for tests of how writes share transactions: `log` records each
+ * insert by its value and every BEGIN, COMMIT, ROLLBACK and SAVEPOINT. Call it inside `describe`.
  */
 export function scratchTable(name: string): ScratchTable {
   let store: EmptyStore | undefined;
@@ -29,10 +28,14 @@ export function scratchTable(name: string): ScratchTable {
   beforeAll(async () => {
     store = await emptyStore('', name);
     database = await openDatabase(store.url);
+    // A write takes its workspace's write clock, a column of the workspace's row.
+    await migrateToLatest(database);
+    await sql`insert into workspaces (id, slug, name, created_at, updated_at, write_clock_ms)
+      values ('ws', 'ws', 'Scratch', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 0)`.execute(database.db);
     await sql`create table t (v text primary key)`.execute(database.db);
     database.statements.observe((text, parameters) => {
       if (/^insert/i.test(text)) log.push(`insert ${String(parameters[0])}`);
-      else if (/^(begin|commit|rollback|savepoint|select 1$)/i.test(text)) log.push(text.toLowerCase());
+      else if (/^(begin|commit|rollback|savepoint)/i.test(text)) log.push(text.toLowerCase());
     });
   });
   afterAll(async () => {
@@ -50,17 +53,6 @@ export function scratchTable(name: string): ScratchTable {
   return {
     get database() {
       return opened();
-    },
-    openWithOneConnection: async () => {
-      if (!store) throw new Error('the scratch store opens before the suite runs');
-      const poolSize = process.env.WSX_PG_POOL_SIZE;
-      process.env.WSX_PG_POOL_SIZE = '1';
-      try {
-        return await openDatabase(store.url);
-      } finally {
-        if (poolSize === undefined) delete process.env.WSX_PG_POOL_SIZE;
-        else process.env.WSX_PG_POOL_SIZE = poolSize;
-      }
     },
     log,
     insert: (db, value) => sql`insert into t (v) values (${value})`.execute(db),

@@ -4,10 +4,10 @@ import type { Database } from '../database.js';
 import { InstallationSecrets } from '../installation-secrets.js';
 import type { DB } from '../schema.js';
 import { StatementWatch } from '../statements.js';
-import { workspaceClockInstant } from '../write-clock.js';
+import { setWorkspaceClock, workspaceClockInstant } from '../write-clock.js';
 import { namedStatementClient } from './named-statements.js';
 import { KEYED_PLANS_ONLY } from './plan-settings.js';
-import { WorkspaceLines } from './workspace-lines.js';
+import { WorkspaceGroups } from './workspace-groups.js';
 
 /** How long a PostgreSQL checkout may wait for a connection before the request fails. */
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -15,9 +15,10 @@ const CONNECT_TIMEOUT_MS = 5_000;
 /**
  * A PostgreSQL store: a pool of connections, each running Kysely's statements as named
  * prepared statements (named-statements.ts). A write waits for its turn in its workspace's
- * line (workspace-lines.ts), then runs as a plain transaction on a pooled connection; it
- * takes the workspace's write order (the clock row's lock, write-clock.ts) as it begins and
- * holds it to its COMMIT, so its reads run inside it, in that order.
+ * queue, then runs in a transaction on a pooled connection, with the writes of the workspace
+ * that arrived while the one before ran (workspace-groups.ts); it takes the workspace's write
+ * order (the clock row's lock, write-clock.ts) as it begins and holds it to its COMMIT, so
+ * its reads run inside it, in that order.
  */
 export async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const { default: pg } = await import('pg');
@@ -43,22 +44,26 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
   pool.on('error', ignore);
   pool.on('connect', (client) => client.on('error', ignore));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  const lines = new WorkspaceLines();
-  const write = <T>(workspaceId: string, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> =>
-    lines.run(workspaceId, () =>
+  const groups = new WorkspaceGroups<Kysely<DB>>({
+    transaction: (body) =>
       db.transaction().execute(async (trx) => {
         // Every statement of a write finds its rows by key (plan-settings.ts).
         await sql.raw(KEYED_PLANS_ONLY).execute(trx);
-        return work(trx);
+        return body(trx);
       }),
-    );
+    takeOrder: workspaceClockInstant,
+    setClock: setWorkspaceClock,
+    savepoint: async (trx, step) => {
+      await sql.raw(`${step} wsx_write`).execute(trx);
+    },
+  });
   const safe = new URL(url);
   safe.password = '';
   return {
     db,
     dialect: 'postgres',
     describe: `postgres://${safe.host}${safe.pathname}`,
-    write,
+    write: (workspaceId, work) => groups.run(workspaceId, work),
     // A statement outside a transaction commits on its own before it answers.
     durableWrite: (work) => work(db),
     writeInstant: workspaceClockInstant,

@@ -51,7 +51,7 @@ export async function openSqlite(path: string, backgroundCheckpoints = false): P
     // original of every page it changes in a sub-journal; past 64 KiB, about sixteen pages,
     // SQLite would move that journal to a temporary file, created, written and deleted for
     // every such write. With temporary storage in memory it stays in memory (a large sort
-    // would too: wsx's reads are in index order or bounded by a LIMIT, docs/decisions.md).
+    // would too: wsx's reads are in index order or bounded by a LIMIT, docs/decisions/0009-sqlite-commit-groups.md).
     sqlite.pragma('temp_store = MEMORY');
     if (file && backgroundCheckpoints) sqlite.pragma(`wal_autocheckpoint = ${SERVING_AUTOCHECKPOINT_PAGES}`);
     // SQLite's lower() folds ASCII only; searches fold the way JavaScript does (db/text-search.ts).
@@ -95,7 +95,7 @@ export async function openSqlite(path: string, backgroundCheckpoints = false): P
     describe: inMemory ? 'sqlite::memory:' : `sqlite:${path}`,
     file,
     // A write, and a claim that must be durable, join their turn's commit group.
-    write: (_workspaceId, work) => commitGroups.run(db, work),
+    write: (_workspaceId, work) => commitGroups.run(db, (trx) => work(trx, clock.next())),
     durableWrite: (work) => commitGroups.run(db, work),
     // One write runs at a time (BEGIN IMMEDIATE): this process's clock orders them.
     writeInstant: async () => clock.next(),

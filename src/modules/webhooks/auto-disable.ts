@@ -19,7 +19,7 @@ const HOUR_MS = 3_600_000;
 /**
  * Who gets `webhook.disabled`: subscriptions (and feed readers) that may manage any
  * subscription of the workspace, because the event shows one whatever its creator
- * (CONTRACT.md §6 Webhooks: to other credentials a subscription does not exist). No project
+ * (docs/webhooks.md, "Subscribing": to other credentials a subscription does not exist). No project
  * has the id "*", so only a reader of every project passes the requirement.
  */
 const MANAGERS_OF_EVERY_SUBSCRIPTION: EventAudience = { requires: ['*'] };
@@ -36,9 +36,7 @@ export async function disableIfFailingTooLong(
   if (span === 0 || streak.active !== 1 || streak.failing_since === null) return;
   if (nowMs - Date.parse(streak.failing_since) < span) return;
   const failingSince = streak.failing_since;
-  await database.write(streak.workspace_id, async (trx) => {
-    // The workspace's write order first, as every write that records an event takes it.
-    const writeMs = await database.writeInstant(trx, streak.workspace_id);
+  await database.write(streak.workspace_id, async (trx, writeMs) => {
     const now = nowIso(writeMs);
     const row = await deactivateFailing(trx, webhookId, failingSince, now);
     // Already off, re-activated or recovered meanwhile: nothing to tell.

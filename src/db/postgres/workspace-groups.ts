@@ -1,0 +1,130 @@
+/**
+ * How a group reaches PostgreSQL: its transaction, the workspace's write clock, and the
+ * savepoint that keeps each write apart.
+ */
+export interface GroupTransactions<Trx> {
+  /** Runs `body` in one transaction: COMMIT if it resolves, ROLLBACK if it throws. */
+  transaction<T>(body: (trx: Trx) => Promise<T>): Promise<T>;
+  /** Takes the workspace's write order in `trx` (held to COMMIT) and answers the clock's next instant. */
+  takeOrder(trx: Trx, workspaceId: string): Promise<number>;
+  /** Leaves the workspace's clock at `ms`, the last instant the transaction gave out. */
+  setClock(trx: Trx, workspaceId: string, ms: number): Promise<void>;
+  /** Runs one savepoint statement in `trx`. */
+  savepoint(trx: Trx, step: 'savepoint' | 'rollback to'): Promise<void>;
+}
+
+/** A write: its statements, run through the transaction, stamped with the instant it is given. */
+export type Work<Trx, T> = (trx: Trx, nowMs: number) => Promise<T>;
+
+/** A write waiting for its group, and how its caller learns the outcome. */
+interface Member<Trx> {
+  work: Work<Trx, unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * The most writes one transaction carries; the rest wait for the next. Each write's savepoint
+ * is a subtransaction, and past 64 of them PostgreSQL can no longer list a transaction's
+ * subtransactions in shared memory: every other session's snapshot would then look them up
+ * on disk until the transaction ends.
+ */
+export const MAX_GROUP = 48;
+
+/**
+ * The writes of each workspace on a PostgreSQL store, in the order they arrive, committed in
+ * groups.
+ *
+ * A write holds its workspace's write order (the clock row's lock, write-clock.ts) from its
+ * first statement to its COMMIT, so a workspace's writes run one at a time however large the
+ * pool, and each would wait for the one before it to be flushed to disk. Instead, the writes
+ * that arrive while a transaction runs wait here, in the process, and then run one after the
+ * other in the next transaction, each inside a savepoint, and commit with one flush. A write
+ * sees the ones before it in its group, exactly as it would had they committed alone; one
+ * that fails rolls back to its savepoint and alone answers its failure; every other write
+ * answers only once the group's COMMIT has succeeded, so nothing is acknowledged that a
+ * crash could lose. A write that arrives when its workspace is idle runs alone, without a
+ * savepoint. The clock row's lock stays the guarantee between processes.
+ *
+ * Each write is given its instant as it begins. The group's transaction steps the clock
+ * once, as it takes the order; while it holds the row's lock no one else can move the clock,
+ * so the later writes of the group take theirs here (at least 1 ms past the one before) and
+ * the clock is left at the last before COMMIT.
+ */
+export class WorkspaceGroups<Trx> {
+  /** The writes waiting in each workspace whose group is running; absent when it is idle. */
+  readonly #waiting = new Map<string, Member<Trx>[]>();
+
+  constructor(private readonly store: GroupTransactions<Trx>) {}
+
+  run<T>(workspaceId: string, work: Work<Trx, T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const member: Member<Trx> = { work, resolve: resolve as (value: unknown) => void, reject };
+      const waiting = this.#waiting.get(workspaceId);
+      if (waiting) waiting.push(member);
+      else {
+        this.#waiting.set(workspaceId, []);
+        void this.#runGroups(workspaceId, [member]);
+      }
+    });
+  }
+
+  /** Runs groups until no write of the workspace waits. */
+  async #runGroups(workspaceId: string, first: Member<Trx>[]): Promise<void> {
+    let group = first;
+    while (group.length > 0) {
+      await this.#runGroup(workspaceId, group);
+      group = this.#waiting.get(workspaceId)!.splice(0, MAX_GROUP);
+    }
+    this.#waiting.delete(workspaceId);
+  }
+
+  /** Runs one group's transaction and answers each member; never rejects. */
+  async #runGroup(workspaceId: string, group: Member<Trx>[]): Promise<void> {
+    const outcomes: Outcome[] = [];
+    try {
+      await this.store.transaction(async (trx) => {
+        let nowMs = await this.store.takeOrder(trx, workspaceId);
+        if (group.length === 1) {
+          outcomes.push({ ok: true, value: await group[0].work(trx, nowMs) });
+          return;
+        }
+        for (const [index, member] of group.entries()) {
+          if (index > 0) nowMs = Math.max(nowMs + 1, Date.now());
+          outcomes.push(await this.#runMember(trx, member, nowMs));
+        }
+        await this.store.setClock(trx, workspaceId, nowMs);
+      });
+    } catch (error) {
+      // The transaction itself failed (a lone write's own error, a lost connection, a failed
+      // COMMIT): no write of the group committed.
+      group.forEach((member, index) => {
+        const outcome = outcomes[index];
+        member.reject(outcome && !outcome.ok ? outcome.error : error);
+      });
+      return;
+    }
+    group.forEach((member, index) => {
+      const outcome = outcomes[index];
+      if (outcome.ok) member.resolve(outcome.value);
+      else member.reject(outcome.error);
+    });
+  }
+
+  /**
+   * Runs one write of a group inside its savepoint; a failure undoes only its own statements.
+   * The savepoint is not released: the next write's nests inside it (one round trip fewer per
+   * write), and ROLLBACK TO names the innermost savepoint of that name, the failing write's own.
+   */
+  async #runMember(trx: Trx, member: Member<Trx>, nowMs: number): Promise<Outcome> {
+    await this.store.savepoint(trx, 'savepoint');
+    try {
+      return { ok: true, value: await member.work(trx, nowMs) };
+    } catch (error) {
+      await this.store.savepoint(trx, 'rollback to');
+      return { ok: false, error };
+    }
+  }
+}
