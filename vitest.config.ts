@@ -9,7 +9,7 @@ export default defineConfig({
     // At least two files at a time: Vitest's default (one less than the cores) is a single
     // worker on a 2-core machine, and the suites spend much of their time waiting on
     // PostgreSQL, timers and child processes. On 2 cores: SQLite 402 → 214–248 s,
-    // PostgreSQL about 600 → 296–423 s (docs/decisions.md, Code health).
+    // PostgreSQL about 600 → 296–423 s (docs/decisions/0055-code-health.md).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -7,7 +7,7 @@ import { installedPackages, ROOT, type Manifest } from './support/installed-pack
  * npm 12 runs a dependency's install script only when package.json allows it (`allowScripts`);
  * a script left out is silently skipped, and for better-sqlite3 that means no SQLite driver.
  * So the allowed list must be exactly the installed packages that have one: a new dependency
- * with an install script fails here until it has been looked at and listed (docs/decisions.md,
+ * with an install script fails here until it has been looked at and listed (docs/decisions/0054-packaging.md,
  * Packaging and quickstart), and an entry no package needs any more is dropped.
  */
 

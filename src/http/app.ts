@@ -85,7 +85,7 @@ export async function buildApp({
     // request.ip, the address every per-client-address limit counts against, read through
     // the proxies the operator trusts (WSX_TRUST_PROXY); by default the socket's address.
     trustProxy: fastifyTrustProxy(config.trustProxy),
-    // Validation and serialisation live in the operation layer (docs/decisions.md), so no route
+    // Validation and serialisation live in the operation layer (docs/decisions/0002-validation-in-the-operation-layer.md), so no route
     // declares a schema and Fastify's Ajv and fast-json-stringify compilers are not loaded.
     schemaController: { compilersFactory: { buildValidator: refuseRouteSchemas, buildSerializer: refuseRouteSchemas } },
   });

@@ -41,7 +41,7 @@ export const OWN_URLS: Record<string, LocationRule> = {
 
 /**
  * Operations whose created thing has no GET of its own (a link) or lives elsewhere (the
- * issue a conversion creates); docs/decisions.md records why each route was chosen.
+ * issue a conversion creates); docs/decisions/0018-location-on-201.md records why each route was chosen.
  */
 const OVERRIDES: Record<string, { get: string; from?: string }> = {
   // A link shows in the `links` of the record it was added to.

@@ -8,7 +8,7 @@
  * event row's next position (`max(seq)` of the workspace's events) read the whole outbox on
  * every write, and the dispatcher's read of waiting events every entry its partial index ever
  * held, which tripled PostgreSQL's CPU per create in about one benchmark run in four
- * (docs/decisions.md). Where a statement always finds its rows by key, the planner is told not
+ * (docs/decisions/0063-postgres-plan-settings.md). Where a statement always finds its rows by key, the planner is told not
  * to consider anything else.
  */
 
