@@ -3,8 +3,8 @@ import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 /**
- * Regression tests for places where the running API disagreed with the spec and the
- * contract: list filters under every documented name, empty references, and timestamps
+ * Regression tests for places where the running API disagreed with its documented rules
+ * (docs/api.md): list filters under every documented name, empty references, and timestamps
  * on every record.
  */
 
@@ -159,7 +159,7 @@ describe('an empty reference is a reference, not an omission', () => {
   });
 });
 
-describe('small contract details', () => {
+describe('small documented details', () => {
   it('reads a blank evolution reason back as null, like an omitted one', async () => {
     const issue = await createIssue({ title: 'Reasonless', projectKey: 'API' });
     const res = await admin().post(`/api/external/issues/${issue.issueId}/evolve`, {

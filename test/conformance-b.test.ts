@@ -8,10 +8,10 @@ import { startHarness, type Harness } from './support/harness.js';
 
 /**
  * Regression tests for places where meetings and discussions disagreed with the documents:
- * every record carries createdAt and updatedAt (CONTRACT §2), the tag rule holds on agenda
- * item updates as it does on topics (spec "Tag rule", CONTRACT §6 Discussions), `labels` is
- * the legacy name of `tags` on every tagged record (CONTRACT §2), and no route of these
- * areas answers 500 to odd input.
+ * every record carries createdAt and updatedAt (docs/api.md, "Conventions"), the tag rule
+ * holds on agenda item updates as it does on topics (docs/api.md, "Conventions"), `labels`
+ * is the legacy name of `tags` on every tagged record (docs/api.md, "Legacy and alias
+ * names"), and no route of these areas answers 500 to odd input.
  */
 
 let h: Harness;

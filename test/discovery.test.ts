@@ -40,7 +40,7 @@ describe('GET /api/external', () => {
     });
   });
 
-  it("maps the spec's areas to path templates relative to the base URL", async () => {
+  it("maps the API's areas to path templates relative to the base URL", async () => {
     const { endpoints } = (await h.call('GET', '/api/external', { token: TOKENS.bot })).body;
     expect(endpoints).toMatchObject({
       discovery: '/api/external',

@@ -11,7 +11,7 @@ import { ACME, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 /**
- * Contract points that hold for every route: unknown query parameters and tool arguments
+ * API rules (docs/api.md) that hold for every route: unknown query parameters and tool arguments
  * are refused, a value outside a fixed set names the set (`details.allowed`), and every
  * 201 says where the created resource is (`Location`).
  */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { patFor, startHarness, type Harness } from './support/harness.js';
 
-/** GET /issues: filters, visibility, order and pagination (CONTRACT.md §3 Issue list filters). */
+/** GET /issues: filters, visibility, order and pagination (docs/api.md, "Issue list filters"). */
 const EXTRA = {
   workspace: { slug: 'acme', name: 'Acme' },
   users: ACME.users,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';
 
-/** Title evolution, comments, links and attachments of issues (CONTRACT.md §3, §6 Issues). */
+/** Title evolution, comments, links and attachments of issues (the reference at /docs, and docs/api.md). */
 let h: Harness;
 let alice: string;
 

@@ -3,10 +3,10 @@ import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { patFor, startHarness, type Harness } from './support/harness.js';
 
 /**
- * Issue create, read, update and list (CONTRACT.md §3 and §6 Issues). Beyond the standard
- * fixtures: team QA with transition rules, a project key shared by two teams (API), a
- * project with a restricted workflow and containers disabled (ENG/FLOW), and an agent
- * granted only OPS/INFRA.
+ * Issue create, read, update and list (the reference at /docs, and docs/api.md). Beyond
+ * the standard fixtures: team QA with transition rules, a project key shared by two teams
+ * (API), a project with a restricted workflow and containers disabled (ENG/FLOW), and an
+ * agent granted only OPS/INFRA.
  */
 const EXTRA = {
   workspace: { slug: 'acme', name: 'Acme' },

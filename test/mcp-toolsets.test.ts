@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../src/operations/catalog.js';
 import { ACME, TOKENS } from './support/fixtures.js';
 import { patFor, startHarness, type Harness } from './support/harness.js';
-import { CONTRACT_TOOLS } from './support/contract-tools.js';
+import { REQUIRED_TOOLS } from './support/required-tools.js';
 
 /**
  * /api/mcp tool selection: the default set (size and membership), `toolsets`, `readonly`
@@ -72,9 +72,9 @@ const issueCount = async (title: string) =>
     .issues.length;
 
 describe('the default tool set', () => {
-  it('holds every CONTRACT §5 tool and the discovery tools, at most 30, in at most 24 KB', async () => {
+  it('holds every required tool and the discovery tools, at most 30, in at most 24 KB', async () => {
     const { names, bytes } = await listTools();
-    for (const name of [...CONTRACT_TOOLS, ...DISCOVERY_TOOLS]) expect(names, name).toContain(name);
+    for (const name of [...REQUIRED_TOOLS, ...DISCOVERY_TOOLS]) expect(names, name).toContain(name);
     expect(names.length).toBeLessThanOrEqual(30);
     expect(bytes).toBeLessThanOrEqual(MAX_DEFAULT_BYTES);
     // The by-key twins are reachable through get_project and get_issue; their own tools are not default.
@@ -116,7 +116,7 @@ describe('toolsets', () => {
 
   it('default plus a toolset is their union', async () => {
     const { names } = await listTools('?toolsets=default,admin');
-    expect(names).toEqual(expect.arrayContaining([...CONTRACT_TOOLS, 'create_webhook', 'list_webhook_deliveries']));
+    expect(names).toEqual(expect.arrayContaining([...REQUIRED_TOOLS, 'create_webhook', 'list_webhook_deliveries']));
     expect(names).not.toContain('create_milestone');
   });
 
@@ -239,7 +239,7 @@ describe('one argument name per concept', () => {
     };
     expect(Object.keys(bulkItem.properties)).toContain('tags');
     expect(Object.keys(bulkItem.properties)).not.toContain('labels');
-    // issueKey stands for issueId (CONTRACT §5).
+    // issueKey stands for issueId (docs/api.md, "MCP").
     expect(argumentsOf('update_issue')).toEqual(expect.arrayContaining(['issueId', 'issueKey']));
   });
 

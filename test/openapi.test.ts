@@ -131,7 +131,7 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('offers the three credential forms of the spec as security schemes', () => {
+  it('offers the three documented credential forms as security schemes', () => {
     expect(doc.components.securitySchemes).toEqual({
       bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
       token: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Authorization' }),

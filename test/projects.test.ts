@@ -89,7 +89,7 @@ async function insertIssue(projectId: string, teamId: string): Promise<void> {
 }
 
 describe('POST /api/external/projects', () => {
-  it('creates a project with every field of the contract and answers 201 { project }', async () => {
+  it('creates a project with every documented field and answers 201 { project }', async () => {
     const reply = await create({
       name: 'Mobile App',
       description: 'iOS and Android',

@@ -6,7 +6,8 @@ import { startHarness, type Harness } from './support/harness.js';
  * Every free text, id and query value has a bound: 500 for titles, 65,536 for other free
  * text, 255 for references, 500 for search text, 100 for path parameters. Over a bound is
  * 400 VALIDATION_FAILED with `field` and `max`, also for fields whose own code answers
- * missing or malformed values; the spec's own limits keep their codes.
+ * missing or malformed values; the limits with a code of their own keep it (docs/api.md,
+ * "Errors").
  */
 
 let h: Harness;
@@ -101,7 +102,7 @@ describe('titles and free text', () => {
     );
   });
 
-  it("keeps the spec's own codes for the evolution limits and attachment URLs", async () => {
+  it('keeps the own codes of the evolution limits and attachment URLs', async () => {
     const issue = await newIssue();
     expectOver(
       await call('POST', `/issues/${issue.issueId}/evolve`, { title: x(501) }),

@@ -3,9 +3,10 @@ import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { patFor, startHarness, type Harness } from './support/harness.js';
 
 /**
- * Who may see and manage a webhook subscription (CONTRACT.md §6 Webhooks): its creator, and
- * credentials that see every project of the workspace. To anyone else it does not exist.
- * Also the per-workspace cap of 25 subscriptions, through the API and the workspace file.
+ * Who may see and manage a webhook subscription (docs/webhooks.md, "Subscribing"): its
+ * creator, and credentials that see every project of the workspace. To anyone else it does
+ * not exist. Also the per-workspace cap of 25 subscriptions, through the API and the
+ * workspace file.
  */
 
 /** A public address literal: no DNS lookup, so the tests do not depend on the network. */

@@ -11,7 +11,7 @@ import { deleteAllRecords } from './support/empty-tables.js';
 const PAT = 'svc_pat_WOad6YTSOnolhvu8MeTRC5o6QiQc7T3HyAcbUPUl';
 const OAT = 'svc_oat_lTLdsIARIxnhzfo24JwzYARe8iVoOVCKyOrxUyVT';
 
-/** The core sections of the CONTRACT.md example, as an operator would write them. */
+/** The core sections of the docs/workspace-file.md example, as an operator would write them. */
 const ACME_YAML = `
 workspace: { slug: acme, name: Acme }
 users:
@@ -104,7 +104,7 @@ beforeEach(async () => {
 });
 
 describe('applying a workspace file', () => {
-  it('creates every core section and answers the contract shape', async () => {
+  it('creates every core section and answers the documented --json shape', async () => {
     const result = await applyWorkspaceFile(db(), ACME_YAML);
 
     expect(Object.keys(result).sort()).toEqual([

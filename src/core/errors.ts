@@ -13,7 +13,7 @@ interface CodeSpec {
 const spec = (status: number, message: string, suggestion: string): CodeSpec => ({ status, message, suggestion });
 
 export const ERROR_CATALOG = {
-  // Transport and framework-level codes (CONTRACT.md §2)
+  // Transport and framework-level codes (docs/api.md, "Errors")
   VALIDATION_FAILED: spec(
     400,
     'The request is not valid.',

@@ -10,7 +10,7 @@ export const LIMITS = {
   title: 500,
   /** Any other free text without a tighter rule: names, notes, bodies, external names. */
   text: 65_536,
-  /** Descriptions of projects (the contract's limit), groups, meetings, agenda items and topics. */
+  /** Descriptions of projects (docs/api.md, "Limits"), groups, meetings, agenda items and topics. */
   description: 10_000,
   /** Ids, keys and other references, in bodies and query strings. */
   ref: 255,
@@ -35,9 +35,9 @@ export const LIMITS = {
    * record can only be bounded if the records are.
    */
   ordered: 1_000,
-  /** Title evolution reason (the spec's limit). */
+  /** Title evolution reason (docs/api.md, "Limits"). */
   evolutionReason: 2_000,
-  /** Meeting `type` (the contract's limit). */
+  /** Meeting `type` (docs/api.md, "Limits"). */
   meetingType: 50,
   /** Discussion group names and agenda status names: short labels shown in lists. */
   groupName: 200,

@@ -1,9 +1,9 @@
 import { LIMITS } from './limits.js';
 
 /**
- * Small, framework-free checks for values whose errors carry their own code in the spec
- * (dates, names, titles). Each returns the normalised value or undefined for "bad", so the
- * caller decides which code to throw.
+ * Small, framework-free checks for values whose errors carry their own code (docs/api.md,
+ * "Errors": dates, names, titles). Each returns the normalised value or undefined for
+ * "bad", so the caller decides which code to throw.
  */
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -61,8 +61,8 @@ const secretsOf = (target: Target, now: string): string[] =>
 /**
  * A receiver URL is used only while whoever set it could still set it: the subscription's
  * creator, a human, the workspace file, or a token that still is active and sees every
- * project (the ownership rule of CONTRACT.md §6 Webhooks). Otherwise a credential that
- * lost its access would keep receiving, at the URL it chose, what the creator may see.
+ * project (the ownership rule of docs/webhooks.md, "Subscribing"). Otherwise a credential
+ * that lost its access would keep receiving, at the URL it chose, what the creator may see.
  */
 function urlRefusal(target: Target): string | undefined {
   const setter = target.url_set_by_token_id;

@@ -5,7 +5,7 @@ import { dropUnchanged, type Changes } from './changes.js';
  * Which parts of an event depend on more than the event's own project. An event is
  * recorded once, as a reader of every project would see it; this note, stored with it,
  * lets fan-out (and the change feed) build each subscriber's payload for what the
- * subscription's creator may see (CONTRACT.md §6 Webhooks): a link to an issue in a
+ * subscription's creator may see (docs/events.md, "Who receives what"): a link to an issue in a
  * hidden project is left out of an issue, an event about such a link is not sent at all,
  * and a topic's events reach only those who see its discussion group.
  */

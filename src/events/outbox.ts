@@ -7,7 +7,7 @@ import type { DB } from '../db/schema.js';
 import { serialiseAudience, type EventAudience } from './audience.js';
 import { nextPosition } from './event-log.js';
 
-/** Webhook event types (CONTRACT.md §4). */
+/** Webhook event types (docs/events.md, "Types"). */
 export const EVENT_TYPES = [
   'project.created',
   'project.updated',
@@ -72,7 +72,7 @@ export const originOf = (ctx: Ctx): EventOrigin => ({
   now: ctx.now,
 });
 
-/** The body every receiver gets (CONTRACT.md §4); its `id` is also the `webhook-id`. */
+/** The body every receiver gets (docs/events.md); its `id` is also the `webhook-id`. */
 export const newEnvelope = (type: DeliveredEventType, origin: EventOrigin, data: Record<string, unknown>) => ({
   id: newId('evt', origin.nowMs),
   type,

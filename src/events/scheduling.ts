@@ -1,7 +1,7 @@
 /**
- * Retry timing (CONTRACT.md §6 Webhooks): attempt n ≥ 2 is due base × 4^(n−2) after the
- * end of attempt n−1, ±20 % jitter so receivers that failed together are not retried
- * together.
+ * Retry timing (docs/webhooks.md, "Delivery, retries and the log"): attempt n ≥ 2 is due
+ * base × 4^(n−2) after the end of attempt n−1, ±20 % jitter so receivers that failed
+ * together are not retried together.
  */
 
 const JITTER = 0.2;

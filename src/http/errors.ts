@@ -65,8 +65,9 @@ export function renderUrlError(_error: FastifyError, _request: FastifyRequest, r
 
 /**
  * Unknown routes answer 404 ROUTE_NOT_FOUND from onRequest, so their content type, size and
- * JSON are never looked at (CONTRACT §6: credential, then route, then body). Registered
- * after the credential and rate-limit hooks, which therefore still come first.
+ * JSON are never looked at (docs/api.md, "Order of checks": credential, then route, then
+ * body). Registered after the credential and rate-limit hooks, which therefore still come
+ * first.
  */
 export function answerUnknownRoutesBeforeBody(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {

@@ -4,8 +4,8 @@ import type { Operation } from '../operations/define.js';
  * Which tools `/api/mcp` serves, declared here only. A toolset is a group of catalog tags
  * (`?toolsets=issues,planning`); the discovery tools (whoami, list_teams, …) are in every
  * selection. Without `toolsets`, the `default` set is served: the tools an agent needs for
- * everyday work, CONTRACT §5's list among them, small enough to read on every session.
- * `all` is every tool.
+ * everyday work, the required tools (docs/api.md, "MCP") among them, small enough to read
+ * on every session. `all` is every tool.
  */
 
 const TOOLSET_TAGS: Record<string, readonly string[]> = {

@@ -57,8 +57,9 @@ export interface Operation<
    */
   answersExisting?: boolean;
   /**
-   * Body fields that have their own error code in the spec: any schema failure on such a
-   * field (missing, wrong type, empty) answers this code instead of VALIDATION_FAILED.
+   * Body fields that have their own error code (docs/api.md, "Errors"): any schema failure
+   * on such a field (missing, wrong type, empty) answers this code instead of
+   * VALIDATION_FAILED.
    */
   fieldCodes?: Record<string, ErrorCode>;
   /**

@@ -27,7 +27,7 @@ export const Title = (description: string) => Type.String({ maxLength: LIMITS.ti
 export const Text = (description?: string, maxLength: number = LIMITS.text) =>
   Type.String({ maxLength, ...(description ? { description } : {}) });
 
-/** A description: 10,000 characters, as the contract sets for projects. */
+/** A description: 10,000 characters, as docs/api.md ("Limits") sets for projects. */
 export const Description = (description?: string) => Text(description, LIMITS.description);
 
 /** A versioned record's `version` (src/operations/versioned.ts). */
@@ -48,10 +48,10 @@ export const List = <T extends TSchema>(
 ) => Type.Array(items, { maxItems: LIMITS.list, ...options });
 
 /**
- * Marks a bounded schema whose bound has its own code in the spec (an over-long evolution
- * title, an attachment URL over 2,048 characters, more than 20 links). Any other value over
- * a bound answers VALIDATION_FAILED with `field` and `max`. A symbol, so it stays out of
- * the OpenAPI document and the MCP tool schemas.
+ * Marks a bounded schema whose bound has its own code (docs/api.md, "Errors": an over-long
+ * evolution title, an attachment URL over 2,048 characters, more than 20 links). Any other
+ * value over a bound answers VALIDATION_FAILED with `field` and `max`. A symbol, so it
+ * stays out of the OpenAPI document and the MCP tool schemas.
  */
 export const OVER_LIMIT_CODE: unique symbol = Symbol.for('wsx.overLimitCode');
 

@@ -10,11 +10,11 @@ import { OVER_LIMIT_CODE } from './schema-helpers.js';
 
 /**
  * Turns raw params, query and body into an operation's typed input, or throws the code the
- * contract asks for: input nested too deep → VALIDATION_FAILED with `field` and `max`;
- * unknown query parameters or body fields → VALIDATION_FAILED with `unknownFields`; a value
- * over a bound → VALIDATION_FAILED with `field` and `max` (or the bound's own code); a bad
- * field with its own code (fieldCodes) → that code; any other bad field → VALIDATION_FAILED
- * with `field` as a dotted path. A field whose value must be one of a fixed set (a union of
+ * API's rules ask for (docs/api.md, "Errors"): input nested too deep → VALIDATION_FAILED
+ * with `field` and `max`; unknown query parameters or body fields → VALIDATION_FAILED with
+ * `unknownFields`; a value over a bound → VALIDATION_FAILED with `field` and `max` (or the
+ * bound's own code); a bad field with its own code (fieldCodes) → that code; any other bad
+ * field → VALIDATION_FAILED with `field` as a dotted path. A field whose value must be one of a fixed set (a union of
  * literals) also carries `allowed`, the set in schema order.
  *
  * Client keys are only ever looked up as own properties: a query parameter or body field

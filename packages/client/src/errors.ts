@@ -9,7 +9,7 @@ export const UNEXPECTED_RESPONSE = 'UNEXPECTED_RESPONSE';
 /** The API's codes, and the client's own UNEXPECTED_RESPONSE. */
 export type WsxErrorCode = ErrorCode | typeof UNEXPECTED_RESPONSE;
 
-/** An error answer of the API, with the fields of its body (CONTRACT.md §2). */
+/** An error answer of the API, with the fields of its body (docs/api.md, "Errors"). */
 export class WsxError extends Error {
   override readonly name = 'WsxError';
   /** Machine-readable code: branch on this, not on the message. */

@@ -11,7 +11,7 @@ export type Schemas = components['schemas'];
 /** The machine codes of the error body; branch on these. */
 export type ErrorCode = Schemas['ErrorCode'];
 
-/** The error body every failed call answers (CONTRACT.md §2). */
+/** The error body every failed call answers (docs/api.md, "Errors"). */
 export type ApiErrorBody = Schemas['Error'];
 
 /** The signed body of a webhook delivery: one member per event type, discriminated by `type`. */

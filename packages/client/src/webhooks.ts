@@ -8,10 +8,11 @@ export type WebhookHeaders = Headers | Record<string, string | string[] | undefi
 
 /**
  * Checks a webhook delivery's Standard Webhooks signature (webhook-id, webhook-timestamp,
- * webhook-signature; CONTRACT.md §4) against the subscription's secret (`whsec_…`) and
- * answers the parsed event. `payload` must be the raw body text: re-serialised JSON would
- * not match the signature. Throws `WebhookVerificationError` when the headers are missing,
- * the signature does not match, or the timestamp is more than five minutes off.
+ * webhook-signature; docs/webhooks.md, "Signature") against the subscription's secret
+ * (`whsec_…`) and answers the parsed event. `payload` must be the raw body text:
+ * re-serialised JSON would not match the signature. Throws `WebhookVerificationError` when
+ * the headers are missing, the signature does not match, or the timestamp is more than five
+ * minutes off.
  */
 export function verifyWebhook(payload: string, headers: WebhookHeaders, secret: string): WebhookEvent {
   const flat: Record<string, string> = {};

@@ -19,7 +19,7 @@ export function presentTopic(t: DiscussionTopicRow, links: WorkLinkView[], refs:
     description: t.description,
     status: t.status,
     tags,
-    // The legacy name of the same list (CONTRACT §2: both are returned on reads).
+    // The legacy name of the same list (both are returned on reads: docs/api.md, "Legacy and alias names").
     labels: tags,
     sourceProjectId: refs.sourceProjectId,
     links,

@@ -12,10 +12,10 @@ import { ProjectSchema } from '../projects/projects.schemas.js';
 import { WebhookSchema } from '../webhooks/webhooks.schemas.js';
 
 /**
- * The event envelope of each type, with the resource as the API presents it (CONTRACT.md
- * §4): the body webhooks POST and the change feed lists. One schema per type, named as its
- * document component (`issue.comment.created` → `IssueCommentCreatedEvent`), so both use
- * the same components. docs/events.md describes each type's data.
+ * The event envelope of each type, with the resource as the API presents it
+ * (docs/events.md): the body webhooks POST and the change feed lists. One schema per type,
+ * named as its document component (`issue.comment.created` → `IssueCommentCreatedEvent`),
+ * so both use the same components. docs/events.md describes each type's data.
  */
 
 const IssueRef = Type.Object({ issueId: Type.String(), issueKey: Type.String() });

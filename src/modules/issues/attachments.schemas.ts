@@ -14,7 +14,7 @@ export const AttachmentSchema = Type.Object({
 });
 export const AttachmentListResponse = Type.Object({ attachments: Type.Array(AttachmentSchema) });
 
-// A URL over 2,048 characters and a batch over 20 links have their own codes in the spec;
+// A URL over 2,048 characters and a batch over 20 links have their own codes (docs/api.md, "Errors");
 // whether a URL is absolute http(s) is the service's check (ATTACHMENT_URL_REQUIRED too).
 const Url = (description: string) => overLimitCode(Text(description, LIMITS.url), 'ATTACHMENT_URL_REQUIRED');
 const LinkName = () => Nullable(Text('Display name (string or null).', LIMITS.attachmentName));

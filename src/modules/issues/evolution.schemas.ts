@@ -17,7 +17,7 @@ export const EvolutionSchema = Type.Object({
 
 export const EvolveBody = Type.Partial(
   Type.Object({
-    // The spec gives these limits their own code (INVALID_ISSUE_EVOLUTION).
+    // These limits have their own code, INVALID_ISSUE_EVOLUTION (docs/api.md, "Errors").
     title: overLimitCode(
       Title('Required: the new title, 1–500 characters, different from the current one.'),
       'INVALID_ISSUE_EVOLUTION',

@@ -11,7 +11,7 @@ import { listLinksOfIssues, type LinkWithTarget } from './links.repository.js';
 
 /**
  * Issue events are built for the widest audience and narrowed for each subscriber at
- * fan-out (CONTRACT.md §6 Webhooks): the event carries the issue as a reader of every
+ * fan-out (docs/events.md, "Who receives what"): the event carries the issue as a reader of every
  * project sees it, and marks each link to another project's issue, so a subscriber whose
  * creator cannot see that project gets the issue without that link. Whoever the actor is,
  * a subscriber that sees everything gets every link.

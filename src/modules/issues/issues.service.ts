@@ -42,7 +42,7 @@ import { scheduleFromInput, type ScheduleInput } from './schedule.js';
 export type { IssueView } from './issues.presenter.js';
 export type { IssueRecord } from './issues.repository.js';
 
-/** The fields of POST /issues (CONTRACT.md §6 Issues); rules live in issue-rules.ts. */
+/** The fields of POST /issues (CreateIssueBody in issues.schemas.ts); rules live in issue-rules.ts. */
 export interface CreateIssueInput extends ProjectRef, StatusRef, ScheduleInput {
   title?: unknown;
   description?: string | null;

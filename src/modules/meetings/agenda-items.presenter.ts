@@ -24,7 +24,7 @@ export function presentAgendaItem(i: AgendaItemRow, related: AgendaItemRelations
     agendaGroupId: i.group_id,
     statusId: i.status_id,
     tags,
-    // The legacy name of the same list (CONTRACT §2: both are returned on reads).
+    // The legacy name of the same list (both are returned on reads: docs/api.md, "Legacy and alias names").
     labels: tags,
     sourceProjectId: related.sourceProjectId,
     checkInDate: i.check_in_date,

@@ -105,7 +105,7 @@ export async function listUsers(ctx: Ctx) {
       createdAt: u.created_at,
       updatedAt: u.updated_at,
     })),
-    // An agent is the token's identity, not a record of its own: it carries exactly the contract's fields.
+    // An agent is the token's identity, not a record of its own: it carries exactly the documented fields.
     automationAgents: tokens.map((t) => ({
       userId: tokenIdentity(t.name),
       name: t.name,

@@ -5,7 +5,7 @@ import type { WebhookDeliveryRow, WebhookRow } from '../../db/tables/webhooks.js
 import { paginate } from '../../db/paginate.js';
 
 /**
- * Subscriptions belong to their creator (CONTRACT.md §6 Webhooks). A credential that sees
+ * Subscriptions belong to their creator (docs/webhooks.md, "Subscribing"). A credential that sees
  * every project of the workspace (an all-projects token, an OAuth user) sees all of the
  * workspace's subscriptions; any other sees only those it made, and to it the rest do not
  * exist. Every read goes through selectWebhooks, so lists and lookups by id agree.

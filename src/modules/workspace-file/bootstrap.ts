@@ -7,7 +7,10 @@ import { createProject } from '../projects/projects.service.js';
 import { applyWorkspaceFile } from './apply.js';
 import { hasAnyWorkspace } from './workspace.js';
 
-/** What a first start creates (CONTRACT.md §1), applied with the same code as `wsx apply`. */
+/**
+ * What a first start creates (docs/api.md, "First start and default statuses"), applied
+ * with the same code as `wsx apply`.
+ */
 export const BOOTSTRAP_FILE = {
   workspace: { slug: 'default', name: 'Default' },
   teams: [{ key: 'MAIN', name: 'Main', default: true }],

@@ -7,7 +7,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /**
  * The wire format a field name promises: every `…At` field is an ISO 8601 date-time, every
- * `…Date` field a calendar date, every `url` an absolute URL. The names are the contract's
+ * `…Date` field a calendar date, every `url` an absolute URL. The names are the API's
  * own convention; the response-conformance test checks every answer against these formats,
  * so a field that broke the convention would fail the suite rather than lie in the document.
  */

@@ -20,7 +20,7 @@ export interface StatusSpec {
 /** statusKey → the statusKeys an issue may move to from it. */
 export type TransitionsSpec = Record<string, string[]>;
 
-/** The statuses of a team created without its own list (CONTRACT.md §1). */
+/** The statuses of a team created without its own list (docs/api.md, "First start and default statuses"). */
 export const DEFAULT_STATUSES: readonly StatusSpec[] = [
   { key: 'backlog', name: 'Backlog', category: 'backlog' },
   { key: 'todo', name: 'Todo', category: 'unstarted' },

@@ -1,5 +1,5 @@
-/** The tools CONTRACT §5 requires of /api/mcp; every one is in the default toolset. */
-export const CONTRACT_TOOLS: readonly string[] = [
+/** The tools /api/mcp must offer (docs/api.md, "MCP"); every one is in the default toolset. */
+export const REQUIRED_TOOLS: readonly string[] = [
   'whoami',
   'list_teams',
   'list_users',
