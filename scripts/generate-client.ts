@@ -10,8 +10,8 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import * as prettier from 'prettier';
-import { catalog } from '../src/operations/catalog.js';
-import { buildOpenApiDocument } from '../src/operations/openapi.js';
+import { catalog } from '../src/api/catalog.js';
+import { buildOpenApiDocument } from '../src/api/openapi.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const target = resolve(root, 'packages/client/src/generated/openapi.ts');

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { catalog } from '../src/operations/catalog.js';
-import { buildOpenApiDocument } from '../src/operations/openapi.js';
+import { catalog } from '../src/api/catalog.js';
+import { buildOpenApiDocument } from '../src/api/openapi.js';
 
 /** Writes the OpenAPI document the server serves to the file named by the first argument. */
 const out = process.argv[2];

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog } from '../src/operations/catalog.js';
+import { catalog } from '../src/api/catalog.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 let h: Harness;

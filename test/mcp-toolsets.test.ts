@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog } from '../src/operations/catalog.js';
+import { catalog } from '../src/api/catalog.js';
 import { ACME, TOKENS } from './support/fixtures.js';
 import { patFor, startHarness, type Harness } from './support/harness.js';
 import { REQUIRED_TOOLS } from './support/required-tools.js';

@@ -1,7 +1,7 @@
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import type { Ctx } from '../src/core/context.js';
+import type { Ctx } from '../src/db/context.js';
 import { listAgendaItems } from '../src/modules/meetings/agenda-items.service.js';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog } from '../src/operations/catalog.js';
+import { catalog } from '../src/api/catalog.js';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';
 

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOG } from '../src/core/errors.js';
 import { DELIVERED_EVENT_TYPES } from '../src/events/outbox.js';
-import { catalog } from '../src/operations/catalog.js';
+import { catalog } from '../src/api/catalog.js';
 import { openApiDocument } from './support/conformance.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import type { Ctx } from '../src/core/context.js';
+import type { Ctx } from '../src/db/context.js';
 import { recordEvent } from '../src/events/outbox.js';
 import { defineOperation } from '../src/operations/define.js';
 import { executeOperation } from '../src/operations/execute.js';

@@ -1,8 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { AppConfig } from '../config.js';
 import type { AccessLevel } from './access-level.js';
-import type { Database, DialectName } from '../db/database.js';
-import type { DB } from '../db/schema.js';
 
 /** Who is calling: a workspace token (queue identity) or a human through an OAuth token. */
 export type Principal =
@@ -38,23 +34,6 @@ export interface Authenticated {
   credentialId: string;
   /** `read`: the credential may call reads only; every write answers TOKEN_READ_ONLY. */
   accessLevel: AccessLevel;
-}
-
-/** Everything an operation needs; `db` is the request's transaction on write operations. */
-export interface Ctx {
-  db: Kysely<DB>;
-  /** The store the request runs on: writes begin their transaction through it. */
-  store: Database;
-  dialect: DialectName;
-  config: AppConfig;
-  workspace: WorkspaceRef;
-  principal: Principal;
-  access: ProjectAccess;
-  /** The caller's access level, as `Authenticated.accessLevel` (discovery shows it). */
-  accessLevel: AccessLevel;
-  /** The request's instant: every row written by one request shares it. */
-  nowMs: number;
-  now: string;
 }
 
 export function canSeeProject(access: ProjectAccess, projectId: string): boolean {

@@ -1,5 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { Ctx } from '../core/context.js';
+import type { Ctx } from './context.js';
 
 /**
  * The one project-visibility rule for SQL reads: OAuth users and "*" tokens see every

@@ -1,6 +1,6 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import type { Ctx } from '../core/context.js';
+import type { Ctx } from './context.js';
 import type { DialectName } from './database.js';
 import type { DB } from './schema.js';
 

@@ -1,5 +1,5 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
-import type { Ctx } from '../core/context.js';
+import type { Ctx } from './context.js';
 import type { ListOrder } from '../core/list-order.js';
 import { paginate, type PageInfo, type PageRequest, type PageSearch } from './paginate.js';
 

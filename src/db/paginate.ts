@@ -1,5 +1,5 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
-import type { Ctx } from '../core/context.js';
+import type { Ctx } from './context.js';
 import { decodeCursor, encodeCursor, filterHash, type SortColumnType } from '../core/cursor.js';
 
 export const DEFAULT_LIMIT = 50;

@@ -1,5 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
-import type { Ctx } from '../core/context.js';
+import type { Ctx } from './context.js';
 
 /** The versioned tables whose records a write elsewhere can change as presented. */
 export type TouchedTable = 'issues' | 'meetings' | 'agenda_items' | 'discussion_topics' | 'subtasks';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Ctx } from '../core/context.js';
+import type { Ctx } from '../db/context.js';
 import { newId } from '../core/ids.js';
 import { singleQuery } from '../db/compiled-query.js';
 import type { DialectName } from '../db/database.js';

@@ -1,4 +1,4 @@
-import type { Ctx } from '../core/context.js';
+import type { Ctx } from '../db/context.js';
 import type { DataPath, EventAudience, Scope, ScopedPath } from './audience.js';
 import { changesBetween } from './changes.js';
 import { recordEvent, type EventType } from './outbox.js';

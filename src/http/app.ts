@@ -10,7 +10,7 @@ import { loggerOptions } from '../observability/logger.js';
 import { requestLogger } from '../observability/request-logger.js';
 import { registerObservability } from '../observability/register.js';
 import { requestIdOf } from '../observability/request-id.js';
-import { catalog } from '../operations/catalog.js';
+import { catalog } from '../api/catalog.js';
 import { registerWeb } from '../web/register.js';
 import { registerSessionHook } from '../web/session-hook.js';
 import { registerAuth } from './auth.js';

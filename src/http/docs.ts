@@ -4,8 +4,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../core/errors.js';
-import { catalog } from '../operations/catalog.js';
-import { buildOpenApiDocument } from '../operations/openapi.js';
+import { catalog } from '../api/catalog.js';
+import { buildOpenApiDocument } from '../api/openapi.js';
 import { escapeHtml } from '../web/html.js';
 
 const DOCUMENT_PATH = '/api/external/openapi.json';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config.js';
 import { nowIso } from '../core/clock.js';
-import type { Ctx } from '../core/context.js';
+import type { Ctx } from '../db/context.js';
 import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/database.js';
 import {
@@ -13,7 +13,7 @@ import {
 } from '../operations/define.js';
 import { entityTag, stillCurrent, versionCondition, type VersionCondition } from '../operations/entity-tags.js';
 import { executeOperation } from '../operations/execute.js';
-import { locationResolver } from '../operations/location.js';
+import { locationResolver } from '../api/location.js';
 import { parseInput } from '../operations/validate.js';
 import { refuseWriteByReadOnly } from '../modules/auth/access-level.js';
 import type { ClaimHolder } from '../modules/idempotency/holder.js';

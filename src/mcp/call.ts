@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Authenticated, Ctx } from '../core/context.js';
+import type { Authenticated } from '../core/context.js';
+import type { Ctx } from '../db/context.js';
 import { ApiError, isApiError } from '../core/errors.js';
 import { databaseApiError } from '../db/errors.js';
 import type { Database } from '../db/database.js';

@@ -1,5 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import type { Ctx } from '../core/context.js';
+import type { Ctx } from '../db/context.js';
 import type { ErrorCode } from '../core/errors.js';
 import type { VersionedResource } from './versioned.js';
 

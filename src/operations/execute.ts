@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../core/clock.js';
-import type { Ctx } from '../core/context.js';
+import type { Ctx } from '../db/context.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import type { DB } from '../db/schema.js';
 import type { Operation, OperationInput, Result } from './define.js';

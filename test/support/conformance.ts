@@ -2,10 +2,10 @@ import { appendFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { ERROR_CATALOG, type ErrorCode } from '../../src/core/errors.js';
-import { catalog } from '../../src/operations/catalog.js';
+import { catalog } from '../../src/api/catalog.js';
 import type { Operation } from '../../src/operations/define.js';
-import { buildOpenApiDocument } from '../../src/operations/openapi.js';
-import { errorCodesOf } from '../../src/operations/openapi/errors.js';
+import { buildOpenApiDocument } from '../../src/api/openapi.js';
+import { errorCodesOf } from '../../src/api/openapi/errors.js';
 
 /**
  * Response conformance: every answer the HTTP test-suite receives from a catalog route is

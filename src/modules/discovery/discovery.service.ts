@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { CAPABILITIES, ENDPOINT_MAP } from './endpoint-map.js';
 
 /** GET /api/external: who the caller is, what it may do, its workspace, capabilities and the endpoint map. */

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { batches } from '../../db/batches.js';
 import { paginate } from '../../db/paginate.js';
 import type { DiscussionGroupRow } from '../../db/tables/discussions.js';

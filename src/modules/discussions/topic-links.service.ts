@@ -1,4 +1,5 @@
-import { canSeeProject, type Ctx } from '../../core/context.js';
+import { canSeeProject } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import {
   listWorkLinks,
   replaceWorkLinks,

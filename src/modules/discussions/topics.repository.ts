@@ -1,6 +1,6 @@
 import { containsText, FEW_CANDIDATES, SEARCH_WINDOW, titleOrDescriptionMatch } from '../../db/text-search.js';
 import { sql, type ExpressionBuilder } from 'kysely';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { paginateInOrder } from '../../db/list-page.js';
 import type { PageSearch } from '../../db/paginate.js';
 import type { ListOrder } from '../../core/list-order.js';

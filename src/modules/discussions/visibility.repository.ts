@@ -1,5 +1,5 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 
 /**
  * The one discussion-visibility filter, applied by every group and topic read (writes

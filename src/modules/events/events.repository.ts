@@ -1,5 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { projectAbsentOrVisible } from '../../db/access.js';
 import { fetchLimit } from '../../db/paginate.js';
 import { positionOf } from '../../events/event-log.js';

@@ -1,4 +1,5 @@
-import { canSeeProject, type Ctx } from '../../core/context.js';
+import { canSeeProject } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../db/paginate.js';
 import { audienceGroups, parseAudience, payloadFor, type EventAudience } from '../../events/audience.js';

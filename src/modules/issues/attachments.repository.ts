@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { AttachmentRow } from '../../db/tables/issues.js';
 
 /** What an attachment hangs on: an issue or an agenda item (one table serves both). */

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { ApiError, isApiError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { requireVersion, type VersionedResource } from '../../operations/versioned.js';

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { CommentRow } from '../../db/tables/issues.js';
 
 /** What a comment hangs on: an issue or a container milestone (one table serves both). */

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { IssueEvolutionRow } from '../../db/tables/issues.js';
 
 export async function insertEvolution(ctx: Ctx, row: IssueEvolutionRow): Promise<void> {

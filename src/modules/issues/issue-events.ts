@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
 import type { EventType } from '../../events/outbox.js';
 import { recordWriteEvent, type Presented, type ScopedPart } from '../../events/resource-event.js';

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { visibilityOf } from '../visibility/visibility.service.js';
 import { SOURCE_TYPES, type IssueSource } from './issues.presenter.js';
 import type { IssueRecord } from './issues.repository.js';

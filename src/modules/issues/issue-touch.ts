@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { IssueRow } from '../../db/schema.js';
 import { touchRows } from '../../db/touch.js';
 import { COMPLETED } from './links.presenter.js';

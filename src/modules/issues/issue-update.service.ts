@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
 import type { IssueRow } from '../../db/schema.js';
 import type { EventType } from '../../events/outbox.js';

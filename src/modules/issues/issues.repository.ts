@@ -1,7 +1,7 @@
 import { titleOrDescriptionMatch } from '../../db/text-search.js';
 import { sql, type Kysely, type QueryCreator } from 'kysely';
 import { queryTemplate, singleQuery, slotItems } from '../../db/compiled-query.js';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { DB, IssueRow } from '../../db/schema.js';
 import { visibilityShape, whereProjectVisible, whereProjectVisibleTo, type VisibilityShape } from '../../db/access.js';
 import { pageInOrder, paginateInOrder } from '../../db/list-page.js';

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { queryTemplate, slotItems } from '../../db/compiled-query.js';
 import type { IssueLinkRow } from '../../db/tables/issues.js';
 

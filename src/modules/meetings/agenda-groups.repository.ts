@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { batches } from '../../db/batches.js';
 import type { AgendaGroupRow } from '../../db/tables/meetings.js';
 

@@ -1,4 +1,5 @@
-import { canSeeProject, type Ctx } from '../../core/context.js';
+import { canSeeProject } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { AgendaItemRow } from '../../db/tables/meetings.js';
 import type { EventType } from '../../events/outbox.js';
 import { recordWriteEvent } from '../../events/resource-event.js';

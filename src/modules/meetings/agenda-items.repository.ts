@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { AgendaItemRow } from '../../db/tables/meetings.js';
 
 export const findItemInMeeting = (ctx: Ctx, meetingId: string, itemId: string): Promise<AgendaItemRow | undefined> =>

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { AgendaGroupRow, AgendaItemRow } from '../../db/tables/meetings.js';
 import { updateItemRow } from './agenda-items.repository.js';
 

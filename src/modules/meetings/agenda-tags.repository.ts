@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { projectAbsentOrVisible } from '../../db/access.js';
 import { meetingVisible } from './meetings.repository.js';
 

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { listTagUsage } from '../tags/tags.service.js';
 import { countVisibleAgendaTagUsage } from './agenda-tags.repository.js';
 import { requireVisibleMeeting } from './meeting-access.js';

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
 import type { AgendaItemRow } from '../../db/tables/meetings.js';
 import { findItemInMeeting } from './agenda-items.repository.js';

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { EventType } from '../../events/outbox.js';
 import { recordWriteEvent } from '../../events/resource-event.js';
 import {

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { snapshotForEvent } from '../visibility/event-presentation.js';
 import { agendaItemPresenter, recordAgendaItemRelationsWrite } from './agenda-item-events.js';
 import { requireAgendaItem, requireVisibleMeeting } from './meeting-access.js';

@@ -1,6 +1,6 @@
 import { titleOrDescriptionMatch } from '../../db/text-search.js';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { projectAbsentOrVisible } from '../../db/access.js';
 import { paginateInOrder } from '../../db/list-page.js';
 import type { ListOrder } from '../../core/list-order.js';

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
 import { archivedFilter, parseListOrder, type ListOrderQuery } from '../../core/list-order.js';
 import { newId } from '../../core/ids.js';

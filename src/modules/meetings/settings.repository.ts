@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { batches } from '../../db/batches.js';
 import type { DB } from '../../db/schema.js';
 import type { AgendaStatusRow, ExternalOwnerPresetRow } from '../../db/tables/meetings.js';

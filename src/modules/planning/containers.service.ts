@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
 import { resolveProjectScope, scopeFilter, type ProjectScopeQuery } from '../projects/project-scope.js';
 import { presentContainer } from './containers.presenter.js';

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { MilestoneActivityRow } from '../../db/tables/planning.js';
 
 export async function insertActivity(ctx: Ctx, rows: MilestoneActivityRow[]): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { newId } from '../../core/ids.js';
 import type { MilestoneActivityRow } from '../../db/tables/planning.js';
 import { deleteActivity, insertActivity, listActivityRows } from './milestone-activity.repository.js';

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { recordEvent } from '../../events/outbox.js';
 import { insertComment, listComments, type CommentInput, type CommentView } from '../issues/comments.service.js';
 import { recordMilestoneCommented } from './milestone-activity.service.js';

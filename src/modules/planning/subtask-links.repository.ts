@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { SubtaskLinkRow } from '../../db/tables/planning.js';
 
 /** A link side plus the target's status, for `isSatisfied`. */

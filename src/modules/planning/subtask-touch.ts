@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { SubtaskRow } from '../../db/tables/planning.js';
 import { touchRows } from '../../db/touch.js';
 import { updateSubtask } from './subtasks.repository.js';

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { touchRows } from '../../db/touch.js';
 import { touchIssuesOfProject } from '../issues/issue-touch.js';
 import { touchOwnersOfLinksTo } from '../work-links/work-links.repository.js';

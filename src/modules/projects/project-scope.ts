@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { TeamRow } from '../../db/schema.js';
 import { resolveTeamRef } from '../teams/teams.service.js';
 import { resolveProjectRef, type ProjectWithTeam } from './projects.service.js';

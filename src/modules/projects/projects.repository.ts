@@ -1,7 +1,7 @@
 import { forgetCachedCredentials } from '../auth/credential-cache.js';
 import { sql, type Kysely } from 'kysely';
 import { queryTemplate } from '../../db/compiled-query.js';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { DB, ProjectRow } from '../../db/schema.js';
 import { visibilityShape, whereProjectVisible, whereProjectVisibleTo, type VisibilityShape } from '../../db/access.js';
 import { paginateInOrder } from '../../db/list-page.js';

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { countDiscussionTopicTagUsage } from '../discussions/topic-tag-usage.service.js';
 import { countAgendaTagUsage } from '../meetings/agenda-tag-usage.service.js';
 import { countIssueTagUsage, type UsageCount } from './tags.repository.js';

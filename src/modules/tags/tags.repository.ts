@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { TagUsageRow } from '../../db/schema.js';
 import { whereProjectVisible } from '../../db/access.js';
 import { batches } from '../../db/batches.js';

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 
 /** Someone outside the workspace who owns work (an agenda item's external owner). */
 export interface ExternalOwner {

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { requireVisibleProject } from '../projects/projects.service.js';
 import type { ExternalOwnerSource } from './external-owner.js';
 import { listUsers } from './users.service.js';

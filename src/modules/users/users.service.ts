@@ -1,6 +1,7 @@
 import { ApiError } from '../../core/errors.js';
 import { isTokenLive } from '../../core/credential-expiry.js';
-import { TOKEN_IDENTITY_PREFIX, tokenIdentity, type Ctx } from '../../core/context.js';
+import { TOKEN_IDENTITY_PREFIX, tokenIdentity } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import {
   findTokenByName,
   findTokensByNames,

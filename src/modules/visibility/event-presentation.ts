@@ -1,4 +1,5 @@
-import type { Ctx, ProjectAccess } from '../../core/context.js';
+import type { ProjectAccess } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { Scope } from '../../events/audience.js';
 import type { Presented, ScopedPart } from '../../events/resource-event.js';
 import { groupsOfTopics, meetingProjectsOfAgendaItems, projectsOfIssues } from './visibility.repository.js';

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { whereProjectVisible } from '../../db/access.js';
 import { whereGroupVisible } from '../discussions/visibility.repository.js';
 import { meetingVisible } from '../meetings/meetings.repository.js';

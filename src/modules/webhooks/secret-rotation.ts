@@ -1,5 +1,5 @@
 import { nowIso } from '../../core/clock.js';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { newWebhookSecret } from '../../events/signer.js';
 import { updateWebhook } from './webhooks.repository.js';
 import { requireWebhook } from './webhooks.service.js';

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { DB } from '../../db/schema.js';
 import type { WebhookDeliveryRow, WebhookRow } from '../../db/tables/webhooks.js';
 import { paginate } from '../../db/paginate.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { hasOwn, isHttpUrl } from '../../core/values.js';

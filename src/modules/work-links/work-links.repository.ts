@@ -1,4 +1,4 @@
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import { whereProjectVisible } from '../../db/access.js';
 import { batches } from '../../db/batches.js';
 import { touchRows, type TouchedTable } from '../../db/touch.js';

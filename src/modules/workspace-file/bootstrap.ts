@@ -1,6 +1,6 @@
 import type { AppConfig } from '../../config.js';
 import { nowIso } from '../../core/clock.js';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx } from '../../db/context.js';
 import type { Database } from '../../db/database.js';
 import { authenticate } from '../auth/credentials.service.js';
 import { createProject } from '../projects/projects.service.js';

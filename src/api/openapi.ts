@@ -1,6 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
-import { takesVersionCondition, type Operation } from './define.js';
-import { MAX_CONDITION_LENGTH } from './entity-tags.js';
+import { takesVersionCondition, type Operation } from '../operations/define.js';
+import { MAX_CONDITION_LENGTH } from '../operations/entity-tags.js';
 import { componentNames } from './openapi/component-names.js';
 import { ERROR_COMPONENTS, errorResponses } from './openapi/errors.js';
 import { ExampleMaker } from './openapi/examples.js';

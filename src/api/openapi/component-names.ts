@@ -21,7 +21,7 @@ import * as subtasks from '../../modules/planning/subtasks.schemas.js';
 import * as projects from '../../modules/projects/projects.schemas.js';
 import * as webhooks from '../../modules/webhooks/webhooks.schemas.js';
 import * as workLinks from '../../modules/work-links/work-links.schemas.js';
-import { PageInfoSchema } from '../schema-helpers.js';
+import { PageInfoSchema } from '../../operations/schema-helpers.js';
 
 /**
  * The names of the document's component schemas: every resource, envelope and enum an area

@@ -1,4 +1,4 @@
-import type { Operation } from './define.js';
+import type { Operation } from '../operations/define.js';
 import { withFieldSelection } from './field-selection.js';
 import { discoveryOperations } from '../modules/discovery/discovery.operations.js';
 import { discussionsOperations } from '../modules/discussions/discussions.operations.js';
@@ -11,7 +11,7 @@ import { webhooksOperations } from '../modules/webhooks/webhooks.operations.js';
 
 /**
  * Every endpoint of the API, in reference order. Doors (HTTP, MCP, OpenAPI) read only this.
- * Reads of records take `fields=` (operations/field-selection.ts).
+ * Reads of records take `fields=` (api/field-selection.ts).
  */
 export const catalog: Operation[] = [
   ...discoveryOperations,

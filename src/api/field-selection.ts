@@ -1,7 +1,7 @@
 import { Type, type TObject } from '@sinclair/typebox';
 import { ApiError } from '../core/errors.js';
-import type { Operation, Result } from './define.js';
-import { commonParameter } from './schema-helpers.js';
+import type { Operation, Result } from '../operations/define.js';
+import { commonParameter } from '../operations/schema-helpers.js';
 
 /**
  * `fields=` on reads and lists: a client names the fields it needs (`fields=issueKey,title,

@@ -1,6 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { hasOwn } from '../core/values.js';
-import type { Operation, Result } from './define.js';
+import type { Operation, Result } from '../operations/define.js';
 
 /**
  * The `Location` of a 201: the path of a GET route of the catalog that answers the created

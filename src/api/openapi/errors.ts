@@ -1,6 +1,6 @@
 import type { TObject } from '@sinclair/typebox';
 import { ERROR_CATALOG, type ErrorCode } from '../../core/errors.js';
-import { takesVersionCondition, type Operation } from '../define.js';
+import { takesVersionCondition, type Operation } from '../../operations/define.js';
 import type { JsonSchema } from './json-schema.js';
 
 /**
