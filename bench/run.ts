@@ -20,7 +20,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { catchUpSearchIndexes } from '../src/db/search-backlog.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { seedAgenda } from './agenda.js';
 import { apiClient } from './client.js';
 import { countAgendaQueries } from './query-count.js';

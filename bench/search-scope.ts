@@ -29,7 +29,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { catchUpSearchIndexes } from '../src/db/search-backlog.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { applyWorkspaceFile } from '../src/modules/workspace-file/apply.js';
 import { BENCH_TOKEN, WORDS, seedIssues, seedProjects, seedWorkspace } from './seed.js';
 

@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig, type AppConfig } from '../src/config.js';
 import type { Database } from '../src/db/database.js';
 import { Dispatcher } from '../src/events/dispatcher.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { apiClient, type ApiCall } from './client.js';
 import { BENCH_TOKEN, seedWorkspace } from './seed.js';
 import { freshStore, type Store } from './webhooks/store.js';

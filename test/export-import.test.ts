@@ -17,7 +17,7 @@ import { allTerms, termOf } from '../src/db/search-terms.js';
 import { claimAttempts, runAttempt } from '../src/events/attempts.js';
 import { fanOutEvents } from '../src/events/fan-out.js';
 import { newHolder } from '../src/events/holder.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { disableIfFailingTooLong } from '../src/modules/webhooks/auto-disable.js';
 import { applyWorkspaceFile } from '../src/modules/workspace-file/apply.js';
 import { runWsx } from './support/cli.js';

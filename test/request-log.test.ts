@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import type { Database } from '../src/db/database.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { applyWorkspaceFile } from '../src/modules/workspace-file/apply.js';
 import { closeTestDatabase, openTestDatabase } from './support/database.js';
 import { ACME, TOKENS } from './support/fixtures.js';

@@ -4,7 +4,7 @@ import { loadConfig } from '../src/config.js';
 import { indexAllListedRows, indexListedRows, startSearchIndexing } from '../src/db/search-backlog.js';
 import { allTerms, rowTerms } from '../src/db/search-terms.js';
 import { titleOrDescriptionMatch } from '../src/db/text-search.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { ACME, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';
 

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { registerOperations } from '../src/http/operations.js';
 import { HOST_KEY } from '../src/modules/idempotency/holder.js';
 import { requestFingerprint } from '../src/modules/idempotency/idempotency.service.js';

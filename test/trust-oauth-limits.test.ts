@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type AppConfig } from '../src/config.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { hashSecret } from '../src/modules/auth/secrets.js';
 import { ACME } from './support/fixtures.js';
 import { startHarness } from './support/harness.js';

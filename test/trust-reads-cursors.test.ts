@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor, filterHash } from '../src/core/cursor.js';
 import { loadConfig } from '../src/config.js';
 import { InstallationSecrets } from '../src/db/installation-secrets.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import type { ApplyResult } from '../src/modules/workspace-file/apply.js';
 import { ACME, GLOBEX, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';

@@ -5,7 +5,7 @@ import type { Database } from '../src/db/database.js';
 import type { DB } from '../src/db/schema.js';
 import { sendWebhook } from '../src/events/delivery.js';
 import { useHostLookup } from '../src/events/receiver-address.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { applyWorkspaceFile } from '../src/modules/workspace-file/apply.js';
 import { closeTestDatabase, openTestDatabase } from './support/database.js';
 import { ACME, TOKENS } from './support/fixtures.js';

@@ -5,7 +5,7 @@ import { claimAttempts, runAttempt } from '../src/events/attempts.js';
 import { fanOutEvents } from '../src/events/fan-out.js';
 import { newHolder } from '../src/events/holder.js';
 import { pruneWebhookHistory } from '../src/events/retention.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { ACME, TOKENS } from './support/fixtures.js';
 import { startHarness, type Harness } from './support/harness.js';
 import { startReceiver, webhookTestConfig, type Receiver } from './support/webhook-receiver.js';

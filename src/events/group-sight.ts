@@ -3,7 +3,7 @@ import type { DB } from '../db/schema.js';
 
 /**
  * Which discussion groups subscription creators can see, for topic events (audience.ts):
- * the API's rule (modules/discussions/visibility.repository.ts) applied to each creator's
+ * the API's rule (whereGroupVisible in db/access.ts) applied to each creator's
  * identity. A group is seen when it is API-visible and open to the workspace, or the
  * identity owns it or is a member. A subscription made by the workspace file has no
  * identity: it sees every API-visible group, as it sees every project.

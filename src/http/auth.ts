@@ -5,7 +5,7 @@ import type { DB } from '../db/schema.js';
 import { CredentialCache } from '../modules/auth/credential-cache.js';
 import type { Authenticated } from '../core/context.js';
 import { authenticate, cachedAuthentication, credentialFromHeaders } from '../modules/auth/credentials.service.js';
-import { APP_PAGE_RE } from '../web/paths.js';
+import { APP_PAGE_RE } from './page-paths.js';
 import { requestPath } from './request-path.js';
 
 declare module 'fastify' {

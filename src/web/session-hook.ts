@@ -6,7 +6,7 @@ import { requestPath } from '../http/request-path.js';
 import { readSessionCookie } from './cookies.js';
 import { sendPage } from './page.js';
 import { signInPage } from './pages/messages.js';
-import { APP_PAGE_RE, CONNECTORS_PATH, SESSION_PAGE_RE } from './paths.js';
+import { APP_PAGE_RE, CONNECTORS_PATH, SESSION_PAGE_RE } from '../http/page-paths.js';
 import { readSession, type BrowserSession } from './sessions.js';
 
 declare module 'fastify' {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/server/app.js';
 import { ClaimHolder } from '../../src/modules/idempotency/holder.js';
 import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
 import { closeTestDatabase, openTestDatabase } from './database.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type AppConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/server/app.js';
 import { ClaimHolder } from '../../src/modules/idempotency/holder.js';
 import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
 import { assertConforms } from './conformance.js';

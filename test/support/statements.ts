@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/server/app.js';
 import { ClaimHolder } from '../../src/modules/idempotency/holder.js';
 import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
 import { closeTestDatabase, openTestDatabase } from './database.js';

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type AppConfig } from '../../src/config.js';
-import { registerWorkers } from '../../src/events/workers.js';
+import { registerWorkers } from '../../src/server/workers.js';
 import { eventViolation } from './conformance.js';
 import { startHarness, type Harness } from './harness.js';
 

@@ -1,6 +1,6 @@
 import { createLoginLink } from '../../web/login-links.js';
 import { sameOriginPath } from '../../web/next-path.js';
-import { LOGIN_PATH_PREFIX } from '../../web/paths.js';
+import { LOGIN_PATH_PREFIX } from '../../http/page-paths.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
 import { requirePerson, requireWorkspace } from '../lookup.js';

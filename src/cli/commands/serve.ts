@@ -6,7 +6,7 @@ import { openDatabase, sqliteFileOf } from '../../db/connect.js';
 import type { Database } from '../../db/database.js';
 import { databaseFault, describeDatabaseError } from '../../db/errors.js';
 import { migrateToLatest } from '../../db/migrate.js';
-import { buildApp } from '../../http/app.js';
+import { buildApp } from '../../server/app.js';
 import { bootstrapNotice, bootstrapWorkspace } from '../../modules/workspace-file/bootstrap.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';

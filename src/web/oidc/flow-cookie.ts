@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { InstallationSecrets } from '../../db/installation-secrets.js';
 import { browserCookie, readCookie } from '../cookies.js';
-import { OIDC_LOGIN_PATH } from '../paths.js';
+import { OIDC_LOGIN_PATH } from '../../http/page-paths.js';
 
 /** A sign-in at the upstream provider must come back within 10 minutes, like a sign-in link. */
 export const FLOW_TTL_MS = 10 * 60_000;

@@ -1,7 +1,7 @@
 import { html } from '../html.js';
 import type { Page } from '../page.js';
 import { messagePage } from '../pages/messages.js';
-import { OIDC_LOGIN_PATH } from '../paths.js';
+import { OIDC_LOGIN_PATH } from '../../http/page-paths.js';
 import type { MatchedPerson } from './people.js';
 
 /** What every refusal ends with: the other way in. */

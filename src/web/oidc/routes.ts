@@ -8,7 +8,7 @@ import { seeOther } from '../answers.js';
 import { sameOriginPath } from '../next-path.js';
 import { sendPage } from '../page.js';
 import { personInactivePage } from '../pages/messages.js';
-import { CONNECTORS_PATH, OIDC_CALLBACK_PATH, OIDC_LOGIN_PATH } from '../paths.js';
+import { CONNECTORS_PATH, OIDC_CALLBACK_PATH, OIDC_LOGIN_PATH } from '../../http/page-paths.js';
 import { signInBrowser } from '../sign-in.js';
 import { FLOW_TTL_MS, flowCookie, openFlow, readFlowCookie, sealFlow } from './flow-cookie.js';
 import { chooseWorkspacePage, oidcPages } from './pages.js';

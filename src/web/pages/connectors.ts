@@ -1,6 +1,6 @@
 import { html } from '../html.js';
 import type { Page } from '../page.js';
-import { CONNECTORS_PATH } from '../paths.js';
+import { CONNECTORS_PATH } from '../../http/page-paths.js';
 import { scopeList } from '../scopes.js';
 import type { BrowserSession } from '../sessions.js';
 import { sessionHeader } from './session-header.js';

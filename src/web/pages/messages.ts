@@ -1,7 +1,7 @@
 import { html } from '../html.js';
 import { sameOriginPath } from '../next-path.js';
 import type { Page } from '../page.js';
-import { OIDC_LOGIN_PATH } from '../paths.js';
+import { OIDC_LOGIN_PATH } from '../../http/page-paths.js';
 import { shellQuote } from '../shell-quote.js';
 
 /** A page that only says something: a heading and paragraphs. */

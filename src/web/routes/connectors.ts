@@ -6,7 +6,7 @@ import { csrfChecked, seeOther, sessionOf } from '../answers.js';
 import { sendPage } from '../page.js';
 import { connectorsPage } from '../pages/connectors.js';
 import { messagePage } from '../pages/messages.js';
-import { CONNECTORS_PATH } from '../paths.js';
+import { CONNECTORS_PATH } from '../../http/page-paths.js';
 
 /**
  * The signed-in person's connectors: the list (GET) and revoking one (POST, CSRF-checked).

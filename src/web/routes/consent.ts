@@ -13,7 +13,7 @@ import { formField } from '../form-body.js';
 import { sendPage } from '../page.js';
 import { consentPage } from '../pages/consent.js';
 import { messagePage, personInactivePage, signInPage } from '../pages/messages.js';
-import { CONSENT_PATH } from '../paths.js';
+import { CONSENT_PATH } from '../../http/page-paths.js';
 import { redirectTarget } from '../redirect-target.js';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9_-]{1,100}$/;

@@ -5,7 +5,7 @@ import { useLoginLink, type LoginLinkUse } from '../login-links.js';
 import { sameOriginPath } from '../next-path.js';
 import { sendPage, type Page } from '../page.js';
 import { messagePage } from '../pages/messages.js';
-import { CONNECTORS_PATH, LOGIN_PATH_PREFIX } from '../paths.js';
+import { CONNECTORS_PATH, LOGIN_PATH_PREFIX } from '../../http/page-paths.js';
 import { signInBrowser } from '../sign-in.js';
 
 const ASK_AGAIN = 'Ask an administrator for a new sign-in link (wsx login-link).';

@@ -4,10 +4,10 @@ import type { Database } from '../db/database.js';
 import { startSearchIndexing, type SearchIndexing } from '../db/search-backlog.js';
 import { purgeExpiredKeys } from '../modules/idempotency/idempotency.service.js';
 import { disableIfFailingTooLong } from '../modules/webhooks/auto-disable.js';
-import { Dispatcher } from './dispatcher.js';
-import { notifyOutbox } from './notifier.js';
-import { pruneWebhookHistory } from './retention.js';
-import { SingleRunner } from './single-runner.js';
+import { Dispatcher } from '../events/dispatcher.js';
+import { notifyOutbox } from '../events/notifier.js';
+import { pruneWebhookHistory } from '../events/retention.js';
+import { SingleRunner } from '../events/single-runner.js';
 
 const HOUSEKEEPING_INTERVAL_MS = 3_600_000;
 

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import { catalog } from '../api/catalog.js';
 import { buildOpenApiDocument } from '../api/openapi.js';
-import { escapeHtml } from '../web/html.js';
+import { escapeHtml } from './html.js';
 
 const DOCUMENT_PATH = '/api/external/openapi.json';
 
