@@ -1,10 +1,15 @@
 import ipaddr from 'ipaddr.js';
 
+/** Connections a PostgreSQL store's pool keeps at most, unless WSX_PG_POOL_SIZE says otherwise. */
+export const DEFAULT_PG_POOL_SIZE = 10;
+
 /** Environment → typed configuration, read and validated once at start-up. */
 export interface AppConfig {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /** Connections a PostgreSQL store's pool keeps at most, per process. */
+  pgPoolSize: number;
   logLevel: string;
   /** Port of the Prometheus listener (GET /metrics); undefined: no metrics. */
   metricsPort: number | undefined;
@@ -197,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port,
     host,
     databaseUrl: env.DATABASE_URL || undefined,
+    pgPoolSize: intFrom(env, 'WSX_PG_POOL_SIZE', DEFAULT_PG_POOL_SIZE, 1, 1_000),
     logLevel: env.LOG_LEVEL || 'info',
     metricsPort: env.WSX_METRICS_PORT ? intFrom(env, 'WSX_METRICS_PORT', 0, 0, 65_535) : undefined,
     metricsHost: env.WSX_METRICS_HOST || '127.0.0.1',

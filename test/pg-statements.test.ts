@@ -9,15 +9,11 @@ import { emptyStore, type EmptyStore } from './support/database.js';
 describe.skipIf(!process.env.TEST_DATABASE_URL)('named statements on PostgreSQL', () => {
   let store: EmptyStore;
   let database: Database;
-  const poolSize = process.env.WSX_PG_POOL_SIZE;
 
   beforeAll(async () => {
     store = await emptyStore('', 'wsx_prepared');
     // One connection, so the session that prepared the statements is the one asked about them.
-    process.env.WSX_PG_POOL_SIZE = '1';
-    database = await openDatabase(store.url);
-    if (poolSize === undefined) delete process.env.WSX_PG_POOL_SIZE;
-    else process.env.WSX_PG_POOL_SIZE = poolSize;
+    database = await openDatabase(store.url, { pgPoolSize: 1 });
   });
   afterAll(async () => {
     await database.close();

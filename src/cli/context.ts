@@ -23,7 +23,8 @@ export function processContext(env: NodeJS.ProcessEnv = process.env): CliContext
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
     async withDatabase(fn) {
-      const database = await openDatabase(loadConfig(env).databaseUrl);
+      const config = loadConfig(env);
+      const database = await openDatabase(config.databaseUrl, { pgPoolSize: config.pgPoolSize });
       try {
         const migrated = await migrateToLatest(database);
         const result = await fn(database, migrated);

@@ -45,7 +45,7 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
       // its workers come back here and serve.
       if ((options.workers ?? 1) > 1 && cluster.isPrimary) {
         await (await openServedDatabase(ctx, config, { serving: false })).close();
-        superviseWorkers(ctx, options.workers ?? 1, config.bootstrap);
+        superviseWorkers(ctx, options.workers ?? 1, config);
         return;
       }
       await serveCommand(ctx, config);

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { InvalidArgumentError } from 'commander';
+import type { AppConfig } from '../../config.js';
 import type { CliContext } from '../context.js';
 
 /**
@@ -35,7 +36,11 @@ interface Slot {
   restartMs: number;
 }
 
-export function superviseWorkers(ctx: CliContext, count: number, bootstrap: boolean): void {
+export function superviseWorkers(
+  ctx: CliContext,
+  count: number,
+  { bootstrap, metricsPort }: Pick<AppConfig, 'bootstrap' | 'metricsPort'>,
+): void {
   const slots = new Map<Worker, Slot>();
   let stopping = false;
   let failed = false;
@@ -45,8 +50,7 @@ export function superviseWorkers(ctx: CliContext, count: number, bootstrap: bool
     const env: Record<string, string> = index === 1 || !bootstrap ? {} : { WSX_BOOTSTRAP: 'off' };
     // Metrics are per process: worker k serves them on WSX_METRICS_PORT + k - 1, so a scrape
     // names one worker rather than whichever the cluster's shared port would pick.
-    const metricsPort = Number(process.env.WSX_METRICS_PORT);
-    if (metricsPort > 0) env.WSX_METRICS_PORT = String(metricsPort + index - 1);
+    if (metricsPort !== undefined && metricsPort > 0) env.WSX_METRICS_PORT = String(metricsPort + index - 1);
     slots.set(cluster.fork(env), { index, startedMs: Date.now(), restartMs });
   };
 

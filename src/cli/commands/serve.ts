@@ -79,7 +79,10 @@ export async function openServedDatabase(
   for (let attempt = 1; ; attempt++) {
     let database: Database | undefined;
     try {
-      database = await openDatabase(config.databaseUrl, { backgroundCheckpoints: serving });
+      database = await openDatabase(config.databaseUrl, {
+        backgroundCheckpoints: serving,
+        pgPoolSize: config.pgPoolSize,
+      });
       await migrateToLatest(database);
       return database;
     } catch (error) {
