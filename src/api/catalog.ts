@@ -1,13 +1,13 @@
 import type { Operation } from '../operations/define.js';
 import { withFieldSelection } from './field-selection.js';
-import { discoveryOperations } from '../modules/discovery/discovery.operations.js';
-import { discussionsOperations } from '../modules/discussions/discussions.operations.js';
-import { eventsOperations } from '../modules/events/events.operations.js';
-import { issuesOperations } from '../modules/issues/issues.operations.js';
-import { meetingsOperations } from '../modules/meetings/meetings.operations.js';
-import { planningOperations } from '../modules/planning/planning.operations.js';
-import { projectOperations } from '../modules/projects/projects.operations.js';
-import { webhooksOperations } from '../modules/webhooks/webhooks.operations.js';
+import { discoveryOperations } from '../modules/discovery/index.js';
+import { discussionsOperations } from '../modules/discussions/index.js';
+import { eventsOperations } from '../modules/feed/index.js';
+import { issuesOperations } from '../modules/issues/index.js';
+import { meetingsOperations } from '../modules/meetings/index.js';
+import { planningOperations } from '../modules/planning/index.js';
+import { projectOperations } from '../modules/projects/index.js';
+import { webhooksOperations } from '../modules/webhooks/index.js';
 
 /**
  * Every endpoint of the API, in reference order. Doors (HTTP, MCP, OpenAPI) read only this.

@@ -1,7 +1,7 @@
 import { ConfigError } from '../config.js';
 import { BackupError } from '../db/backup.js';
-import { TokenAdminError } from '../modules/auth/tokens.service.js';
-import { WorkspaceFileError } from '../modules/workspace-file/apply.js';
+import { TokenAdminError } from '../modules/auth/index.js';
+import { WorkspaceFileError } from '../modules/workspace-file/index.js';
 
 /** A command that cannot proceed for a reason the operator can fix (bad path, bad input). */
 export class CliError extends Error {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
-import { emailKey } from '../modules/users/email-key.js';
+import { emailKey } from '../modules/users/index.js';
 import { CliError } from './errors.js';
 
 export interface WorkspaceRef {

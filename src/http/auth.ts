@@ -2,9 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
-import { CredentialCache } from '../modules/auth/credential-cache.js';
+import { CredentialCache, authenticate, cachedAuthentication, credentialFromHeaders } from '../modules/auth/index.js';
 import type { Authenticated } from '../core/context.js';
-import { authenticate, cachedAuthentication, credentialFromHeaders } from '../modules/auth/credentials.service.js';
 import { APP_PAGE_RE } from './page-paths.js';
 import { requestPath } from './request-path.js';
 

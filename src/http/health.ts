@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../db/database.js';
 import { databaseFault } from '../db/errors.js';
 import { sqliteStorageExhausted } from '../db/storage.js';
-import type { ClaimHolder } from '../modules/idempotency/holder.js';
+import type { ClaimHolder } from '../modules/idempotency/index.js';
 
 type NotReady = 'database_unavailable' | 'storage_full';
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config.js';
 import type { Database } from '../db/database.js';
-import { RESOURCE_PATHS } from '../modules/oauth/resources.js';
+import { loadOAuthProvider, RESOURCE_PATHS, SCOPES } from '../modules/oauth/index.js';
 import { hookWhen } from './hook-when.js';
 import { publicOrigin, servesOAuth } from './public-url.js';
 import { chargeRefusals, ClientAddresses, validRequestLimits } from './oauth-limits.js';
@@ -53,17 +53,12 @@ async function buildOAuthApp(
   counters: CounterStore | undefined,
   addresses: ClientAddresses,
 ): Promise<OAuthApp> {
-  const [
-    { mcpAuthRouter, mcpAuthMetadataRouter, createOAuthMetadata },
-    { createMcpExpressApp },
-    { WsxOAuthProvider },
-    { SCOPES },
-  ] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/auth/router.js'),
-    import('@modelcontextprotocol/sdk/server/express.js'),
-    import('../modules/oauth/provider.js'),
-    import('../modules/oauth/scopes.js'),
-  ]);
+  const [{ mcpAuthRouter, mcpAuthMetadataRouter, createOAuthMetadata }, { createMcpExpressApp }, { WsxOAuthProvider }] =
+    await Promise.all([
+      import('@modelcontextprotocol/sdk/server/auth/router.js'),
+      import('@modelcontextprotocol/sdk/server/express.js'),
+      loadOAuthProvider(),
+    ]);
   const provider = new WsxOAuthProvider(database.db, database.secrets, issuer, {
     accessTokenTtlSeconds: config.oauthAccessTokenTtlSeconds,
     refreshTokenTtlDays: config.oauthRefreshTokenTtlDays,

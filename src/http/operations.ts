@@ -15,10 +15,8 @@ import { entityTag, stillCurrent, versionCondition, type VersionCondition } from
 import { executeOperation } from '../operations/execute.js';
 import { locationResolver } from '../api/location.js';
 import { parseInput } from '../operations/validate.js';
-import { refuseWriteByReadOnly } from '../modules/auth/access-level.js';
-import type { ClaimHolder } from '../modules/idempotency/holder.js';
-import { assertValidKey } from '../modules/idempotency/idempotency.service.js';
-import { canonicalPath, runKeyedWrite } from '../modules/idempotency/keyed-write.js';
+import { refuseWriteByReadOnly } from '../modules/auth/index.js';
+import { type ClaimHolder, assertValidKey, canonicalPath, runKeyedWrite } from '../modules/idempotency/index.js';
 import { pathOf, requireAuth } from './auth.js';
 
 const toFastifyPath = (template: string): string => template.replace(/\{(\w+)\}/g, ':$1');

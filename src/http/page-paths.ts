@@ -1,4 +1,4 @@
-export { CONSENT_PATH } from '../modules/oauth/authorization-requests.js';
+export { CONSENT_PATH } from '../modules/oauth/index.js';
 /** Browser app pages: opened by a browser session only, never by an API credential (see src/http/auth.ts). */
 export const APP_PAGE_RE = /^\/(settings|board|discussion)(\/|$)/;
 

@@ -1,6 +1,6 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Operation } from '../operations/define.js';
-import { isReadOperation } from '../modules/auth/access-level.js';
+import { isReadOperation } from '../modules/auth/index.js';
 
 /**
  * A tool's behaviour hints, read from its operation, so a client can tell which calls are

@@ -8,9 +8,8 @@ import type { Database } from '../db/database.js';
 import { extraRequestCost, type Result } from '../operations/define.js';
 import { executeOperation } from '../operations/execute.js';
 import { parseInput } from '../operations/validate.js';
-import { refuseWriteByReadOnly } from '../modules/auth/access-level.js';
-import type { ClaimHolder } from '../modules/idempotency/holder.js';
-import { canonicalPath, runKeyedWrite } from '../modules/idempotency/keyed-write.js';
+import { refuseWriteByReadOnly } from '../modules/auth/index.js';
+import { type ClaimHolder, canonicalPath, runKeyedWrite } from '../modules/idempotency/index.js';
 import type { McpTool } from './tools.js';
 
 /** Marks, in a result's `_meta`, an answer replayed for a repeated idempotencyKey. */

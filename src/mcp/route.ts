@@ -7,7 +7,7 @@ import type { Database } from '../db/database.js';
 import { requireAuth } from '../http/auth.js';
 import { buildCtx } from '../http/operations.js';
 import type { Operation } from '../operations/define.js';
-import type { ClaimHolder } from '../modules/idempotency/holder.js';
+import type { ClaimHolder } from '../modules/idempotency/index.js';
 import { parseSelection, toolSelector, type Selection } from './selection.js';
 import { droppedArgumentNames } from './sent-arguments.js';
 import type * as McpServerModule from './server.js';

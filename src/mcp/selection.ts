@@ -1,5 +1,5 @@
 import { ApiError } from '../core/errors.js';
-import { isReadOperation } from '../modules/auth/access-level.js';
+import { isReadOperation } from '../modules/auth/index.js';
 import type { McpTool, ToolDefinition } from './tools.js';
 import { DEFAULT_TOOLSET, inToolset, TOOLSET_NAMES } from './toolsets.js';
 

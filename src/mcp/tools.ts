@@ -1,7 +1,7 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '../core/errors.js';
 import { acceptsIdempotencyKey, takesVersionCondition, type Operation } from '../operations/define.js';
-import { assertValidKey } from '../modules/idempotency/idempotency.service.js';
+import { assertValidKey } from '../modules/idempotency/index.js';
 import { annotationsOf } from './annotations.js';
 import { aliasesSent, fieldsOf } from './tool-schema.js';
 

@@ -5,7 +5,7 @@ import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/database.js';
 import { registerWorkers } from './workers.js';
 import { registerMcp } from '../mcp/route.js';
-import { ClaimHolder } from '../modules/idempotency/holder.js';
+import { ClaimHolder } from '../modules/idempotency/index.js';
 import { loggerOptions } from '../observability/logger.js';
 import { requestLogger } from '../observability/request-logger.js';
 import { registerObservability } from '../observability/register.js';

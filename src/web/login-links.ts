@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import type { DB } from '../db/schema.js';
-import { hashSecret } from '../modules/auth/secrets.js';
+import { hashSecret } from '../modules/auth/index.js';
 import { BROWSER_SECRET_RE, newBrowserSecret } from './browser-secret.js';
 
 /** A sign-in link works once, within 10 minutes of being made. */

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import type { DB } from '../db/schema.js';
-import { hashSecret } from '../modules/auth/secrets.js';
+import { hashSecret } from '../modules/auth/index.js';
 import { BROWSER_SECRET_RE, newBrowserSecret } from './browser-secret.js';
 import { csrfTokenFor } from './csrf.js';
 import type { Person } from './login-links.js';

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { seeOther } from './answers.js';
 import { readSessionCookie, sessionCookie } from './cookies.js';
-import { isActivePerson } from '../modules/users/user-standing.js';
+import { isActivePerson } from '../modules/users/index.js';
 import type { Person } from './login-links.js';
 import { sendPage } from './page.js';
 import { personInactivePage } from './pages/messages.js';

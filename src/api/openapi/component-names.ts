@@ -1,26 +1,33 @@
 import { Kind, type TSchema } from '@sinclair/typebox';
-import * as discovery from '../../modules/discovery/discovery.schemas.js';
-import * as discussionConversion from '../../modules/discussions/conversion.schemas.js';
-import * as groups from '../../modules/discussions/groups.schemas.js';
-import * as topics from '../../modules/discussions/topics.schemas.js';
-import * as envelopes from '../../modules/events/envelopes.schemas.js';
-import * as events from '../../modules/events/events.schemas.js';
-import * as attachments from '../../modules/issues/attachments.schemas.js';
-import * as comments from '../../modules/issues/comments.schemas.js';
-import * as evolution from '../../modules/issues/evolution.schemas.js';
-import * as issues from '../../modules/issues/issues.schemas.js';
-import * as agendaGroups from '../../modules/meetings/agenda-groups.schemas.js';
-import * as agendaItems from '../../modules/meetings/agenda-items.schemas.js';
-import * as meetingConversion from '../../modules/meetings/conversion.schemas.js';
-import * as meetings from '../../modules/meetings/meetings.schemas.js';
-import * as owners from '../../modules/meetings/owners.schemas.js';
-import * as settings from '../../modules/meetings/settings.schemas.js';
-import * as containers from '../../modules/planning/containers.schemas.js';
-import * as milestones from '../../modules/planning/milestones.schemas.js';
-import * as subtasks from '../../modules/planning/subtasks.schemas.js';
-import * as projects from '../../modules/projects/projects.schemas.js';
-import * as webhooks from '../../modules/webhooks/webhooks.schemas.js';
-import * as workLinks from '../../modules/work-links/work-links.schemas.js';
+import { discoverySchemas as discovery } from '../../modules/discovery/index.js';
+import {
+  conversionSchemas as discussionConversion,
+  groupSchemas as groups,
+  topicSchemas as topics,
+} from '../../modules/discussions/index.js';
+import { envelopeSchemas as envelopes, eventSchemas as events } from '../../modules/feed/index.js';
+import {
+  attachmentSchemas as attachments,
+  commentSchemas as comments,
+  evolutionSchemas as evolution,
+  issueSchemas as issues,
+} from '../../modules/issues/index.js';
+import {
+  agendaGroupSchemas as agendaGroups,
+  agendaItemSchemas as agendaItems,
+  conversionSchemas as meetingConversion,
+  meetingSchemas as meetings,
+  ownerSchemas as owners,
+  settingsSchemas as settings,
+} from '../../modules/meetings/index.js';
+import {
+  containerSchemas as containers,
+  milestoneSchemas as milestones,
+  subtaskSchemas as subtasks,
+} from '../../modules/planning/index.js';
+import { projectSchemas as projects } from '../../modules/projects/index.js';
+import { webhookSchemas as webhooks } from '../../modules/webhooks/index.js';
+import { workLinkSchemas as workLinks } from '../../modules/work-links/index.js';
 import { PageInfoSchema } from '../../operations/schema-helpers.js';
 
 /**

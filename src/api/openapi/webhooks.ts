@@ -1,10 +1,10 @@
 import { DELIVERED_EVENT_TYPES, PING_EVENT_TYPE } from '../../events/outbox.js';
-import { eventSchemaName, WEBHOOK_EVENT_SCHEMAS } from '../../modules/events/envelopes.schemas.js';
+import { eventSchemaName, WEBHOOK_EVENT_SCHEMAS } from '../../modules/feed/index.js';
 import type { JsonSchema, SchemaConverter } from './json-schema.js';
 
 /**
  * The webhook events (OpenAPI 3.1 `webhooks`): one signed POST per event type, whose body
- * is the event envelope (modules/events/envelopes.schemas.ts). Also the `WebhookEvent`
+ * is the event envelope (modules/feed/envelopes.schemas.ts). Also the `WebhookEvent`
  * union a receiver switches on by `type`.
  */
 

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { applyWorkspaceFile, type ApplyResult } from '../../modules/workspace-file/apply.js';
+import { applyWorkspaceFile, type ApplyResult } from '../../modules/workspace-file/index.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
 

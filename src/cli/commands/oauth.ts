@@ -1,4 +1,4 @@
-import { listGrants, revokeGrant } from '../../modules/oauth/grants.js';
+import { listGrants, revokeGrant } from '../../modules/oauth/index.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
 import { requirePerson, requireWorkspace } from '../lookup.js';

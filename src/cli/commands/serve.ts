@@ -7,7 +7,7 @@ import type { Database } from '../../db/database.js';
 import { databaseFault, describeDatabaseError } from '../../db/errors.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { buildApp } from '../../server/app.js';
-import { bootstrapNotice, bootstrapWorkspace } from '../../modules/workspace-file/bootstrap.js';
+import { bootstrapNotice, bootstrapWorkspace } from '../../modules/workspace-file/index.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
 

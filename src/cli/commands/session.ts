@@ -1,4 +1,4 @@
-import { endSession, endSessionsOfPerson, listSessions } from '../../modules/auth/browser-sessions.service.js';
+import { endSession, endSessionsOfPerson, listSessions } from '../../modules/auth/index.js';
 import { SESSION_IDLE_MS } from '../../web/sessions.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';

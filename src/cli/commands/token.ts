@@ -6,7 +6,7 @@ import {
   revokeToken,
   type OauthTokenSummary,
   type TokenSummary,
-} from '../../modules/auth/tokens.service.js';
+} from '../../modules/auth/index.js';
 import { isExpired } from '../../core/credential-expiry.js';
 import { CliError } from '../errors.js';
 import { table } from '../table.js';

@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.js';
 import { findActiveApiToken, findActiveOauthToken, listGrantedProjectIds } from './credentials.repository.js';
 import { isExpired } from '../../core/credential-expiry.js';
 import type { CredentialCache } from './credential-cache.js';
-import { underCeiling } from '../users/user-standing.js';
+import { underCeiling } from '../users/index.js';
 import { hashSecret, looksLikeCredential } from './secrets.js';
 
 /**

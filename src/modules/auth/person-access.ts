@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { revokeGrantsOfPerson } from '../oauth/person-grants.js';
+import { revokeGrantsOfPerson } from './grant-revocation.js';
 import { endSessions } from './browser-sessions.repository.js';
 import { deactivateOauthTokensOfUser } from './tokens.repository.js';
 

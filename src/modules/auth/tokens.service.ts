@@ -7,9 +7,9 @@ import type { ApiTokenRow, DB, OauthTokenRow, UserRow } from '../../db/schema.js
 import { isExpired } from '../../core/credential-expiry.js';
 import { EXPIRY_FORMAT, parseExpiry } from './expiry.js';
 import { generateSecret, hashSecret } from './secrets.js';
-import { revokeGrantById } from '../oauth/grants.js';
+import { revokeGrantById } from './grant-revocation.js';
 import { forgetCachedCredentials } from './credential-cache.js';
-import { underCeiling } from '../users/user-standing.js';
+import { underCeiling } from '../users/index.js';
 import { endPersonAccess } from './person-access.js';
 import {
   findOauthTokenByHash,

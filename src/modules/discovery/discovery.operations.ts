@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { defineOperation, ok, type Operation } from '../../operations/define.js';
 import { Ref } from '../../operations/schema-helpers.js';
-import { listTagUsage } from '../tags/tags.service.js';
-import { listStatuses, listTeams } from '../teams/teams.service.js';
-import { externalOwnersOfProjectMeetings } from '../meetings/external-owners.service.js';
-import { listUsersForCaller } from '../users/user-directory.js';
+import { listTagUsage } from '../tags/index.js';
+import { listStatuses, listTeams } from '../teams/index.js';
+import { externalOwnersOfProjectMeetings, countAgendaTagUsage } from '../meetings/index.js';
+import { countDiscussionTopicTagUsage } from '../discussions/index.js';
+import { listUsersForCaller } from './user-directory.js';
 import {
   StatusListResponse,
   TagUsageListResponse,
@@ -16,6 +17,9 @@ import { describeCaller } from './discovery.service.js';
 
 const tag = 'Discovery';
 const TeamQuery = Type.Object({ teamId: Type.Optional(Ref()), teamKey: Type.Optional(Ref()) });
+
+/** GET /tags counts, beyond issues, the tags of every tagged area: each area's own counter. */
+const TAG_USAGE_SOURCES = [countDiscussionTopicTagUsage, countAgendaTagUsage];
 
 export const discoveryOperations: Operation[] = [
   defineOperation({
@@ -66,6 +70,6 @@ export const discoveryOperations: Operation[] = [
     tag,
     summary: 'Managed tags and tag usage on issues, agenda items and discussion topics the caller can see.',
     response: TagUsageListResponse,
-    run: async (ctx) => ok(await listTagUsage(ctx)),
+    run: async (ctx) => ok(await listTagUsage(ctx, TAG_USAGE_SOURCES)),
   }),
 ];

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable } from '../../operations/schema-helpers.js';
-import { ACCESS_LEVELS } from '../auth/access-level.js';
-import { STATUS_CATEGORIES } from '../workspace-file/sections/team-workflow.js';
-import { TAG_SCOPES } from '../workspace-file/sections/tags.js';
+import { ACCESS_LEVELS } from '../auth/index.js';
+import { STATUS_CATEGORIES, TAG_SCOPES } from '../workspace-file/index.js';
 import { CAPABILITIES, ENDPOINT_MAP } from './endpoint-map.js';
 
 /** The answers of the discovery routes, field by field, for the OpenAPI document. */

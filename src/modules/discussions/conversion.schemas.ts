@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DateString, Nullable, Ref, Title } from '../../operations/schema-helpers.js';
-import { IssueSchema } from '../issues/issues.schemas.js';
+import { IssueSchema } from '../issues/index.js';
 import { TopicSchema } from './topics.schemas.js';
 
 export const ConvertTopicBody = Type.Partial(

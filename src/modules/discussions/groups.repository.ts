@@ -2,7 +2,7 @@ import type { Ctx } from '../../db/context.js';
 import { batches } from '../../db/batches.js';
 import { paginate } from '../../db/paginate.js';
 import type { DiscussionGroupRow } from '../../db/tables/discussions.js';
-import { whereGroupVisible } from './visibility.repository.js';
+import { whereGroupVisible } from '../../db/access.js';
 
 const selectVisibleGroups = (ctx: Ctx) =>
   whereGroupVisible(

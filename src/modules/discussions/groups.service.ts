@@ -4,7 +4,7 @@ import { newId } from '../../core/ids.js';
 import { LIMITS } from '../../core/limits.js';
 import { hasOwn, nonBlank } from '../../core/values.js';
 import type { DiscussionGroupRow, GroupApiVisibility, GroupVisibility } from '../../db/tables/discussions.js';
-import { resolveIdentities } from '../users/users.service.js';
+import { resolveIdentities } from '../users/index.js';
 import { presentGroup, type GroupView } from './groups.presenter.js';
 import {
   findVisibleGroup,

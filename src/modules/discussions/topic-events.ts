@@ -12,8 +12,8 @@ import {
   type Before,
   type ConvertedIssue,
   type EventPresenter,
-} from '../visibility/event-presentation.js';
-import { visibleIdsOf } from '../visibility/visibility.service.js';
+  visibleIdsOf,
+} from '../visibility/index.js';
 import { listTopicLinks } from './topic-links.service.js';
 import { presentTopic, type TopicView } from './topics.presenter.js';
 

@@ -7,7 +7,7 @@ import {
   type WorkTarget,
   type WorkTargetInput,
   type WorkTargetType,
-} from '../work-links/work-links.service.js';
+} from '../work-links/index.js';
 
 /** A topic links to work, never to another topic (`discussion_topic` is INVALID_TARGET_TYPE here). */
 const TOPIC_TARGET_TYPES: readonly WorkTargetType[] = ['issue', 'project', 'agenda_item'];

@@ -1,15 +1,14 @@
 import { canSeeProject } from '../../core/context.js';
 import type { Ctx } from '../../db/context.js';
-import type { UsageCount } from '../tags/tags.repository.js';
+import type { TagUsageCount } from '../tags/index.js';
 import { countVisibleTopicTagUsage } from './topics.repository.js';
 
 /**
  * GET /tags counter for discussion topics: tags on topics the caller can see. A topic's
  * source project the caller cannot access is not named (the usage counts, the project id
- * stays hidden). Kept apart from the topics service so the tag registry that imports it
- * does not import the tag service back.
+ * stays hidden). A TagUsageSource: the list_tags operation hands it to listTagUsage.
  */
-export async function countDiscussionTopicTagUsage(ctx: Ctx): Promise<UsageCount[]> {
+export async function countDiscussionTopicTagUsage(ctx: Ctx): Promise<TagUsageCount[]> {
   const rows = await countVisibleTopicTagUsage(ctx);
   return rows.map((row) => ({
     ...row,

@@ -1,5 +1,5 @@
 import type { DiscussionTopicRow } from '../../db/tables/discussions.js';
-import type { WorkLinkView } from '../work-links/work-links.service.js';
+import type { WorkLinkView } from '../work-links/index.js';
 
 /**
  * What a topic may name for this caller: its source project and converted issue read as

@@ -5,7 +5,7 @@ import { paginateInOrder } from '../../db/list-page.js';
 import type { PageSearch } from '../../db/paginate.js';
 import type { ListOrder } from '../../core/list-order.js';
 import type { DiscussionTopicRow, TopicStatus } from '../../db/tables/discussions.js';
-import { whereGroupVisible } from './visibility.repository.js';
+import { whereGroupVisible } from '../../db/access.js';
 
 const selectVisibleTopics = (ctx: Ctx) =>
   whereGroupVisible(

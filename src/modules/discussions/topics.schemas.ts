@@ -14,7 +14,7 @@ import {
   Version,
 } from '../../operations/schema-helpers.js';
 import { ListOrderQueryFields } from '../../operations/list-order-query.js';
-import { WorkLinkSchema } from '../work-links/work-links.schemas.js';
+import { WorkLinkSchema } from '../work-links/index.js';
 
 export const TopicStatusSchema = Type.Union(
   [Type.Literal('open'), Type.Literal('in-progress'), Type.Literal('resolved'), Type.Literal('closed')],

@@ -7,11 +7,11 @@ import { hasOwn, nonBlank } from '../../core/values.js';
 import type { DiscussionTopicRow, TopicStatus } from '../../db/tables/discussions.js';
 // A topic's title becomes its issue's title on conversion, so it follows the issue title rule;
 // its tags take `labels` as the legacy name, as an issue's do.
-import { parseIssueTitle, parseTagFields } from '../issues/issue-rules.js';
-import type { WorkTarget, WorkTargetInput } from '../work-links/work-links.service.js';
-import { requireVisibleProject } from '../projects/projects.service.js';
-import { replaceTagUsages } from '../tags/tags.service.js';
-import { snapshotForEvent } from '../visibility/event-presentation.js';
+import { parseIssueTitle, parseTagFields } from '../issues/index.js';
+import type { WorkTarget, WorkTargetInput } from '../work-links/index.js';
+import { requireVisibleProject } from '../projects/index.js';
+import { replaceTagUsages } from '../tags/index.js';
+import { snapshotForEvent } from '../visibility/index.js';
 import { requireVisibleGroup } from './groups.service.js';
 import { firstLinkedProjectId, listTopicLinks, replaceTopicLinks, resolveTopicLinks } from './topic-links.service.js';
 import type { TopicView } from './topics.presenter.js';

@@ -2,7 +2,7 @@ import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
 import type { EventType } from '../../events/outbox.js';
 import { recordWriteEvent, type Presented, type ScopedPart } from '../../events/resource-event.js';
-import { EVERY_PROJECT, ownProjectFields } from '../visibility/event-presentation.js';
+import { EVERY_PROJECT, ownProjectFields } from '../visibility/index.js';
 import { presentIssue, type IssueView } from './issues.presenter.js';
 import { findVisibleIssueById, type IssueRecord } from './issues.repository.js';
 import { sourceVisibility } from './issue-sources.js';

@@ -3,13 +3,9 @@ import { ApiError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { nonBlank } from '../../core/values.js';
 import type { StatusRow } from '../../db/schema.js';
-import {
-  workflowStatusIds,
-  type ProjectWithDefaultStatus,
-  type ProjectWithTeam,
-} from '../projects/projects.service.js';
-import { normaliseTags, sameTags } from '../tags/tags.service.js';
-import { agentCanAccessProject, resolveActiveIdentityInTeam, resolveIdentity } from '../users/users.service.js';
+import { workflowStatusIds, type ProjectWithDefaultStatus, type ProjectWithTeam } from '../projects/index.js';
+import { normaliseTags, sameTags } from '../tags/index.js';
+import { agentCanAccessProject, resolveActiveIdentityInTeam, resolveIdentity } from '../users/index.js';
 import { PRIORITIES, type Priority } from './issues.presenter.js';
 import { findContainer, findStatusById, findStatusesByKey, findVisibleMilestone } from './issues.repository.js';
 

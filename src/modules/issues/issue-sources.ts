@@ -1,5 +1,5 @@
 import type { Ctx } from '../../db/context.js';
-import { visibilityOf } from '../visibility/visibility.service.js';
+import { visibilityOf } from '../visibility/index.js';
 import { SOURCE_TYPES, type IssueSource } from './issues.presenter.js';
 import type { IssueRecord } from './issues.repository.js';
 

@@ -44,10 +44,6 @@ export async function touchIssuesBlockedBy(ctx: Ctx, before: IssueRecord, change
   );
 }
 
-/** The issues of a project whose key changed: each shows `projectKey`. */
-export const touchIssuesOfProject = (ctx: Ctx, projectId: string): Promise<void> =>
-  touchRows(ctx, 'issues', (eb) => eb('project_id', '=', projectId));
-
 /** The issues made from records being deleted: their `source` reads null from now on. */
 export async function touchIssuesMadeFrom(ctx: Ctx, type: IssueSource['type'], sourceIds: string[]): Promise<void> {
   if (sourceIds.length === 0) return;

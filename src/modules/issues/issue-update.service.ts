@@ -2,9 +2,9 @@ import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
 import type { IssueRow } from '../../db/schema.js';
 import type { EventType } from '../../events/outbox.js';
-import { requireVisibleProject, resolveProjectRef, type ProjectWithTeam } from '../projects/projects.service.js';
-import { replaceTagUsages } from '../tags/tags.service.js';
-import { getTeamById, resolveTeamRef } from '../teams/teams.service.js';
+import { requireVisibleProject, resolveProjectRef, type ProjectWithTeam } from '../projects/index.js';
+import { replaceTagUsages } from '../tags/index.js';
+import { getTeamById, resolveTeamRef } from '../teams/index.js';
 import { recordTitleChange } from './evolution.service.js';
 import {
   checkAssignee,

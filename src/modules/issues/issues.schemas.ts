@@ -16,7 +16,7 @@ import {
   Version,
 } from '../../operations/schema-helpers.js';
 import { ListOrderQueryFields, archivedDescription } from '../../operations/list-order-query.js';
-import { ProjectScopeQueryFields } from '../projects/projects.schemas.js';
+import { ProjectScopeQueryFields } from '../projects/index.js';
 import { LINK_TYPES } from './links.presenter.js';
 import { PRIORITIES, SOURCE_TYPES } from './issues.presenter.js';
 

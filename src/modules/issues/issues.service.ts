@@ -3,9 +3,8 @@ import { ApiError } from '../../core/errors.js';
 import { archivedFilter, parseListOrder, type ListOrderQuery } from '../../core/list-order.js';
 import { newId } from '../../core/ids.js';
 import { nonBlank } from '../../core/values.js';
-import { resolveProjectScope, type ProjectScopeQuery } from '../projects/project-scope.js';
-import { resolveProjectRef, type ProjectRef } from '../projects/projects.service.js';
-import { addTagUsages } from '../tags/tags.service.js';
+import { resolveProjectScope, type ProjectScopeQuery, resolveProjectRef, type ProjectRef } from '../projects/index.js';
+import { addTagUsages } from '../tags/index.js';
 import {
   checkAssignee,
   checkContainer,

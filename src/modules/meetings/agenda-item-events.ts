@@ -3,7 +3,7 @@ import type { Ctx } from '../../db/context.js';
 import type { AgendaItemRow } from '../../db/tables/meetings.js';
 import type { EventType } from '../../events/outbox.js';
 import { recordWriteEvent } from '../../events/resource-event.js';
-import { listAttachmentsOf } from '../issues/attachments.service.js';
+import { listAttachmentsOf } from '../issues/index.js';
 import {
   convertedIssueExtras,
   fieldReference,
@@ -13,9 +13,9 @@ import {
   type Before,
   type ConvertedIssue,
   type EventPresenter,
-} from '../visibility/event-presentation.js';
-import { visibleIdsOf } from '../visibility/visibility.service.js';
-import { listWorkLinks } from '../work-links/work-links.service.js';
+  visibleIdsOf,
+} from '../visibility/index.js';
+import { listWorkLinks } from '../work-links/index.js';
 import { presentAgendaItem, type AgendaItemView } from './agenda-items.presenter.js';
 import { findItemInMeeting } from './agenda-items.repository.js';
 import type { MeetingWithKeys } from './meetings.repository.js';

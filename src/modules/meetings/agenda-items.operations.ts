@@ -1,5 +1,5 @@
 import { created, defineOperation, noContent, ok, type Operation } from '../../operations/define.js';
-import { AddAttachmentsBody, AttachmentListResponse, attachmentFieldCodes } from '../issues/attachments.schemas.js';
+import { AddAttachmentsBody, AttachmentListResponse, attachmentFieldCodes } from '../issues/index.js';
 import {
   AgendaItemListResponse,
   AgendaItemParams,

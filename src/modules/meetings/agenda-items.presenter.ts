@@ -1,7 +1,7 @@
-import type { AttachmentView } from '../issues/attachments.service.js';
+import type { AttachmentView } from '../issues/index.js';
 import type { AgendaItemRow } from '../../db/tables/meetings.js';
 import type { OwnerView } from './owners.presenter.js';
-import type { WorkLinkView } from '../work-links/work-links.service.js';
+import type { WorkLinkView } from '../work-links/index.js';
 
 export interface AgendaItemRelations {
   owners: OwnerView[];

@@ -11,9 +11,9 @@ import {
   Title,
   Version,
 } from '../../operations/schema-helpers.js';
-import { AttachmentSchema } from '../issues/attachments.schemas.js';
+import { AttachmentSchema } from '../issues/index.js';
 import { OwnerSchema } from './owners.schemas.js';
-import { WorkLinkSchema } from '../work-links/work-links.schemas.js';
+import { WorkLinkSchema } from '../work-links/index.js';
 
 export const AgendaItemSchema = Type.Object({
   agendaItemId: Type.String(),

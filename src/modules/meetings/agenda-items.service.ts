@@ -4,10 +4,9 @@ import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { hasOwn, isCalendarDate, nonBlank } from '../../core/values.js';
 import type { AgendaItemRow } from '../../db/tables/meetings.js';
-import { requireVisibleProject } from '../projects/projects.service.js';
-import { parseTagFields } from '../issues/issue-rules.js';
-import { touchIssuesMadeFrom } from '../issues/issue-touch.js';
-import { removeTagUsages, replaceTagUsages } from '../tags/tags.service.js';
+import { requireVisibleProject } from '../projects/index.js';
+import { parseTagFields, touchIssuesMadeFrom } from '../issues/index.js';
+import { removeTagUsages, replaceTagUsages } from '../tags/index.js';
 import { requireAgendaGroup } from './agenda-groups.service.js';
 import { listGroupRows } from './agenda-groups.repository.js';
 import { arrangeAgenda, insertAt, storeItemOrder } from './agenda-order.js';
@@ -25,7 +24,7 @@ import { removeAttachmentsOfItems } from './item-attachments.service.js';
 import { requireAgendaItem, requireVisibleMeeting } from './meeting-access.js';
 import type { MeetingWithKeys } from './meetings.repository.js';
 import { deleteOwnersOfItems } from './owners.repository.js';
-import { removeWorkLinksOfRecords } from '../work-links/work-links.service.js';
+import { removeWorkLinksOfRecords } from '../work-links/index.js';
 
 export interface AgendaItemInput {
   title?: unknown;

@@ -3,6 +3,6 @@ import { countVisibleAgendaTagUsage, type AgendaTagCount } from './agenda-tags.r
 
 /**
  * The GET /tags counter for agenda items: tags on items whose meeting the caller can see.
- * Kept apart from the tag suggestions, which read the tag registry this counter feeds.
+ * A TagUsageSource: the list_tags operation hands it to listTagUsage.
  */
 export const countAgendaTagUsage = (ctx: Ctx): Promise<AgendaTagCount[]> => countVisibleAgendaTagUsage(ctx);

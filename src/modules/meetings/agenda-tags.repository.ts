@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Ctx } from '../../db/context.js';
-import { projectAbsentOrVisible } from '../../db/access.js';
-import { meetingVisible } from './meetings.repository.js';
+import { meetingVisible, projectAbsentOrVisible } from '../../db/access.js';
 
 export interface AgendaTagCount {
   entity_type: 'agenda_item';

@@ -1,5 +1,5 @@
 import type { Ctx } from '../../db/context.js';
-import { listTagUsage } from '../tags/tags.service.js';
+import { listTagUsage } from '../tags/index.js';
 import { countVisibleAgendaTagUsage } from './agenda-tags.repository.js';
 import { requireVisibleMeeting } from './meeting-access.js';
 
@@ -12,7 +12,8 @@ type TagSource = 'managed' | 'issue' | 'agenda';
 export async function listAgendaTagSuggestions(ctx: Ctx, meetingId: string) {
   const meeting = await requireVisibleMeeting(ctx, meetingId);
   const [usage, agendaCounts] = await Promise.all([
-    listTagUsage(ctx),
+    // Only managed tags and issue counts are read below: no other area's counter is needed.
+    listTagUsage(ctx, []),
     countVisibleAgendaTagUsage(ctx, { projectId: meeting.project_id, meetingId: meeting.id }),
   ]);
   const byName = new Map<string, { name: string; sources: Set<TagSource>; usageCount: number }>();

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../core/errors.js';
 import { DateString, Nullable, Ref, Text, Title } from '../../operations/schema-helpers.js';
-import { CommentSchema } from '../issues/comments.schemas.js';
-import { IssueSchema } from '../issues/issues.schemas.js';
+import { CommentSchema, IssueSchema } from '../issues/index.js';
 import { AgendaItemSchema } from './agenda-items.schemas.js';
 
 export const IssueFromItemBody = Type.Object({

@@ -3,8 +3,9 @@ import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
 import { hasOwn, nonBlank } from '../../core/values.js';
 import type { AgendaItemRow } from '../../db/tables/meetings.js';
-import { addIssueComment, type CommentView } from '../issues/comments.service.js';
 import {
+  addIssueComment,
+  type CommentView,
   createIssue,
   findVisibleIssue,
   getIssueView,
@@ -12,15 +13,15 @@ import {
   requireVisibleIssue,
   type CreateIssueInput,
   type IssueView,
-} from '../issues/issues.service.js';
-import { hiddenSourceProject } from '../projects/projects.service.js';
-import { visibleIdsOf } from '../visibility/visibility.service.js';
+} from '../issues/index.js';
+import { hiddenSourceProject } from '../projects/index.js';
+import { visibleIdsOf } from '../visibility/index.js';
 import { presentAgendaItemRow, recordAgendaItemWrite } from './agenda-item-events.js';
 import type { AgendaItemView } from './agenda-items.presenter.js';
 import { updateItemRow } from './agenda-items.repository.js';
 import { requireAgendaItem } from './meeting-access.js';
 import type { MeetingWithKeys } from './meetings.repository.js';
-import { listWorkLinks } from '../work-links/work-links.service.js';
+import { listWorkLinks } from '../work-links/index.js';
 
 /** Body of convert and tasks: where the issue goes and what may differ from the item. */
 export interface IssueFromItemInput {

@@ -5,9 +5,9 @@ import {
   parseAttachmentLinks,
   removeAttachmentsOf,
   type AttachmentView,
-} from '../issues/attachments.service.js';
+} from '../issues/index.js';
 import { touchRows } from '../../db/touch.js';
-import { snapshotForEvent } from '../visibility/event-presentation.js';
+import { snapshotForEvent } from '../visibility/index.js';
 import { agendaItemPresenter, recordAgendaItemRelationsWrite } from './agenda-item-events.js';
 import { requireAgendaItem } from './meeting-access.js';
 

@@ -8,8 +8,8 @@ import {
   presentWrite,
   type Before,
   type EventPresenter,
-} from '../visibility/event-presentation.js';
-import { listWorkLinks } from '../work-links/work-links.service.js';
+} from '../visibility/index.js';
+import { listWorkLinks } from '../work-links/index.js';
 import { presentMeeting, type MeetingView } from './meetings.presenter.js';
 import type { MeetingWithKeys } from './meetings.repository.js';
 

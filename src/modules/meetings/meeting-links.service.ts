@@ -1,5 +1,5 @@
 import type { Ctx } from '../../db/context.js';
-import { snapshotForEvent } from '../visibility/event-presentation.js';
+import { snapshotForEvent } from '../visibility/index.js';
 import { agendaItemPresenter, recordAgendaItemRelationsWrite } from './agenda-item-events.js';
 import { requireAgendaItem, requireVisibleMeeting } from './meeting-access.js';
 import { meetingPresenter, recordMeetingWrite } from './meeting-events.js';
@@ -9,7 +9,7 @@ import {
   resolveWorkTarget,
   type WorkLinkView,
   type WorkTargetInput,
-} from '../work-links/work-links.service.js';
+} from '../work-links/index.js';
 
 /**
  * Work links of meetings and agenda items: the owner must be visible before its links are

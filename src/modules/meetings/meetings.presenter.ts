@@ -1,5 +1,5 @@
 import type { MeetingWithKeys } from './meetings.repository.js';
-import type { WorkLinkView } from '../work-links/work-links.service.js';
+import type { WorkLinkView } from '../work-links/index.js';
 
 export const presentMeeting = (m: MeetingWithKeys, links: WorkLinkView[]) => ({
   meetingId: m.id,

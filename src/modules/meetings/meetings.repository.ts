@@ -1,21 +1,13 @@
 import { titleOrDescriptionMatch } from '../../db/text-search.js';
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { sql } from 'kysely';
 import type { Ctx } from '../../db/context.js';
-import { projectAbsentOrVisible } from '../../db/access.js';
+import { meetingVisible } from '../../db/access.js';
 import { paginateInOrder } from '../../db/list-page.js';
 import type { ListOrder } from '../../core/list-order.js';
 import type { MeetingRow } from '../../db/tables/meetings.js';
 
 /** Meeting columns plus its team's and project's keys: everything the presenter needs. */
 export type MeetingWithKeys = MeetingRow & { team_key: string | null; project_key: string | null };
-
-/**
- * A meeting with a project is visible only with access to that project; one without a
- * project is visible to every credential of the workspace. Usable from any query that
- * joins `meetings as m`.
- */
-export const meetingVisible = (ctx: Ctx, eb: ExpressionBuilder<any, any>): Expression<SqlBool> =>
-  projectAbsentOrVisible(ctx, eb, 'm.project_id');
 
 const selectMeetings = (ctx: Ctx) =>
   ctx.db

@@ -14,7 +14,7 @@ import {
   Version,
 } from '../../operations/schema-helpers.js';
 import { ListOrderQueryFields, archivedDescription } from '../../operations/list-order-query.js';
-import { WorkLinkSchema } from '../work-links/work-links.schemas.js';
+import { WorkLinkSchema } from '../work-links/index.js';
 
 const RecurrenceTypeSchema = Type.Union(['none', 'daily', 'weekly', 'biweekly', 'monthly'].map((v) => Type.Literal(v)));
 

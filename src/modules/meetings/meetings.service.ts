@@ -5,14 +5,14 @@ import { newId } from '../../core/ids.js';
 import { LIMITS } from '../../core/limits.js';
 import { hasOwn, nonBlank, normaliseDatetime } from '../../core/values.js';
 import type { MeetingRow } from '../../db/tables/meetings.js';
-import { resolveProjectRef, type ProjectWithTeam } from '../projects/projects.service.js';
-import { resolveTeamRef } from '../teams/teams.service.js';
+import { resolveProjectRef, type ProjectWithTeam } from '../projects/index.js';
+import { resolveTeamRef } from '../teams/index.js';
 import { deleteAgendaOfMeeting } from './agenda-items.service.js';
 import type { MeetingView } from './meetings.presenter.js';
 import { presentMeetings, recordMeetingWrite } from './meeting-events.js';
 import { requireVisibleMeeting } from './meeting-access.js';
 import { deleteMeetingRows, insertMeeting, listVisibleMeetings, updateMeeting } from './meetings.repository.js';
-import { removeWorkLinksOwnedBy } from '../work-links/work-links.service.js';
+import { removeWorkLinksOwnedBy } from '../work-links/index.js';
 
 async function reload(ctx: Ctx, meetingId: string): Promise<MeetingView> {
   const [view] = await presentMeetings(ctx, [await requireVisibleMeeting(ctx, meetingId)]);

@@ -1,6 +1,6 @@
 import type { Ctx } from '../../db/context.js';
 import type { AgendaOwnerRow } from '../../db/tables/meetings.js';
-import type { ExternalOwner } from '../users/external-owner.js';
+import type { ExternalOwner } from '../users/index.js';
 
 export async function listOwnerRows(ctx: Ctx, itemIds: string[]): Promise<AgendaOwnerRow[]> {
   if (itemIds.length === 0) return [];

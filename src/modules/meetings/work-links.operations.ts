@@ -2,8 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PathParam } from '../../operations/schema-helpers.js';
 import { created, defineOperation, noContent, ok, type Operation, type Result } from '../../operations/define.js';
 import { linkAgendaItem, linkMeeting, unlinkAgendaItem, unlinkMeeting } from './meeting-links.service.js';
-import { WorkLinkBody, WorkLinkResponse, workLinkFieldCodes } from '../work-links/work-links.schemas.js';
-import type { WorkLinkView } from '../work-links/work-links.service.js';
+import { WorkLinkBody, WorkLinkResponse, workLinkFieldCodes, type WorkLinkView } from '../work-links/index.js';
 
 const tag = 'Meetings';
 

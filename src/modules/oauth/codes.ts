@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { nowIso } from '../../core/clock.js';
 import type { DB } from '../../db/schema.js';
 import type { OauthCodeRow } from '../../db/tables/oauth.js';
-import { hashSecret } from '../auth/secrets.js';
+import { hashSecret } from '../auth/index.js';
 
 /** An authorization code is exchanged within a minute or never. */
 const CODE_TTL_MS = 60_000;

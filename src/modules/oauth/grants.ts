@@ -3,7 +3,7 @@ import { nowIso } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { DB } from '../../db/schema.js';
 import type { OauthGrantRow } from '../../db/tables/oauth.js';
-import { forgetCachedCredentials } from '../auth/credential-cache.js';
+import { revokeGrantById } from '../auth/index.js';
 import { shownClientName } from './client-name.js';
 import { storedScopes, type Scope } from './scopes.js';
 
@@ -65,35 +65,6 @@ export async function revokeGrant(
   if (target.userId !== undefined) query = query.where('user_id', '=', target.userId);
   if (!(await query.executeTakeFirst())) return false;
   return revokeGrantById(db, target.grantId);
-}
-
-/**
- * Ends a grant: marks it revoked, deactivates its access tokens and deletes its codes and
- * refresh tokens, in one transaction. The credential caches of this process are emptied
- * after the commit, so no request here can be answered from a cache filled before it (other
- * processes see it within CREDENTIAL_TTL_MS). Answers whether the grant was in force.
- */
-export async function revokeGrantById(db: Kysely<DB>, grantId: string, now = Date.now()): Promise<boolean> {
-  const at = nowIso(now);
-  const revoked = await db.transaction().execute(async (trx) => {
-    const result = await trx
-      .updateTable('oauth_grants')
-      .set({ revoked_at: at, updated_at: at })
-      .where('id', '=', grantId)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    await trx
-      .updateTable('oauth_tokens')
-      .set({ active: 0, updated_at: at })
-      .where('grant_id', '=', grantId)
-      .where('active', '=', 1)
-      .execute();
-    await trx.deleteFrom('oauth_refresh_tokens').where('grant_id', '=', grantId).execute();
-    await trx.deleteFrom('oauth_codes').where('grant_id', '=', grantId).execute();
-    return Number(result.numUpdatedRows) > 0;
-  });
-  forgetCachedCredentials();
-  return revoked;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { isExpired } from '../../core/credential-expiry.js';
 import type { DB } from '../../db/schema.js';
 import type { OauthGrantRow } from '../../db/tables/oauth.js';
-import { userStanding, type UserStanding } from '../users/user-standing.js';
+import { userStanding, type UserStanding } from '../users/index.js';
 
 /**
  * The standing of a grant's person when tokens may still be issued for them: they are

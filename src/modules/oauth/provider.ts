@@ -16,11 +16,11 @@ import type {
 import { isExpired } from '../../core/credential-expiry.js';
 import type { InstallationSecrets } from '../../db/installation-secrets.js';
 import type { DB } from '../../db/schema.js';
-import { hashSecret } from '../auth/secrets.js';
+import { hashSecret, revokeGrantById } from '../auth/index.js';
 import { consentUrl, saveAuthorizationRequest } from './authorization-requests.js';
 import { ClientsStore } from './clients.js';
 import { findCode, spendCode } from './codes.js';
-import { revokeGrantById, useLiveGrant } from './grants.js';
+import { useLiveGrant } from './grants.js';
 import { issuableStanding } from './person-standing.js';
 import { ownResource } from './resources.js';
 import { parseScopes, SCOPES, storedScopes, type Scope } from './scopes.js';

@@ -4,9 +4,8 @@ import { nowIso } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { DB } from '../../db/schema.js';
 import type { OauthGrantRow, OauthRefreshTokenRow } from '../../db/tables/oauth.js';
-import { forgetCachedCredentials } from '../auth/credential-cache.js';
-import { generateSecret, hashSecret } from '../auth/secrets.js';
-import { underCeiling, type UserStanding } from '../users/user-standing.js';
+import { forgetCachedCredentials, generateSecret, hashSecret } from '../auth/index.js';
+import { underCeiling, type UserStanding } from '../users/index.js';
 import { accessLevelOf, type Scope } from './scopes.js';
 
 /**

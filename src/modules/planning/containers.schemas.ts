@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, PageInfoSchema, PaginationQuery, SearchText } from '../../operations/schema-helpers.js';
-import { ProjectScopeQueryFields } from '../projects/projects.schemas.js';
+import { ProjectScopeQueryFields } from '../projects/index.js';
 
 export const IssueContainerSchema = Type.Object({
   issueContainerId: Type.String(),

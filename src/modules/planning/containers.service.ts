@@ -1,6 +1,6 @@
 import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
-import { resolveProjectScope, scopeFilter, type ProjectScopeQuery } from '../projects/project-scope.js';
+import { resolveProjectScope, scopeFilter, type ProjectScopeQuery } from '../projects/index.js';
 import { presentContainer } from './containers.presenter.js';
 import {
   countIssuesByContainer,

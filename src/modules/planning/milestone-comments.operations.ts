@@ -1,9 +1,4 @@
-import {
-  CommentListResponse,
-  CommentResponse,
-  CreateCommentBody,
-  commentFieldCodes,
-} from '../issues/comments.schemas.js';
+import { CommentListResponse, CommentResponse, CreateCommentBody, commentFieldCodes } from '../issues/index.js';
 import { created, defineOperation, ok, type Operation } from '../../operations/define.js';
 import { addMilestoneComment, listMilestoneComments } from './milestone-comments.service.js';
 import { MilestoneIdParams } from './milestones.schemas.js';

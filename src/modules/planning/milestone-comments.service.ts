@@ -1,6 +1,6 @@
 import type { Ctx } from '../../db/context.js';
 import { recordEvent } from '../../events/outbox.js';
-import { insertComment, listComments, type CommentInput, type CommentView } from '../issues/comments.service.js';
+import { insertComment, listComments, type CommentInput, type CommentView } from '../issues/index.js';
 import { recordMilestoneCommented } from './milestone-activity.service.js';
 import { requireVisibleMilestone } from './milestones.service.js';
 

@@ -13,7 +13,7 @@ import {
   Title,
   Version,
 } from '../../operations/schema-helpers.js';
-import { ProjectScopeQueryFields } from '../projects/projects.schemas.js';
+import { ProjectScopeQueryFields } from '../projects/index.js';
 
 export const MILESTONE_STATUSES = ['planned', 'at-risk', 'blocked', 'complete'] as const;
 export type MilestoneStatus = (typeof MILESTONE_STATUSES)[number];

@@ -5,11 +5,9 @@ import { hasOwn, nonBlank } from '../../core/values.js';
 import type { MilestoneRow } from '../../db/schema.js';
 import { recordEvent } from '../../events/outbox.js';
 import { plain, recordWriteEvent } from '../../events/resource-event.js';
-import { removeCommentsOf } from '../issues/comments.service.js';
-import { parseTagFields } from '../issues/issue-rules.js';
-import { scheduleFromInput } from '../issues/schedule.js';
-import { resolveProjectScope, scopeFilter, type ProjectScopeQuery } from '../projects/project-scope.js';
-import { ownerIdFrom } from '../users/users.service.js';
+import { removeCommentsOf, parseTagFields, scheduleFromInput } from '../issues/index.js';
+import { resolveProjectScope, scopeFilter, type ProjectScopeQuery } from '../projects/index.js';
+import { ownerIdFrom } from '../users/index.js';
 import { requireVisibleContainer, type ContainerWithProject } from './containers.service.js';
 import {
   forgetMilestoneActivity,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { created, defineOperation, type Operation } from '../../operations/define.js';
-import { IssueSchema } from '../issues/issues.schemas.js';
+import { IssueSchema } from '../issues/index.js';
 import {
   PromoteSubtaskBody,
   SubtaskParams,

@@ -1,10 +1,9 @@
 import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
 import { nonBlank, ownValue } from '../../core/values.js';
-import { createIssue, getIssueView } from '../issues/issues.service.js';
-import { createIssueLink } from '../issues/links.service.js';
-import { workflowStatusIds, type ProjectWithTeam } from '../projects/projects.service.js';
-import { listStatuses } from '../teams/teams.service.js';
+import { createIssue, getIssueView, createIssueLink } from '../issues/index.js';
+import { workflowStatusIds, type ProjectWithTeam } from '../projects/index.js';
+import { listStatuses } from '../teams/index.js';
 import { updateSubtask } from './subtasks.repository.js';
 import { openSubtaskForWrite, recordSubtaskEvent, subtaskViewsAround } from './subtasks.service.js';
 

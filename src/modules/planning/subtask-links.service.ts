@@ -3,8 +3,7 @@ import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { nonBlank } from '../../core/values.js';
 import type { SubtaskLinkRow, SubtaskRow } from '../../db/tables/planning.js';
-import { findVisibleIssue, type IssueRecord } from '../issues/issues.service.js';
-import { INVERSE_LINK_TYPE, LINK_TYPES, type LinkType } from '../issues/links.presenter.js';
+import { findVisibleIssue, type IssueRecord, INVERSE_LINK_TYPE, LINK_TYPES, type LinkType } from '../issues/index.js';
 import {
   deleteLinkSide,
   findLinkOfSubtask,

@@ -1,5 +1,5 @@
 import type { SubtaskRow } from '../../db/tables/planning.js';
-import type { LinkType } from '../issues/links.presenter.js';
+import type { LinkType } from '../issues/index.js';
 import type { SubtaskLinkWithTarget } from './subtask-links.repository.js';
 import type { SubtaskStatus } from './subtasks.schemas.js';
 

@@ -5,12 +5,19 @@ import { hasOwn, nonBlank } from '../../core/values.js';
 import type { SubtaskRow } from '../../db/tables/planning.js';
 import type { EventType } from '../../events/outbox.js';
 import { plain, recordWriteEvent } from '../../events/resource-event.js';
-import { checkAssignee, TITLE_MAX } from '../issues/issue-rules.js';
-import { touchIssuesMadeFrom } from '../issues/issue-touch.js';
-import { issueRef } from '../issues/issues.presenter.js';
-import { requireVisibleIssue, type IssueRecord } from '../issues/issues.service.js';
-import { applyScheduleChange, scheduleFromInput, sendsSchedule, type ScheduleInput } from '../issues/schedule.js';
-import { requireVisibleProject, type ProjectWithTeam } from '../projects/projects.service.js';
+import {
+  checkAssignee,
+  TITLE_MAX,
+  touchIssuesMadeFrom,
+  issueRef,
+  requireVisibleIssue,
+  type IssueRecord,
+  applyScheduleChange,
+  scheduleFromInput,
+  sendsSchedule,
+  type ScheduleInput,
+} from '../issues/index.js';
+import { requireVisibleProject, type ProjectWithTeam } from '../projects/index.js';
 import { deleteLinksTouching, listLinksOfSubtasks } from './subtask-links.repository.js';
 import { touchSubtasksBlockedBy, touchSubtasksLinkedTo } from './subtask-touch.js';
 import { presentSubtask, type SubtaskView } from './subtasks.presenter.js';
@@ -23,7 +30,7 @@ import {
   updateSubtask,
 } from './subtasks.repository.js';
 import type { SubtaskStatus } from './subtasks.schemas.js';
-import { visibleIdsOf } from '../visibility/visibility.service.js';
+import { visibleIdsOf } from '../visibility/index.js';
 
 export interface SubtaskInput extends ScheduleInput {
   title?: unknown;

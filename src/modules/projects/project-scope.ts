@@ -1,6 +1,6 @@
 import type { Ctx } from '../../db/context.js';
 import type { TeamRow } from '../../db/schema.js';
-import { resolveTeamRef } from '../teams/teams.service.js';
+import { resolveTeamRef } from '../teams/index.js';
 import { resolveProjectRef, type ProjectWithTeam } from './projects.service.js';
 
 /**

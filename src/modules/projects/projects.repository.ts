@@ -1,4 +1,4 @@
-import { forgetCachedCredentials } from '../auth/credential-cache.js';
+import { forgetCachedCredentials } from '../auth/index.js';
 import { sql, type Kysely } from 'kysely';
 import { queryTemplate } from '../../db/compiled-query.js';
 import type { Ctx } from '../../db/context.js';

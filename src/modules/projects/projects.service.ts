@@ -7,9 +7,9 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { ProjectRow, TeamRow } from '../../db/schema.js';
 import { recordEvent } from '../../events/outbox.js';
 import { plain, recordWriteEvent } from '../../events/resource-event.js';
-import { requireTeam, resolveTeamRef, teamsByKey, type TeamRef } from '../teams/teams.service.js';
-import { ownerIdFrom } from '../users/users.service.js';
-import { touchReferrersOfProjectKey } from './project-key-touch.js';
+import { requireTeam, resolveTeamRef, teamsByKey, type TeamRef } from '../teams/index.js';
+import { ownerIdFrom } from '../users/index.js';
+import { touchReferrersOfProjectKey } from '../../db/touch.js';
 import { presentProject, type ProjectView } from './projects.presenter.js';
 import {
   clearWorkflow,

@@ -2,8 +2,7 @@ import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { TagUsageRow } from '../../db/schema.js';
-import { deleteUsages, insertUsages, listManagedTags, type UsageCount } from './tags.repository.js';
-import { tagUsageSources } from './tag-usage-sources.js';
+import { countIssueTagUsage, deleteUsages, insertUsages, listManagedTags, type UsageCount } from './tags.repository.js';
 
 export type TaggedEntity = TagUsageRow['entity_type'];
 
@@ -81,11 +80,24 @@ const COUNT_FIELD: Record<TaggedEntity, 'issueCount' | 'agendaItemCount' | 'disc
   discussion_topic: 'discussionTopicCount',
 };
 
-/** Managed tags plus every tag in use on records the caller can see, with counts. */
-export async function listTagUsage(ctx: Ctx) {
+/** Tags in use on one kind of record: one row per name and project. */
+export type TagUsageCount = UsageCount;
+
+/**
+ * A counter of the tags in use on one kind of record the caller can see, applying that
+ * kind's own visibility rule. Issues' counter is this module's own; the areas above it
+ * (agenda items, discussion topics) hand theirs to listTagUsage.
+ */
+export type TagUsageSource = (ctx: Ctx) => Promise<TagUsageCount[]>;
+
+/**
+ * Managed tags plus every tag in use on records the caller can see, with counts: on issues,
+ * and on the records each of `otherSources` counts (GET /tags passes every tagged area's).
+ */
+export async function listTagUsage(ctx: Ctx, otherSources: readonly TagUsageSource[]) {
   const [managed, ...usageLists] = await Promise.all([
     listManagedTags(ctx),
-    ...tagUsageSources.map((source) => source(ctx)),
+    ...[countIssueTagUsage, ...otherSources].map((source) => source(ctx)),
   ]);
   type Entry = {
     name: string;

@@ -1,13 +1,11 @@
 import type { Ctx } from '../../db/context.js';
-import { whereProjectVisible } from '../../db/access.js';
-import { whereGroupVisible } from '../discussions/visibility.repository.js';
-import { meetingVisible } from '../meetings/meetings.repository.js';
+import { meetingVisible, whereGroupVisible, whereProjectVisible } from '../../db/access.js';
 
 /**
  * Set-based checks of which referenced records the caller can see, for reads that name
  * records of other areas (an issue's source, a topic's converted issue, a work link's
  * target). Each is one query whatever the number of ids, and applies the owning area's own
- * visibility rule (db/access.ts for projects, meetingVisible, whereGroupVisible).
+ * visibility rule, all kept in db/access.ts (whereProjectVisible, meetingVisible, whereGroupVisible).
  */
 
 /** The ids, among these, of issues in projects the caller can see. */

@@ -1,7 +1,7 @@
 import type { Ctx } from '../../db/context.js';
 import { whereProjectVisible } from '../../db/access.js';
 import { batches } from '../../db/batches.js';
-import { touchRows, type TouchedTable } from '../../db/touch.js';
+import { touchRows, WORK_LINK_OWNER_TABLES } from '../../db/touch.js';
 import type { WorkLinkRow } from '../../db/tables/meetings.js';
 
 type OwnerType = WorkLinkRow['owner_type'];
@@ -99,38 +99,9 @@ export async function deleteLinksAt(
   ).execute();
 }
 
-const OWNER_TABLES: Record<OwnerType, TouchedTable> = {
-  meeting: 'meetings',
-  agenda_item: 'agenda_items',
-  discussion_topic: 'discussion_topics',
-};
-
 /** An owner whose links changed: its GET shows them (db/touch.ts). */
 export const touchLinkOwner = (ctx: Ctx, ownerType: OwnerType, ownerId: string): Promise<void> =>
-  touchRows(ctx, OWNER_TABLES[ownerType], (eb) => eb('id', '=', ownerId));
-
-/**
- * The owners of links to these targets, whose links are about to go (the targets are
- * deleted) or show a new targetKey (a project's key changed); one statement per owner type.
- */
-export async function touchOwnersOfLinksTo(ctx: Ctx, targetType: TargetType, targetIds: string[]): Promise<void> {
-  if (targetIds.length === 0) return;
-  for (const [ownerType, table] of Object.entries(OWNER_TABLES)) {
-    await touchRows(ctx, table, (eb) =>
-      eb(
-        'id',
-        'in',
-        eb
-          .selectFrom('work_links')
-          .select('owner_id')
-          .where('workspace_id', '=', ctx.workspace.id)
-          .where('owner_type', '=', ownerType)
-          .where('target_type', '=', targetType)
-          .where('target_id', 'in', targetIds),
-      ),
-    );
-  }
-}
+  touchRows(ctx, WORK_LINK_OWNER_TABLES[ownerType], (eb) => eb('id', '=', ownerId));
 
 /** issueId → issueKey for the given issues the caller can see. */
 export async function visibleIssueKeys(ctx: Ctx, issueIds: string[]): Promise<Map<string, string>> {

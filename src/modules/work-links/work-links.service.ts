@@ -3,9 +3,10 @@ import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { nonBlank } from '../../core/values.js';
 import type { WorkLinkRow } from '../../db/tables/meetings.js';
-import { findVisibleIssues, issueNotFound } from '../issues/issues.service.js';
-import { resolveProjectRefs, type ProjectWithTeam } from '../projects/projects.service.js';
-import { existingVisibleIdsOf, visibilityOf } from '../visibility/visibility.service.js';
+import { touchOwnersOfLinksTo } from '../../db/touch.js';
+import { findVisibleIssues, issueNotFound } from '../issues/index.js';
+import { resolveProjectRefs, type ProjectWithTeam } from '../projects/index.js';
+import { existingVisibleIdsOf, visibilityOf } from '../visibility/index.js';
 import {
   deleteLinkRows,
   deleteLinksAt,
@@ -16,7 +17,6 @@ import {
   nextLinkPosition,
   setLinkPosition,
   touchLinkOwner,
-  touchOwnersOfLinksTo,
   visibleIssueKeys,
   visibleProjectKeys,
 } from './work-links.repository.js';

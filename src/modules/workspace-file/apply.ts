@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../../core/clock.js';
 import type { DB } from '../../db/schema.js';
-import { forgetCachedCredentials } from '../auth/credential-cache.js';
+import { forgetCachedCredentials } from '../auth/index.js';
 import { emptyResult, type ApplyResult } from './apply-result.js';
 import { SECTIONS } from './sections/index.js';
 import { parseWorkspaceFile } from './workspace-file.schema.js';

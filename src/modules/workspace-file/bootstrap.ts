@@ -2,8 +2,8 @@ import type { AppConfig } from '../../config.js';
 import { nowIso } from '../../core/clock.js';
 import type { Ctx } from '../../db/context.js';
 import type { Database } from '../../db/database.js';
-import { authenticate } from '../auth/credentials.service.js';
-import { createProject } from '../projects/projects.service.js';
+import { authenticate } from '../auth/index.js';
+import { createProject } from '../projects/index.js';
 import { applyWorkspaceFile } from './apply.js';
 import { hasAnyWorkspace } from './workspace.js';
 

@@ -1,4 +1,4 @@
-import { TokenAdminError } from '../auth/tokens.service.js';
+import { TokenAdminError } from '../auth/index.js';
 
 /**
  * A workspace file that cannot be applied. The message starts with the path of the

@@ -1,4 +1,4 @@
-import { forgetCachedCredentials } from '../auth/credential-cache.js';
+import { forgetCachedCredentials } from '../auth/index.js';
 import type { Kysely } from 'kysely';
 import { newId } from '../../core/ids.js';
 import type { DB } from '../../db/schema.js';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { emailKey } from '../../modules/users/email-key.js';
+import { emailKey } from '../../modules/users/index.js';
 import type { Person } from '../login-links.js';
 
 /** A user whose email is the one the provider verified, with the workspace it belongs to. */

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { UpstreamOidc } from '../../config.js';
 import type { InstallationSecrets } from '../../db/installation-secrets.js';
 import type { DB } from '../../db/schema.js';
-import { WORKSPACE_SLUG_RE } from '../../modules/workspace-file/workspace.js';
+import { WORKSPACE_SLUG_RE } from '../../modules/workspace-file/index.js';
 import { seeOther } from '../answers.js';
 import { sameOriginPath } from '../next-path.js';
 import { sendPage } from '../page.js';

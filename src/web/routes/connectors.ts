@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { listGrants, revokeGrant } from '../../modules/oauth/grants.js';
+import { listGrants, revokeGrant } from '../../modules/oauth/index.js';
 import { csrfChecked, seeOther, sessionOf } from '../answers.js';
 import { sendPage } from '../page.js';
 import { connectorsPage } from '../pages/connectors.js';

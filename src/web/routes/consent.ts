@@ -7,7 +7,7 @@ import {
   consentUrl,
   denyAuthorization,
   readPendingAuthorization,
-} from '../../modules/oauth/authorization-requests.js';
+} from '../../modules/oauth/index.js';
 import { csrfChecked, seeOther } from '../answers.js';
 import { formField } from '../form-body.js';
 import { sendPage } from '../page.js';

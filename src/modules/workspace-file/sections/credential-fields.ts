@@ -1,7 +1,5 @@
 import type { AccessLevel } from '../../../core/access-level.js';
-import { ACCESS_LEVELS } from '../../auth/access-level.js';
-import { EXPIRY_FORMAT, parseExpiry } from '../../auth/expiry.js';
-import { secretWeakness } from '../../auth/secrets.js';
+import { ACCESS_LEVELS, EXPIRY_FORMAT, parseExpiry, secretWeakness } from '../../auth/index.js';
 import { fail } from '../errors.js';
 import { at, type Fields } from '../fields.js';
 

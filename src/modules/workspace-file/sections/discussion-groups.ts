@@ -3,7 +3,7 @@ import { TOKEN_IDENTITY_PREFIX } from '../../../core/context.js';
 import { newId } from '../../../core/ids.js';
 import type { DB } from '../../../db/schema.js';
 import type { DiscussionGroupRow, GroupApiVisibility, GroupVisibility } from '../../../db/tables/discussions.js';
-import { TOKEN_NAME_RE } from '../../auth/tokens.service.js';
+import { TOKEN_NAME_RE } from '../../auth/index.js';
 import { fail } from '../errors.js';
 import {
   at,

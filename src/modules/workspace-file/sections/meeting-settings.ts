@@ -1,5 +1,4 @@
-import { convergeAgendaStatuses } from '../../meetings/agenda-statuses.service.js';
-import { convergePresets, EMAIL_PATTERN, type PresetSpec } from '../../meetings/presets.service.js';
+import { convergeAgendaStatuses, convergePresets, EMAIL_PATTERN, type PresetSpec } from '../../meetings/index.js';
 import { at, optionalString, readList, readObject, refuseDuplicates, requiredString } from '../fields.js';
 import { defineSection } from './section.js';
 

@@ -1,4 +1,4 @@
-import { convergeOauthToken, OAT_SECRET_RE } from '../../auth/tokens.service.js';
+import { convergeOauthToken, OAT_SECRET_RE } from '../../auth/index.js';
 import { atEntry, fail } from '../errors.js';
 import { at, optionalBoolean, optionalString, readList, readObject, requiredString } from '../fields.js';
 import type { AccessLevel } from '../../../core/access-level.js';

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { TOKEN_IDENTITY_PREFIX } from '../../../core/context.js';
 import { newId } from '../../../core/ids.js';
 import type { DB, ProjectRow } from '../../../db/schema.js';
-import { TOKEN_NAME_RE } from '../../auth/tokens.service.js';
+import { TOKEN_NAME_RE } from '../../auth/index.js';
 import { fail } from '../errors.js';
 import {
   at,

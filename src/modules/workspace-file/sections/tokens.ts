@@ -1,10 +1,4 @@
-import {
-  convergeToken,
-  PAT_SECRET_RE,
-  PROJECT_REF_RE,
-  projectIdsByRef,
-  TOKEN_NAME_RE,
-} from '../../auth/tokens.service.js';
+import { convergeToken, PAT_SECRET_RE, PROJECT_REF_RE, projectIdsByRef, TOKEN_NAME_RE } from '../../auth/index.js';
 import { atEntry, fail } from '../errors.js';
 import {
   at,

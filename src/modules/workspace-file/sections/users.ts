@@ -1,7 +1,7 @@
 import { newId } from '../../../core/ids.js';
 import type { UserRow } from '../../../db/schema.js';
-import { endPersonAccess } from '../../auth/person-access.js';
-import { emailKey } from '../../users/email-key.js';
+import { endPersonAccess } from '../../auth/index.js';
+import { emailKey } from '../../users/index.js';
 import {
   at,
   optionalBoolean,

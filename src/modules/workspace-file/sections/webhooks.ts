@@ -1,8 +1,7 @@
 import { isApiError } from '../../../core/errors.js';
 import { isHttpUrl } from '../../../core/values.js';
 import { isWebhookSecret } from '../../../events/signer.js';
-import { checkEventFilter } from '../../webhooks/event-filter.js';
-import { convergeFileWebhooks, WEBHOOK_LIMIT, type FileWebhookSpec } from '../../webhooks/webhooks.service.js';
+import { checkEventFilter, convergeFileWebhooks, WEBHOOK_LIMIT, type FileWebhookSpec } from '../../webhooks/index.js';
 import { fail } from '../errors.js';
 import {
   at,

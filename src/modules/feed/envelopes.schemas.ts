@@ -1,15 +1,12 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { BOOKKEEPING_FIELDS } from '../../events/changes.js';
 import { DELIVERED_EVENT_TYPES, type DeliveredEventType } from '../../events/outbox.js';
-import { TopicSchema } from '../discussions/topics.schemas.js';
-import { CommentSchema } from '../issues/comments.schemas.js';
-import { IssueSchema, LinkSchema } from '../issues/issues.schemas.js';
-import { AgendaItemSchema } from '../meetings/agenda-items.schemas.js';
-import { MeetingSchema } from '../meetings/meetings.schemas.js';
-import { MilestoneSchema } from '../planning/milestones.schemas.js';
-import { SubtaskSchema } from '../planning/subtasks.schemas.js';
-import { ProjectSchema } from '../projects/projects.schemas.js';
-import { WebhookSchema } from '../webhooks/webhooks.schemas.js';
+import { TopicSchema } from '../discussions/index.js';
+import { CommentSchema, IssueSchema, LinkSchema } from '../issues/index.js';
+import { AgendaItemSchema, MeetingSchema } from '../meetings/index.js';
+import { MilestoneSchema, SubtaskSchema } from '../planning/index.js';
+import { ProjectSchema } from '../projects/index.js';
+import { WebhookSchema } from '../webhooks/index.js';
 
 /**
  * The event envelope of each type, with the resource as the API presents it

@@ -1,5 +1,42 @@
 import type { Kysely } from 'kysely';
+import { nowIso } from '../../core/clock.js';
 import type { DB } from '../../db/schema.js';
+import { forgetCachedCredentials } from './credential-cache.js';
+
+/**
+ * Ending OAuth grants (a connector's approval) with everything issued under them. Here, with
+ * the credentials, because ending credentials is what it does: tokens and person-access end
+ * grants, and the OAuth server (modules/oauth/) revokes through it.
+ */
+
+/**
+ * Ends a grant: marks it revoked, deactivates its access tokens and deletes its codes and
+ * refresh tokens, in one transaction. The credential caches of this process are emptied
+ * after the commit, so no request here can be answered from a cache filled before it (other
+ * processes see it within CREDENTIAL_TTL_MS). Answers whether the grant was in force.
+ */
+export async function revokeGrantById(db: Kysely<DB>, grantId: string, now = Date.now()): Promise<boolean> {
+  const at = nowIso(now);
+  const revoked = await db.transaction().execute(async (trx) => {
+    const result = await trx
+      .updateTable('oauth_grants')
+      .set({ revoked_at: at, updated_at: at })
+      .where('id', '=', grantId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    await trx
+      .updateTable('oauth_tokens')
+      .set({ active: 0, updated_at: at })
+      .where('grant_id', '=', grantId)
+      .where('active', '=', 1)
+      .execute();
+    await trx.deleteFrom('oauth_refresh_tokens').where('grant_id', '=', grantId).execute();
+    await trx.deleteFrom('oauth_codes').where('grant_id', '=', grantId).execute();
+    return Number(result.numUpdatedRows) > 0;
+  });
+  forgetCachedCredentials();
+  return revoked;
+}
 
 /**
  * Ends every grant in force of one person in one workspace, as revokeGrantById does for one:

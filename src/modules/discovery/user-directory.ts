@@ -1,7 +1,6 @@
 import type { Ctx } from '../../db/context.js';
-import { requireVisibleProject } from '../projects/projects.service.js';
-import type { ExternalOwnerSource } from './external-owner.js';
-import { listUsers } from './users.service.js';
+import { requireVisibleProject } from '../projects/index.js';
+import { type ExternalOwnerSource, listUsers } from '../users/index.js';
 
 /**
  * GET /users: members and agents; with projectId (which must be visible) also the

@@ -5,7 +5,7 @@ import { DEFAULT_LIMIT, MAX_LIMIT } from '../../db/paginate.js';
 import { audienceGroups, parseAudience, payloadFor, type EventAudience } from '../../events/audience.js';
 import { prunedKeyOf } from '../../events/event-log.js';
 import { EVENT_TYPES, type EventType } from '../../events/outbox.js';
-import { existingVisibleIdsOf, visibleGroupsSubquery } from '../visibility/visibility.service.js';
+import { existingVisibleIdsOf, visibleGroupsSubquery } from '../visibility/index.js';
 import { listEventsAfter, listPrunedPositions, type LoggedEvent } from './events.repository.js';
 import { openFeedCursor, sealFeedCursor } from './feed-cursor.js';
 
