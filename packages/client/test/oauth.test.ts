@@ -8,7 +8,7 @@ import { listen, scriptedFetch } from './server.js';
  * @wsx/client's OAuth session against the real API, with the token endpoint answered by the
  * test: the access token it starts with is refused (as an expired one is), and the
  * "refreshed" one is the fixture's OAuth token for alice. The flow against the server's own
- * authorization server is test/oauth-e2e.test.ts.
+ * authorization server is test/oauth/oauth-e2e.test.ts.
  */
 
 let h: Harness;
