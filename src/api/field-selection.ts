@@ -94,7 +94,10 @@ export function withFieldSelection(op: Operation): Operation {
     commonParameter(
       Type.String({
         maxLength: MAX_FIELDS_LENGTH,
-        description: `Comma-separated fields each record keeps (default: all). A reference's short name selects its id and key (status: statusId, statusKey). One of: ${shape.names.join(', ')}.`,
+        description:
+          'Comma-separated fields each record keeps (default: all). ' +
+          "A reference's short name selects its id and key (status: statusId, statusKey). " +
+          `One of: ${shape.names.join(', ')}.`,
       }),
     ),
   );

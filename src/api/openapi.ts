@@ -55,14 +55,16 @@ const IF_MATCH = {
   in: 'header',
   required: false,
   description:
-    'The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record.',
+    'The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, ' +
+    'nothing is written and the answer is 412 PRECONDITION_FAILED with the current record.',
   schema: { type: 'string', maxLength: MAX_CONDITION_LENGTH },
 };
 
 const ETAG = {
   ETag: {
     description:
-      'Strong entity tag of this answer; a single record\'s starts with its version (`"7-…"`). Send it back in If-None-Match (reads) or If-Match (writes).',
+      'Strong entity tag of this answer; a single record\'s starts with its version (`"7-…"`). ' +
+      'Send it back in If-None-Match (reads) or If-Match (writes).',
     schema: { type: 'string' },
   },
 };
@@ -180,7 +182,10 @@ export function buildOpenApiDocument(operations: Operation[]): Record<string, un
       title: 'wsx — Workspace Execution External API',
       version: '1.0.0',
       description:
-        'JSON API for automation agents and backend clients of one workspace. Send a workspace token (svc_pat_…) or an OAuth access token (svc_oat_…) as `Authorization: Bearer <token>` (preferred), `Authorization: Token <token>` or `X-API-Key: <token>`. Errors are `{ error, code, details, suggestion }`; branch on `code`.',
+        'JSON API for automation agents and backend clients of one workspace. ' +
+        'Send a workspace token (svc_pat_…) or an OAuth access token (svc_oat_…) as ' +
+        '`Authorization: Bearer <token>` (preferred), `Authorization: Token <token>` or `X-API-Key: <token>`. ' +
+        'Errors are `{ error, code, details, suggestion }`; branch on `code`.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'This server' }],
@@ -194,7 +199,9 @@ export function buildOpenApiDocument(operations: Operation[]): Record<string, un
           type: 'http',
           scheme: 'bearer',
           description:
-            'Preferred: `Authorization: Bearer <token>`, with a workspace token (svc_pat_…, from the workspace file or `wsx token create`) or an OAuth access token (svc_oat_…, acting for a person).',
+            'Preferred: `Authorization: Bearer <token>`, with a workspace token ' +
+            '(svc_pat_…, from the workspace file or `wsx token create`) ' +
+            'or an OAuth access token (svc_oat_…, acting for a person).',
         },
         token: {
           type: 'apiKey',

@@ -90,9 +90,10 @@ const FETCH_SIZES = [2, 6, 11, 21, 26, 51, 101, MAX_LIMIT + 1];
  * The LIMIT for reading at least `rows` rows, as a literal rounded up to one of FETCH_SIZES
  * (the caller drops the rows past what it wanted). PostgreSQL plans `limit $1` as if the
  * statement kept a tenth of the table, so the generic plan of a named statement always looked
- * dearer than a custom one and every run was planned anew: 0.9 ms of an issue page's 1.1 ms on
- * the server. With the number in the text it keeps one plan; rounding keeps the texts few.
- * Text searches keep planning every run on purpose (PageRequest.textSearch).
+ * dearer than a custom one and every run was planned anew, most of what an issue page cost the
+ * server (docs/decisions/0058-literal-page-limits.md). With the number in the text it keeps
+ * one plan; rounding keeps the texts few. Text searches keep planning every run on purpose
+ * (PageRequest.textSearch).
  */
 export function fetchLimit(rows: number) {
   const size = FETCH_SIZES.find((candidate) => candidate >= rows);

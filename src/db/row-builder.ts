@@ -6,13 +6,14 @@ export type RowBuilder = (values: unknown[]) => Row;
  * its last value, as the drivers' own objects do).
  *
  * Both drivers build row objects slowly: better-sqlite3 through the V8 API one property at a
- * time (a page of 50 issues: ~600 µs as objects, ~300 µs as arrays), pg by copying an object
- * of every name and then setting each by computed name (about 0.8 µs a row of 38 columns,
- * a tenth of a PostgreSQL page's CPU). The builder is an object literal written once per
- * column list, so V8 makes every row from one boilerplate with fast properties (about 30 ns a
- * row). The names are our own statements' columns and aliases, and each is written as a JSON
- * string literal, so no name can be anything but a property name. `__proto__` as a literal
- * key would set the prototype, so a list holding it is built property by property instead.
+ * time (as costly as the rest of reading a page of issues), pg by copying an object of every
+ * name and then setting each by computed name (a visible share of a PostgreSQL page's CPU).
+ * The builder is an object literal written once per column list, so V8 makes every row from
+ * one boilerplate with fast properties, at a small fraction of either cost
+ * (docs/decisions/0057-rows-as-arrays.md, docs/performance.md). The names are our own
+ * statements' columns and aliases, and each is written as a JSON string literal, so no name
+ * can be anything but a property name. `__proto__` as a literal key would set the
+ * prototype, so a list holding it is built property by property instead.
  */
 export function rowBuilder(names: readonly string[]): RowBuilder {
   if (names.includes('__proto__')) return definingBuilder(names);

@@ -38,7 +38,7 @@ export async function indexListedRows(
     if (taken === 0) return 0;
     const last = sizes[taken - 1].id;
     // CROSS JOIN: the list drives the join. Otherwise SQLite read `p.id <= last` as a range
-    // of the table's rowids and walked the table (100,000 rows for a batch of 200).
+    // of the table's rowids and walked the whole table, however small the batch.
     const { rows } = await sql<{ id: number; workspace: number; title: string; description: string | null }>`
       select p.id, p.workspace, t.title, t.description
       from ${listed} p cross join ${sql.id(table)} t on t.rowid = p.id where p.id <= ${last}`.execute(trx);
@@ -84,7 +84,7 @@ export interface SearchIndexing {
 
 /**
  * Keeps SQLite's trigram indexes caught up with the writes, in the process that runs the
- * background work (events/workers.ts). Indexing is what makes a search fast, never what
+ * background work (server/workers.ts). Indexing is what makes a search fast, never what
  * makes it right: a listed row is found by comparing its columns (db/text-search.ts).
  * PostgreSQL's indexes follow each write: nothing runs there.
  */

@@ -166,7 +166,8 @@ export function registerOAuth(
     else if (origin().startsWith('https:') && config.trustProxy === false)
       app.log.warn(
         { publicUrl: origin() },
-        'WSX_TRUST_PROXY is not set behind an https WSX_PUBLIC_URL: every client counts as the proxy address, so the limits per client address are shared by all clients; set it to the proxy address',
+        'WSX_TRUST_PROXY is not set behind an https WSX_PUBLIC_URL: every client counts as the proxy address, ' +
+          'so the limits per client address are shared by all clients; set it to the proxy address',
       );
   });
 

@@ -78,6 +78,7 @@ export function checkToolsets(operations: Operation[]): void {
   const missing = [...DEFAULT_TOOLS].filter((name) => !ids.has(name));
   if (untagged.length > 0 || missing.length > 0)
     throw new Error(
-      `MCP toolsets out of date: tags no toolset serves: [${untagged.join(', ')}]; default tools not in the catalog: [${missing.join(', ')}]`,
+      `MCP toolsets out of date: tags no toolset serves: [${untagged.join(', ')}]; ` +
+        `default tools not in the catalog: [${missing.join(', ')}]`,
     );
 }

@@ -122,7 +122,9 @@ function registerBacklog(database: Database, registers: Registry[]): void {
   const read = () => (reading ??= readBacklog(database, Date.now()).finally(() => (reading = undefined)));
   new Gauge({
     name: 'wsx_outbox_backlog',
-    help: 'Events waiting to be fanned out (stage=dispatch) and webhook jobs waiting to be delivered (stage=delivery); counted up to 100000.',
+    help:
+      'Events waiting to be fanned out (stage=dispatch) and webhook jobs waiting to be delivered (stage=delivery); ' +
+      'counted up to 100000.',
     labelNames: ['stage'],
     registers,
     async collect() {

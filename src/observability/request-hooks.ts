@@ -46,7 +46,7 @@ function logLine(request: FastifyRequest, reply: FastifyReply, operation: string
     workspace: request.auth?.workspace.slug ?? null,
     credential: credentialOf(request),
   };
-  // The request id is on every line of the request's logger already (`requestId`, src/http/app.ts).
+  // The request id is on every line of the request's logger already (`requestId`, src/server/app.ts).
   if (status >= 500) request.log.error(fields, 'request failed');
   else request.log.info(fields, 'request');
 }

@@ -16,9 +16,10 @@ const knowsLevels = (logger: FastifyBaseLogger): logger is LevelAwareLogger =>
 /**
  * A request's logger whose pino child, bound to the request id, is made only when the
  * request writes a line. Fastify makes the child for every request; at `LOG_LEVEL=warn` or
- * above (the bench's) a request that succeeds writes none, and making it cost about 2 % of
- * a read by key's CPU (`perf`, docs/performance.md). At the default `info` each request
- * writes its line, so the child is made as before.
+ * above (the bench's) a request that succeeds writes none, and making the child anyway
+ * showed up in CPU profiles of the cheapest reads, by key
+ * (docs/decisions/0064-lean-request-path.md). At the default `info` each request writes its
+ * line, so the child is made as before.
  */
 class RequestLogger implements FastifyBaseLogger {
   #child: FastifyBaseLogger | undefined;

@@ -99,7 +99,7 @@ function buildDocsAssets(): DocsAssets {
  * The OpenAPI document and the interactive reference (navigation, search, try-it), all
  * served from this server without auth: the page at /docs, the bundle it loads under /docs.
  * They are built on the first request for any of them, not at start (building the document
- * and hashing the 3.5 MB bundle took about a tenth of the time to the first /healthz).
+ * and hashing the large bundle would otherwise delay the first /healthz).
  */
 export function registerDocs(app: FastifyInstance): void {
   let built: DocsAssets | undefined;

@@ -9,10 +9,10 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * histogram, which holds 101 sampled values at the default statistics target: a phrase
  * found in none of them is taken to match 0.01 % of the rows. A phrase of a few percent of
  * a million issues was then planned as a trigram bitmap scan that reads and sorts every
- * match to return the newest 50 (1.1 s), instead of walking the newest issues until 50
- * match (11 ms). With 1,001 values a phrase of 0.1 % or more is seen in the sample and
- * estimated within a few percent. ANALYZE then samples 300,000 rows of a table instead of
- * 30,000 (about 6 s at a million issues, by autovacuum in the background).
+ * match to return the newest 50, far slower than walking the newest issues until 50 match.
+ * With 1,001 values a phrase of 0.1 % or more is seen in the sample and estimated within a
+ * few percent. ANALYZE then samples 300,000 rows of a table instead of 30,000, which takes
+ * longer but is done by autovacuum in the background.
  *
  * SQLite answers `q=` from FTS5 tables (0011_text_search) and plans without this: nothing
  * to do there.

@@ -5,13 +5,13 @@ import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
  * by one in the write that changes them.
  *
  * FTS5 writes a new index segment at every commit that adds to it, and merges segments as
- * they pile up: indexing one issue in its create's transaction was about 40 % of what
- * SQLite did for the create (250 of 560 µs, measured on the benchmark's store). Now a
- * created row, and an indexed row whose title or description changes, is listed in
- * `<table>_fts_pending` (a one-column table, one small b-tree write); the server indexes the
- * listed rows' current text a batch at a time and empties the list
- * (db/search-backlog.ts), and a search compares the listed rows' columns directly beside
- * the index (db/text-search.ts), so it finds them at once, as before.
+ * they pile up: indexing one issue in its create's transaction was the largest single part
+ * of what SQLite did for the create (docs/performance.md). Now a created row, and an indexed
+ * row whose title or description changes, is listed in `<table>_fts_pending` (a one-column
+ * table, one small b-tree write); the server indexes the listed rows' current text a batch
+ * at a time and empties the list (db/search-backlog.ts), and a search compares the listed
+ * rows' columns directly beside the index (db/text-search.ts), so it finds them at once, as
+ * before.
  *
  * A row in the index is removed from it with its old text when it changes or is deleted
  * (FTS5 needs that text to remove it); a listed row is not in the index, so it is only

@@ -6,8 +6,7 @@ import { sql, type Kysely } from 'kysely';
  * (…)`), which implies the column is not null, so both stores still use them; an issue
  * without the reference (most issues, and every plain create) no longer writes an entry
  * for it. On SQLite each such entry dirtied one more page for the create's commit to write
- * to the WAL: SQLite creates side by side, three pairs, 3,116 / 3,094 / 2,963 → 3,373 /
- * 3,222 / 3,217 req/s.
+ * to the WAL, and creates ran faster without those entries in side-by-side runs.
  */
 const INDEXES = [
   { name: 'issues_container_idx', column: 'container_id' },

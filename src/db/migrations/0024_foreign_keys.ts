@@ -18,7 +18,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export function describeRepair({ reference, count, sample }: OrphanFinding): string {
   const action = reference.orphan === 'detach' ? `cleared ${reference.columns[0]} of` : 'deleted';
   const more = count > sample.length ? `, …` : '';
-  return `wsx migrate: ${action} ${count} ${reference.table} row(s) whose ${reference.columns.join('+')} named no ${reference.target} row (${sample.join(', ')}${more})`;
+  return (
+    `wsx migrate: ${action} ${count} ${reference.table} row(s) whose ${reference.columns.join('+')} ` +
+    `named no ${reference.target} row (${sample.join(', ')}${more})`
+  );
 }
 
 export async function down(): Promise<void> {

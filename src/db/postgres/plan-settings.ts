@@ -7,9 +7,10 @@
  * index was planned as a scan of the whole table, and kept that plan as the table grew: the
  * event row's next position (`max(seq)` of the workspace's events) read the whole outbox on
  * every write, and the dispatcher's read of waiting events every entry its partial index ever
- * held, which tripled PostgreSQL's CPU per create in about one benchmark run in four
- * (docs/decisions/0063-postgres-plan-settings.md). Where a statement always finds its rows by key, the planner is told not
- * to consider anything else.
+ * held, so PostgreSQL's CPU per create swung several-fold from one run to the next with the
+ * plans its connections happened to keep (docs/performance.md,
+ * docs/decisions/0063-postgres-plan-settings.md). Where a statement always finds its rows by
+ * key, the planner is told not to consider anything else.
  */
 
 /** No sequential scans: the operations' write transactions, whose every statement finds its rows by key. */

@@ -7,8 +7,9 @@ import { Worker } from 'node:worker_threads';
  * what it is for is that the connection's next write starts the WAL over from its beginning.
  * A worker's checkpoint cannot do that while commits keep arriving between its passes, and
  * the WAL would only grow. It still syncs the file and holds up the event loop, so it is
- * kept rare: at 16,000 pages (a WAL of at most 64 MB) creates ran 15–30 % faster than at
- * 4,000 in three side-by-side pairs, with a lower p99; 32,000 gained nothing more.
+ * kept rare: at 16,000 pages (a WAL of at most 64 MB) creates ran clearly faster than at a
+ * quarter of that, with a lower p99, and a higher threshold gained nothing more
+ * (docs/decisions/0062-sqlite-checkpoints-and-statistics.md).
  */
 export const SERVING_AUTOCHECKPOINT_PAGES = 16_000;
 
@@ -46,8 +47,8 @@ export interface Checkpointer {
  * Copies the WAL of an SQLite file into the database file from a worker thread (passive
  * checkpoints: they never wait for or block a writer). A checkpoint syncs the file to disk;
  * left to the connection that serves requests, SQLite runs one inside the commit that crosses
- * its threshold (every 1,000 pages), and that wait, about half of what a create's commit cost
- * on average, held up the event loop and every request behind it. The serving connection
+ * its threshold (every 1,000 pages), and that wait, a large part of what a create's commit
+ * cost on average, held up the event loop and every request behind it. The serving connection
  * keeps a higher threshold (SERVING_AUTOCHECKPOINT_PAGES) that bounds the WAL, and still
  * checkpoints everything if the worker is gone.
  */

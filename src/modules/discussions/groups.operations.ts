@@ -19,7 +19,8 @@ export const groupOperations: Operation[] = [
     path: '/api/external/discussion',
     tag,
     summary:
-      'List the API-visible discussion groups the caller owns, belongs to, or that are open to the workspace, newest first. Zero results do not prove absence.',
+      'List the API-visible discussion groups the caller owns, belongs to, or that are open to the workspace, ' +
+      'newest first. Zero results do not prove absence.',
     query: ListGroupsQuery,
     response: GroupListResponse,
     run: async (ctx, { query }) => ok(await listGroups(ctx, query)),

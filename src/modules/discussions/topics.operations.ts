@@ -38,7 +38,8 @@ export const topicOperations: Operation[] = [
     path: '/api/external/discussion/topics',
     tag,
     summary:
-      'Search the topics of the groups the caller can see, newest first, or oldest change first with sort=updatedAt; q matches title, description and tags.',
+      'Search the topics of the groups the caller can see, newest first, or oldest change first with sort=updatedAt; ' +
+      'q matches title, description and tags.',
     query: SearchTopicsQuery,
     errors: ['DISCUSSION_GROUP_NOT_FOUND'],
     response: TopicListResponse,

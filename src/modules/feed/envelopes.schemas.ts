@@ -51,7 +51,9 @@ const changesOf = (schema: TObject): TObject =>
     {
       additionalProperties: false,
       description:
-        'Each field whose value this write changed, as the record presents it before (`from`) and after (`to`). `from` is absent when the earlier value named a project the receiver cannot see (a record moved in from it). Fields sent with their current value, and updatedAt and version, are not listed.',
+        'Each field whose value this write changed, as the record presents it before (`from`) and after (`to`). ' +
+        '`from` is absent when the earlier value named a project the receiver cannot see (a record moved in from it). ' +
+        'Fields sent with their current value, and updatedAt and version, are not listed.',
     },
   );
 

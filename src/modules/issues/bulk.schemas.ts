@@ -36,13 +36,15 @@ export const bulkUpdateBody = (updateItem: TObject) =>
           Type.Integer({
             minimum: 1,
             description:
-              "The issue's version this change is based on (If-Match's twin): if it changed since, nothing is written and the answer is PRECONDITION_FAILED naming the item.",
+              "The issue's version this change is based on (If-Match's twin): if it changed since, " +
+              'nothing is written and the answer is PRECONDITION_FAILED naming the item.',
           }),
         ),
         ...updateItem.properties,
       }),
     ),
-    `1 to ${BULK_MAX_ITEMS} changes, each an update_issue body plus issueId or issueKey, applied in this order; all or none. An issue appears at most once.`,
+    `1 to ${BULK_MAX_ITEMS} changes, each an update_issue body plus issueId or issueKey, applied in this order; ` +
+      'all or none. An issue appears at most once.',
   );
 
 export const BulkIssuesResponse = Type.Object({

@@ -58,7 +58,8 @@ const issueOperations: Operation[] = [
     path: '/api/external/issues',
     tag,
     summary:
-      'List issues newest first, or oldest change first with sort=updatedAt (sync from updatedSince); filter by project, team, assignee (or assignedToMe), status, text, archived.',
+      'List issues newest first, or oldest change first with sort=updatedAt (sync from updatedSince); ' +
+      'filter by project, team, assignee (or assignedToMe), status, text, archived.',
     query: ListIssuesQuery,
     errors: [
       'ASSIGNEE_FILTER_CONFLICT',

@@ -349,8 +349,8 @@ const valuesOf = <Row>(slots: Row, columns: string) =>
  * has them all). OR ROLLBACK: a failed insert (nothing in a create can make one fail but a
  * defect) ends the whole transaction, as the create's error would anyway. With the default
  * (ABORT) SQLite must be able to undo this one statement, and a statement that also runs a
- * trigger (migration 0021) keeps a copy of every page it touches for that: 95 of 370 µs of
- * the SQLite work of a create, measured on the benchmark's store.
+ * trigger (migration 0021) keeps a copy of every page it touches for that, a large share of
+ * the SQLite work of a create (docs/decisions/0060-create-path.md).
  */
 const issueInsert = queryTemplate((db, slots: IssueRow, columns: string) =>
   db

@@ -33,7 +33,8 @@ const meetingOperations: Operation[] = [
     path: '/api/external/meetings',
     tag,
     summary:
-      'List meetings the caller can see, newest first, or oldest change first with sort=updatedAt; active ones unless archived=true or a sync.',
+      'List meetings the caller can see, newest first, or oldest change first with sort=updatedAt; ' +
+      'active ones unless archived=true or a sync.',
     query: ListMeetingsQuery,
     errors: ['PROJECT_NOT_FOUND', 'TEAM_NOT_FOUND'],
     response: MeetingListResponse,

@@ -27,7 +27,10 @@ export const consentUrl = (requestId: string): string => `${CONSENT_PATH}?reques
 /** Why an approval could not be carried out. */
 export class AuthorizationRequestError extends Error {
   constructor(
-    /** `gone`: unknown, expired or already answered; `scopes`: none of the requested scopes approved; `user`: not an active person of the workspace. */
+    /**
+     * `gone`: unknown, expired or already answered; `scopes`: none of the requested scopes
+     * approved; `user`: not an active person of the workspace.
+     */
     readonly reason: 'gone' | 'scopes' | 'user',
     message: string,
   ) {

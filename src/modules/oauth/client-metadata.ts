@@ -95,7 +95,10 @@ function redirectUriProblem(value: string): string | undefined {
       : 'uses http on a host other than localhost, 127.0.0.1 or [::1]; use https';
   if (REFUSED_SCHEMES.has(scheme)) return `uses the ${scheme}: scheme, which cannot be a redirect`;
   if (!scheme.includes('.'))
-    return `uses the private-use scheme ${scheme}:, which must be a reverse domain name the app controls, such as com.example.app:/callback (RFC 8252 §7.1); or redirect to http://127.0.0.1 or an https URL`;
+    return (
+      `uses the private-use scheme ${scheme}:, which must be a reverse domain name the app controls, ` +
+      'such as com.example.app:/callback (RFC 8252 §7.1); or redirect to http://127.0.0.1 or an https URL'
+    );
   return undefined;
 }
 
@@ -129,7 +132,8 @@ function authMethod(value: string | undefined): RegisteredMetadata['token_endpoi
   if (value === undefined || value === 'client_secret_post' || value === 'client_secret_basic')
     return 'client_secret_post';
   throw new ClientMetadataProblem(
-    `token_endpoint_auth_method ${text('token_endpoint_auth_method', value, MAX_SHORT_TEXT)} is not supported (supported: none, client_secret_post)`,
+    `token_endpoint_auth_method ${text('token_endpoint_auth_method', value, MAX_SHORT_TEXT)} ` +
+      'is not supported (supported: none, client_secret_post)',
   );
 }
 

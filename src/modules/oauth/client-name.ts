@@ -51,7 +51,8 @@ export function normalisedClientName(value: string): string {
   const hidden = HIDDEN_RE.exec(value);
   if (hidden)
     throw new ClientNameProblem(
-      `client_name holds ${codePoint(hidden[0])}, an invisible, control or direction character that could disguise the name people read; send the name without it`,
+      `client_name holds ${codePoint(hidden[0])}, an invisible, control or direction character ` +
+        'that could disguise the name people read; send the name without it',
     );
   // NFKC folds compatibility forms (fullwidth, mathematical bold, ligatures) into the plain
   // letters they show; every run of spaces reads as one.
@@ -65,7 +66,8 @@ export function normalisedClientName(value: string): string {
   const mixed = mixedScriptWord(name);
   if (mixed)
     throw new ClientNameProblem(
-      `client_name mixes ${mixed.scripts.join(' and ')} letters in the word "${mixed.word}", as look-alike names do; spell each word in one script`,
+      `client_name mixes ${mixed.scripts.join(' and ')} letters in the word "${mixed.word}", ` +
+        'as look-alike names do; spell each word in one script',
     );
   if (MARKS_RE.test(name))
     throw new ClientNameProblem(

@@ -58,7 +58,8 @@ export const webhooksOperations: Operation[] = [
     summary:
       'Subscribe a receiver URL to event types (or ["*"]); the answer holds the signing secret, shown only once.',
     description:
-      'The subscription receives events of the projects its creator can see when each event happens, each built for that visibility. At most 25 per workspace.',
+      'The subscription receives events of the projects its creator can see when each event happens, ' +
+      'each built for that visibility. At most 25 per workspace.',
     body: CreateWebhookBody,
     errors: ['WEBHOOK_LIMIT_REACHED'],
     requiredFields: ['url', 'events'],
@@ -128,7 +129,9 @@ export const webhooksOperations: Operation[] = [
     summary:
       'Send a signed webhook.ping event ({ data: { webhook } }) to this subscription only, whatever its events and even while inactive.',
     description:
-      'Goes through the delivery queue like any event: signed, logged in the delivery log and retried on failure. Answers where to find the attempt in the log. The ping is not in the change feed and reaches no other subscription.',
+      'Goes through the delivery queue like any event: signed, logged in the delivery log and retried on failure. ' +
+      'Answers where to find the attempt in the log. ' +
+      'The ping is not in the change feed and reaches no other subscription.',
     params: WebhookIdParams,
     response: QueuedDeliverySchema,
     successStatus: 202,
@@ -142,7 +145,10 @@ export const webhooksOperations: Operation[] = [
     summary:
       'Send the event of a delivery record again, now: same webhook-id and body, a new timestamp and signature, a new attempt in the log.',
     description:
-      'Goes to the subscription as it is now (its URL and secrets), even while it is inactive. An event whose attempts had ended gets this one attempt; one waiting for a retry is sent now and keeps its remaining retries. 409 WEBHOOK_DELIVERY_IN_PROGRESS while an attempt of it is under way.',
+      'Goes to the subscription as it is now (its URL and secrets), even while it is inactive. ' +
+      'An event whose attempts had ended gets this one attempt; ' +
+      'one waiting for a retry is sent now and keeps its remaining retries. ' +
+      '409 WEBHOOK_DELIVERY_IN_PROGRESS while an attempt of it is under way.',
     params: DeliveryIdParams,
     errors: ['WEBHOOK_DELIVERY_NOT_FOUND', 'WEBHOOK_DELIVERY_IN_PROGRESS'],
     response: QueuedDeliverySchema,
@@ -157,7 +163,9 @@ export const webhooksOperations: Operation[] = [
     summary:
       'Replace the signing secret; the answer holds the new one, shown only once. Both sign during the overlap (default 24 h).',
     description:
-      'Until previousSecretExpiresAt every delivery carries two signatures in webhook-signature (new, then replaced), so a receiver holding either secret verifies; then only the new one signs. Rotating again during an overlap drops the secret replaced before.',
+      'Until previousSecretExpiresAt every delivery carries two signatures in webhook-signature (new, then replaced), ' +
+      'so a receiver holding either secret verifies; then only the new one signs. ' +
+      'Rotating again during an overlap drops the secret replaced before.',
     params: WebhookIdParams,
     body: RotateSecretBody,
     response: RotatedSecretSchema,

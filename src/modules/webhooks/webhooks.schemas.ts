@@ -18,7 +18,8 @@ const eventsField = List(Ref(), {
   description: `Event types to receive, or ["*"] for all: ${EVENT_TYPES.join(', ')}.`,
 });
 const urlField = Text(
-  'Absolute http(s) URL of the receiver, at most 2,048 characters, on a public (global unicast) address; loopback, private, link-local and other special ranges are refused.',
+  'Absolute http(s) URL of the receiver, at most 2,048 characters, on a public (global unicast) address; ' +
+    'loopback, private, link-local and other special ranges are refused.',
   LIMITS.url,
 );
 
@@ -30,7 +31,8 @@ export const WebhookSchema = Type.Object({
   disabledReason: Nullable(
     Type.Literal('consecutive_failures', {
       description:
-        'Why the server set active to false: every delivery failed its last attempt for WSX_WEBHOOK_DISABLE_AFTER_HOURS. Null when it did not; setting active to true clears it.',
+        'Why the server set active to false: every delivery failed its last attempt for WSX_WEBHOOK_DISABLE_AFTER_HOURS. ' +
+        'Null when it did not; setting active to true clears it.',
     }),
   ),
   disabledAt: Nullable(Type.String({ description: 'When the server set active to false; null when it did not.' })),
@@ -80,7 +82,9 @@ export const RotateSecretBody = Type.Object({
     Type.Integer({
       minimum: 0,
       maximum: MAX_OVERLAP_SECONDS,
-      description: `How long the replaced secret keeps signing beside the new one, 0 to ${MAX_OVERLAP_SECONDS} (a week); default WSX_WEBHOOK_SECRET_OVERLAP_HOURS (24 h). 0 replaces it at once.`,
+      description:
+        `How long the replaced secret keeps signing beside the new one, 0 to ${MAX_OVERLAP_SECONDS} (a week); ` +
+        'default WSX_WEBHOOK_SECRET_OVERLAP_HOURS (24 h). 0 replaces it at once.',
     }),
   ),
 });
@@ -91,7 +95,8 @@ export const RotatedSecretSchema = Type.Object({
   previousSecretExpiresAt: Nullable(
     Type.String({
       description:
-        'Until then every delivery is also signed with the replaced secret (a second signature in webhook-signature); null when it was replaced at once.',
+        'Until then every delivery is also signed with the replaced secret (a second signature in webhook-signature); ' +
+        'null when it was replaced at once.',
     }),
   ),
 });

@@ -25,7 +25,7 @@ export interface WorkspaceFile {
 
 const TOP_LEVEL_KEYS = ['workspace', ...SECTIONS.map((section) => section.key)];
 
-/** yaml is loaded by the first file given as text (a server that reads none starts about 50 ms sooner). */
+/** yaml is loaded by the first file given as text, so a server that reads none does not wait for it at start. */
 const requireModule = createRequire(import.meta.url);
 
 function readText(text: string): unknown {

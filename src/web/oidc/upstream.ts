@@ -26,7 +26,7 @@ export interface UpstreamProvider {
  * openid-client: discovery, authorization code with PKCE S256, state and nonce, the token
  * exchange and ID-token validation. Discovery runs at the first sign-in, not at start-up,
  * so wsx starts while the provider is down; a failed discovery is tried again next time.
- * openid-client itself is loaded then too (about 40 ms of every start otherwise).
+ * openid-client itself is loaded then too, so a start does not wait for it.
  */
 export function upstreamProvider(settings: UpstreamOidc): UpstreamProvider {
   const issuer = new URL(settings.issuer);

@@ -53,7 +53,8 @@ export function consentRoutes(scope: FastifyInstance, db: Kysely<DB>, upstreamHo
         401,
         signInPage(
           consentUrl(requestId),
-          `An application that calls itself “${pending.clientName}” asks to connect as you; your answer goes to ${target.label}. Sign in to answer.`,
+          `An application that calls itself “${pending.clientName}” asks to connect as you; ` +
+            `your answer goes to ${target.label}. Sign in to answer.`,
           upstreamHost,
         ),
       );
