@@ -42,9 +42,13 @@ export type WsxMethod<M extends Method> = <P extends PathsFor<M>, Init extends I
   ...init: InitArgument<Init>
 ) => Promise<SuccessBody<M, P, Init>>;
 
-/** GET paths whose answer is a page: an item array beside `pageInfo`. */
+/** GET paths whose answer is a page (an item array beside `pageInfo`) that take a `cursor`. */
 export type PaginatedPath = {
-  [P in PathsFor<'get'>]: SuccessBody<'get', P> extends { pageInfo: { nextCursor: string | null } } ? P : never;
+  [P in PathsFor<'get'>]: SuccessBody<'get', P> extends { pageInfo: { nextCursor: string | null } }
+    ? QueryOf<P> extends { cursor?: string }
+      ? P
+      : never
+    : never;
 }[PathsFor<'get'>];
 
 /** The item type of a paginated path (the element of its one array beside `pageInfo`). */
