@@ -1,7 +1,7 @@
 import { Type, type TObject } from '@sinclair/typebox';
 import { ApiError } from '../core/errors.js';
 import type { Operation, Result } from '../operations/define.js';
-import { commonParameter } from '../operations/schema-helpers.js';
+import { commonParameter, serviceCheck } from '../operations/schema-helpers.js';
 
 /**
  * `fields=` on reads and lists: a client names the fields it needs (`fields=issueKey,title,
@@ -40,6 +40,25 @@ function recordShape(op: Operation): RecordShape | undefined {
 function expand(name: string, names: Set<string>): string[] {
   if (names.has(name)) return [name];
   return [`${name}Id`, `${name}Key`].filter((field) => names.has(field));
+}
+
+/** Every name `fields` takes for this record: its fields, and its references' short names. */
+function selectableNames(shape: RecordShape): string[] {
+  const known = new Set(shape.names);
+  const short = shape.names.flatMap((name) => {
+    const base = /^(.+?)(?:Id|Key)$/.exec(name)?.[1];
+    return base && !known.has(base) ? [base] : [];
+  });
+  return [...new Set([...shape.names, ...short])];
+}
+
+/**
+ * The `fields` values parseFields takes, as a pattern for the OpenAPI document: one or more
+ * selectable names separated by commas, blanks around a name and empty entries skipped.
+ */
+function fieldsPattern(shape: RecordShape): string {
+  const name = `(?:${selectableNames(shape).join('|')})`;
+  return `^[\\s,]*${name}(?:\\s*,[\\s,]*${name})*[\\s,]*$`;
 }
 
 function parseFields(value: string, shape: RecordShape): Set<string> {
@@ -90,15 +109,19 @@ export function withFieldSelection(op: Operation): Operation {
   const shape = recordShape(op);
   if (!shape) return op;
   const query = op.query as TObject | undefined;
+  // The pattern is parseFields' check (its answer names the unknown fields), shown in the document.
   const fields = Type.Optional(
     commonParameter(
-      Type.String({
-        maxLength: MAX_FIELDS_LENGTH,
-        description:
-          'Comma-separated fields each record keeps (default: all). ' +
-          "A reference's short name selects its id and key (status: statusId, statusKey). " +
-          `One of: ${shape.names.join(', ')}.`,
-      }),
+      serviceCheck(
+        Type.String({
+          maxLength: MAX_FIELDS_LENGTH,
+          description:
+            'Comma-separated fields each record keeps (default: all). ' +
+            "A reference's short name selects its id and key (status: statusId, statusKey). " +
+            `One of: ${shape.names.join(', ')}.`,
+        }),
+        { pattern: fieldsPattern(shape) },
+      ),
     ),
   );
   return {

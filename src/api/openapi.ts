@@ -1,6 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { takesVersionCondition, type Operation } from '../operations/define.js';
-import { MAX_CONDITION_LENGTH } from '../operations/entity-tags.js';
+import { IF_MATCH_PATTERN, IF_NONE_MATCH_PATTERN, MAX_CONDITION_LENGTH } from '../operations/entity-tags.js';
 import { componentNames } from './openapi/component-names.js';
 import { ERROR_COMPONENTS, errorResponses } from './openapi/errors.js';
 import { ExampleMaker } from './openapi/examples.js';
@@ -46,8 +46,10 @@ const IF_NONE_MATCH = {
   name: 'If-None-Match',
   in: 'header',
   required: false,
-  description: 'The ETag of the answer you hold: when it is still current, the answer is 304 with no body.',
-  schema: { type: 'string', maxLength: MAX_CONDITION_LENGTH },
+  description:
+    'The ETag of the answer you hold: when it is still current, the answer is 304 with no body. ' +
+    'At most 50 comma-separated entity tags (or `*`).',
+  schema: { type: 'string', maxLength: MAX_CONDITION_LENGTH, pattern: IF_NONE_MATCH_PATTERN },
 };
 
 const IF_MATCH = {
@@ -56,8 +58,9 @@ const IF_MATCH = {
   required: false,
   description:
     'The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, ' +
-    'nothing is written and the answer is 412 PRECONDITION_FAILED with the current record.',
-  schema: { type: 'string', maxLength: MAX_CONDITION_LENGTH },
+    'nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. ' +
+    'At most 50 comma-separated quoted entity tags; a value that is not `*` or such a list is refused (400).',
+  schema: { type: 'string', maxLength: MAX_CONDITION_LENGTH, pattern: IF_MATCH_PATTERN },
 };
 
 const ETAG = {
@@ -93,6 +96,39 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Webhook events': 'What wsx POSTs to a subscription: Standard Webhooks signed JSON events.',
 };
 
+/** Navigation names the operation id does not spell well on its own (see shortSummary). */
+const SHORT_SUMMARIES: Record<string, string> = {
+  whoami: 'Verify the credential',
+  get_project_by_key: 'Get a project by key',
+  get_issue_by_key: 'Get an issue by key',
+  list_issue_evolutions: 'List title evolutions',
+  link_issues: 'Link two issues',
+  unlink_issues: 'Unlink two issues',
+  link_subtasks: 'Link two sub-tasks',
+  unlink_subtasks: 'Unlink two sub-tasks',
+  link_meeting: 'Link work to a meeting',
+  unlink_meeting: 'Unlink work from a meeting',
+  link_agenda_item: 'Link work to an agenda item',
+  unlink_agenda_item: 'Unlink work from an agenda item',
+  create_agenda_item_tasks: 'Create a task from an agenda item',
+  list_events: 'Read the change feed',
+};
+
+/**
+ * The operation's name in navigation (OpenAPI `summary`): a few words, from its id
+ * (`list_issues` → "List issues") unless SHORT_SUMMARIES has better ones. The sentence the
+ * operation declares as its summary opens the `description`.
+ */
+export function shortSummary(op: Pick<Operation, 'id'>): string {
+  const named = SHORT_SUMMARIES[op.id];
+  if (named) return named;
+  const words = op.id
+    .replace(/subtask/g, 'sub-task')
+    .split('_')
+    .join(' ');
+  return words[0].toUpperCase() + words.slice(1);
+}
+
 function successStatus(op: Operation): string {
   return String(op.successStatus ?? (op.method === 'POST' ? 201 : op.method === 'DELETE' ? 204 : 200));
 }
@@ -115,13 +151,13 @@ function operationObject(
 
   let requestBody: Record<string, unknown> | undefined;
   if (op.body) {
-    const body = converter.convert(op.body, `${name}Request`);
+    const body = converter.request(op.body, `${name}Request`);
     const bodySchema = converter.components[`${name}Request`];
     const required = [...new Set([...((bodySchema.required as string[]) ?? []), ...(op.requiredFields ?? [])])];
     if (required.length) bodySchema.required = required;
     requestBody = {
       required: required.length > 0,
-      content: { 'application/json': { schema: body, example: examples.request(bodySchema, required) } },
+      content: { 'application/json': { schema: body, example: examples.request(bodySchema, required, op.id) } },
     };
   }
 
@@ -145,8 +181,8 @@ function operationObject(
     : {};
   return {
     operationId: op.id,
-    summary: op.summary,
-    ...(op.description ? { description: op.description } : {}),
+    summary: shortSummary(op),
+    description: op.description ? `${op.summary}\n\n${op.description}` : op.summary,
     tags: [op.tag],
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),

@@ -40,6 +40,27 @@ function tagsOf(header: string, name: string): string[] {
   return tags;
 }
 
+/**
+ * What tagsOf reads, as a regular expression of the whole header: at most MAX_TAGS entries
+ * matching `entry`, separated by commas; blanks around an entry and empty entries are
+ * skipped, as the split, trim and filter above skip them. `entry` matches a trimmed entry:
+ * no comma in it, no blank at its ends.
+ */
+const entryList = (entry: string): string => `[\\s,]*(?:${entry}(?:\\s*,[\\s,]*${entry}){0,${MAX_TAGS - 1}}[\\s,]*)?`;
+
+/** Any entry: the read's If-None-Match compares entries whatever their form. */
+const ANY_ENTRY = '[^,\\s](?:[^,]*[^,\\s])?';
+/** An entity tag, weak or strong: what versionCondition takes from an If-Match without `*`. */
+const ENTITY_TAG = '(?:W/)?"[^",]*"';
+/** An entry that is `*`, somewhere in the header: then versionCondition looks at nothing else. */
+const HAS_STAR = '(?=(?:[^,]*,)*\\s*\\*\\s*(?:,|$))';
+
+/** The If-None-Match headers a read takes (stillCurrent), for the OpenAPI document. */
+export const IF_NONE_MATCH_PATTERN = `^${entryList(ANY_ENTRY)}$`;
+
+/** The If-Match headers a write takes (versionCondition), for the OpenAPI document. */
+export const IF_MATCH_PATTERN = `^(?:${HAS_STAR}${entryList(ANY_ENTRY)}|${entryList(ENTITY_TAG)})$`;
+
 /** If-None-Match on a read: true when the answer the client holds is still current (weak comparison). */
 export function stillCurrent(header: string | undefined, tag: string): boolean {
   if (header === undefined) return false;

@@ -20,8 +20,40 @@ export const Ref = (description?: string) =>
 export const PathParam = (description?: string) =>
   Type.String({ maxLength: LIMITS.pathParam, ...(description ? { description } : {}) });
 
-/** A title: issues, sub-tasks, milestones, meetings, agenda items, topics. */
-export const Title = (description: string) => Type.String({ maxLength: LIMITS.title, description });
+/**
+ * Keywords the OpenAPI document shows for a check a service makes itself, with its own code
+ * and details (a title that must not be blank, a link type from a fixed set): the validator
+ * never sees them, so what the server accepts and answers stays the service's, while the
+ * document states the rule. A symbol, like OVER_LIMIT_CODE, so it stays out of the
+ * validator and the MCP tool schemas.
+ */
+export const SERVICE_CHECK: unique symbol = Symbol.for('wsx.serviceCheck');
+
+export interface ServiceCheck {
+  enum?: readonly string[];
+  minLength?: number;
+  pattern?: string;
+  /** The check of each entry, for a list. */
+  items?: ServiceCheck;
+}
+
+export function serviceCheck<T extends TSchema>(schema: T, check: ServiceCheck): T {
+  return Object.assign(schema, { [SERVICE_CHECK]: check });
+}
+
+export const serviceCheckOf = (schema: unknown): ServiceCheck | undefined =>
+  typeof schema === 'object' && schema !== null
+    ? ((schema as Record<symbol, unknown>)[SERVICE_CHECK] as ServiceCheck | undefined)
+    : undefined;
+
+/** Text the service trims and refuses when nothing is left (core/values.ts `nonBlank`). */
+export const NON_BLANK: ServiceCheck = { minLength: 1, pattern: '\\S' };
+
+/** Text that must not be blank: a name or title the service requires (its own code when blank). */
+export const NonBlank = <T extends TSchema>(schema: T): T => serviceCheck(schema, NON_BLANK);
+
+/** A title: issues, sub-tasks, milestones, meetings, agenda items, topics; never blank. */
+export const Title = (description: string) => NonBlank(Type.String({ maxLength: LIMITS.title, description }));
 
 /** Free text (names, notes, bodies) unless a tighter limit is given. */
 export const Text = (description?: string, maxLength: number = LIMITS.text) =>

@@ -254,12 +254,14 @@ describe('the OpenAPI document', () => {
       if (schema.anyOf) return schema.anyOf.forEach((s: Schema) => walk(s, where));
       const isDate = /YYYY-MM-DD|ISO 8601/.test(schema.description ?? '');
       const fixed = schema.const !== undefined || schema.enum !== undefined;
-      if (schema.type === 'string' && schema.maxLength === undefined && !fixed && !isDate) unbounded.push(where);
-      if (schema.type === 'array') {
+      // A nullable field has a type list: ['string', 'null'].
+      const types: string[] = [schema.type].flat();
+      if (types.includes('string') && schema.maxLength === undefined && !fixed && !isDate) unbounded.push(where);
+      if (types.includes('array')) {
         if (schema.maxItems === undefined) unbounded.push(where);
         walk(schema.items, `${where}.*`);
       }
-      if (schema.type === 'object') {
+      if (types.includes('object')) {
         if (schema.additionalProperties !== false && schema.properties === undefined) unbounded.push(where);
         for (const [name, property] of Object.entries(schema.properties ?? {}))
           walk(property as Schema, `${where}.${name}`);

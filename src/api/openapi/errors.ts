@@ -93,7 +93,11 @@ export const ERROR_COMPONENTS: Record<string, JsonSchema> = {
             items: { type: 'string' },
             description: 'Fields or parameters the operation does not know.',
           },
-          max: { type: 'integer', description: 'The bound the value broke (characters, entries or levels).' },
+          max: {
+            type: 'integer',
+            description: 'The bound the value broke (characters, entries or levels), or the largest number accepted.',
+          },
+          min: { type: 'integer', description: 'The smallest number accepted, when a number is out of its range.' },
           count: { type: 'integer', description: 'How many entries the list had.' },
           index: { type: 'integer', description: 'Bulk writes: the position (from 0) of the item that failed.' },
           currentVersion: {

@@ -1,9 +1,14 @@
 import type { TSchema } from '@sinclair/typebox';
+import { serviceCheckOf, type ServiceCheck } from '../../operations/schema-helpers.js';
 
 export type JsonSchema = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A schema's `type` as a list: `'string'` → `['string']`, `['string', 'null']` as it is. */
+export const typesOf = (schema: JsonSchema): string[] =>
+  typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : [];
 
 /**
  * The wire format a field name promises: every `…At` field is an ISO 8601 date-time, every
@@ -18,9 +23,9 @@ function formatOf(propertyName: string): string | undefined {
   return undefined;
 }
 
-/** Adds a format to a string schema, or to the string branch of a nullable one. */
+/** Adds a format to a string schema (a nullable one too), or to the string branch of a union. */
 function withFormat(schema: JsonSchema, format: string): JsonSchema {
-  if (schema.type === 'string' && schema.format === undefined) return { ...schema, format };
+  if (typesOf(schema).includes('string') && schema.format === undefined) return { ...schema, format };
   if (Array.isArray(schema.anyOf)) {
     return { ...schema, anyOf: schema.anyOf.map((branch: JsonSchema) => withFormat(branch, format)) };
   }
@@ -40,11 +45,91 @@ function asEnum(schema: JsonSchema): JsonSchema {
   return { ...rest, type: consts[0].type, enum: consts.map((branch) => branch.const) };
 }
 
+/** Keywords that describe rather than constrain: the first branch's is kept, the union's own wins. */
+const ANNOTATIONS = new Set(['description', 'title', 'deprecated', 'default', 'examples']);
+/** Keywords that constrain values of every type, so a branch holding one cannot be merged by type. */
+const ANY_TYPE_KEYWORDS = new Set(['$ref', 'anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else']);
+
+/**
+ * A union of branches of different types as one schema with a type list, OpenAPI 3.1's form
+ * of a nullable field: `anyOf [{type: string, maxLength: 9}, {type: null}]` becomes
+ * `{type: [string, null], maxLength: 9}`. The merge says the same, as every keyword but
+ * `type` (and `enum`, which gains `null`) applies to one type only; a union it cannot merge
+ * so (two branches of a type, a `$ref`) stays an `anyOf`. Reference renderers read a
+ * schema by its type: Scalar refuses, as "document validation errors", a component
+ * schema one of whose fields is a bare `anyOf`.
+ */
+function asTypeList(schema: JsonSchema): JsonSchema {
+  const { anyOf: branches, ...outer } = schema;
+  if (!Array.isArray(branches) || branches.length < 2) return schema;
+  const types: string[] = [];
+  const merged: JsonSchema = {};
+  const values: unknown[] = [];
+  let enumerated = 0;
+  for (const branch of branches as unknown[]) {
+    if (!isObject(branch)) return schema;
+    const own = typesOf(branch);
+    if (own.length === 0 || own.some((type) => types.includes(type))) return schema;
+    types.push(...own);
+    if ('enum' in branch || 'const' in branch) {
+      enumerated += 1;
+      values.push(...(Array.isArray(branch.enum) ? (branch.enum as unknown[]) : [branch.const]));
+    }
+    for (const [key, value] of Object.entries(branch)) {
+      if (key === 'type' || key === 'enum' || key === 'const') continue;
+      if (ANNOTATIONS.has(key)) {
+        if (!(key in merged)) merged[key] = value;
+        continue;
+      }
+      if (ANY_TYPE_KEYWORDS.has(key) || key in merged) return schema;
+      merged[key] = value;
+    }
+  }
+  const nonNull = branches.filter((branch: JsonSchema) => !typesOf(branch).every((type) => type === 'null'));
+  // An enum restricts every type: merged only when every branch but null is one.
+  if (enumerated > 0 && enumerated !== nonNull.length) return schema;
+  const list = enumerated > 0 ? { enum: types.includes('null') ? [...values, null] : values } : {};
+  // The union's own keywords (its description) win over its branches'.
+  return {
+    ...outer,
+    type: types,
+    ...Object.fromEntries(Object.entries(merged).filter(([key]) => !(key in outer))),
+    ...list,
+  };
+}
+
+/** The keywords of a check a service makes, as the document shows them (schema-helpers `serviceCheck`). */
+function checkKeywords(check: Omit<ServiceCheck, 'items'>, types: string[]): JsonSchema {
+  return check.enum && types.includes('null') ? { ...check, enum: [...check.enum, null] } : { ...check };
+}
+
+/**
+ * A request body's objects closed to unknown fields (`additionalProperties: false`): the
+ * validator refuses a body field it does not know (operations/validate.ts), and so does
+ * the check of each item of a bulk write and of every nested object. Component schemas a
+ * body refers to are left as they are: answers use them too.
+ */
+function closed(schema: JsonSchema): JsonSchema {
+  if (typeof schema.$ref === 'string') return schema;
+  const out: JsonSchema = { ...schema };
+  if (isObject(out.properties)) {
+    out.properties = Object.fromEntries(
+      Object.entries(out.properties).map(([name, sub]) => [name, isObject(sub) ? closed(sub) : sub]),
+    );
+    if (typesOf(out).includes('object') && out.additionalProperties === undefined) out.additionalProperties = false;
+  }
+  if (isObject(out.items)) out.items = closed(out.items);
+  for (const key of ['anyOf', 'oneOf', 'allOf']) {
+    if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map((b) => (isObject(b) ? closed(b) : b));
+  }
+  return out;
+}
+
 /**
  * Turns TypeBox schemas into the document's JSON Schema: TypeBox's symbol metadata is
- * dropped, schemas that have a component name become `$ref`s (their body is kept once in
- * `components`), literal unions become enums, and date, date-time and URL fields carry
- * their format.
+ * dropped (a service's own check becomes its keywords), schemas that have a component name
+ * become `$ref`s (their body is kept once in `components`), literal unions become enums,
+ * nullable fields a type list, and date, date-time and URL fields carry their format.
  */
 export class SchemaConverter {
   readonly components: Record<string, JsonSchema> = {};
@@ -60,6 +145,13 @@ export class SchemaConverter {
       this.components[own] = this.body(schema);
     }
     return { $ref: `#/components/schemas/${own}` };
+  }
+
+  /** A request body, kept as the component `name`, its objects closed to unknown fields. */
+  request(schema: TSchema, name: string): JsonSchema {
+    const ref = this.convert(schema, name);
+    this.components[name] = closed(this.components[name]);
+    return ref;
   }
 
   /** A property (or parameter) called `name`: its schema with the format its name promises. */
@@ -84,6 +176,12 @@ export class SchemaConverter {
         out[key] = value;
       }
     }
-    return asEnum(out);
+    const check = serviceCheckOf(schema);
+    if (check) {
+      const { items, ...keywords } = check;
+      Object.assign(out, checkKeywords(keywords, typesOf(out)));
+      if (items && isObject(out.items)) out.items = { ...out.items, ...checkKeywords(items, typesOf(out.items)) };
+    }
+    return asTypeList(asEnum(out));
   }
 }

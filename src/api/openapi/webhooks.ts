@@ -30,7 +30,8 @@ export function webhookSection(converter: SchemaConverter): Record<string, unkno
     webhooks[type] = {
       post: {
         operationId: `on${name}`,
-        summary:
+        summary: type,
+        description:
           type === PING_EVENT_TYPE
             ? `${type}, sent by POST /api/external/webhooks/{webhookId}/ping to that subscription only.`
             : `${type}, sent to subscriptions whose events include it or "*".`,
@@ -53,7 +54,8 @@ export function webhookSection(converter: SchemaConverter): Record<string, unkno
   webhooks['*'] = {
     post: {
       operationId: 'onWebhookEvent',
-      summary: 'Any event, sent to subscriptions whose events are ["*"].',
+      summary: 'Any event',
+      description: 'Any event, sent to subscriptions whose events are ["*"].',
       tags: ['Webhook events'],
       parameters: SIGNATURE_HEADERS,
       requestBody: {

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import {
   Description,
   List,
+  NonBlank,
   Nullable,
   PageInfoSchema,
   PaginationQuery,
@@ -31,7 +32,7 @@ export const GroupSchema = Type.Object({
 });
 
 const groupFields = {
-  name: Text('Required on create (NAME_REQUIRED); at most 200 characters.', LIMITS.groupName),
+  name: NonBlank(Text('Required on create (NAME_REQUIRED); at most 200 characters.', LIMITS.groupName)),
   description: Nullable(Description()),
   visibility: GroupVisibilitySchema,
   memberIds: List(Ref(), {

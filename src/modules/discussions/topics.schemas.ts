@@ -9,12 +9,14 @@ import {
   PathParam,
   Ref,
   SearchText,
+  serviceCheck,
   TagList,
   Title,
   Version,
 } from '../../operations/schema-helpers.js';
 import { ListOrderQueryFields } from '../../operations/list-order-query.js';
 import { WorkLinkSchema } from '../work-links/index.js';
+import { TOPIC_TARGET_TYPES } from './topic-links.service.js';
 
 export const TopicStatusSchema = Type.Union(
   [Type.Literal('open'), Type.Literal('in-progress'), Type.Literal('resolved'), Type.Literal('closed')],
@@ -42,7 +44,9 @@ export const TopicSchema = Type.Object({
 // codes); a wrong JSON type answers the same codes through topicFieldCodes.
 const TopicLinkInput = Type.Object(
   {
-    targetType: Type.Optional(Ref('issue, project or agenda_item (INVALID_TARGET_TYPE otherwise).')),
+    targetType: Type.Optional(
+      serviceCheck(Ref('issue, project or agenda_item (INVALID_TARGET_TYPE otherwise).'), { enum: TOPIC_TARGET_TYPES }),
+    ),
     targetId: Type.Optional(Ref('Id of the target; targetId or targetKey is required (TARGET_REQUIRED).')),
     targetKey: Type.Optional(Ref('issueKey or projectKey (issue and project targets only).')),
     teamKey: Type.Optional(Ref('Disambiguates a projectKey.')),

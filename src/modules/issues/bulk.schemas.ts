@@ -11,17 +11,18 @@ export const BULK_MAX_ITEMS = 50;
  * validation, so a bad item answers that route's code with the item's index in
  * `details.index`, where the envelope's validator would answer a nested path instead.
  */
-const documentedItem = (schema: TObject) => Type.Unknown(Object.fromEntries(Object.entries(schema)));
+const documentedItem = (schema: TObject, required: readonly string[] = []) =>
+  Type.Unknown({ ...Object.fromEntries(Object.entries(schema)), ...(required.length ? { required } : {}) });
 
 const bulkBody = (item: TSchema, description: string) =>
   Type.Object({
     issues: Type.Array(item, { minItems: 1, maxItems: BULK_MAX_ITEMS, description }),
   });
 
-/** POST /issues/bulk: create_issue bodies. */
-export const bulkCreateBody = (createItem: TObject) =>
+/** POST /issues/bulk: create_issue bodies, each with the fields create_issue requires. */
+export const bulkCreateBody = (createItem: TObject, required: readonly string[]) =>
   bulkBody(
-    documentedItem(createItem),
+    documentedItem(createItem, required),
     `1 to ${BULK_MAX_ITEMS} issues, each a create_issue body (title required), created in this order; all or none.`,
   );
 

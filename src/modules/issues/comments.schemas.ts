@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../core/errors.js';
-import { Nullable, Ref, Text } from '../../operations/schema-helpers.js';
+import { NonBlank, Nullable, Ref, Text } from '../../operations/schema-helpers.js';
 
 export const CommentSchema = Type.Object({
   commentId: Type.String(),
@@ -19,7 +19,7 @@ export const CommentSchema = Type.Object({
 
 export const CreateCommentBody = Type.Partial(
   Type.Object({
-    body: Text('Required, non-empty (COMMENT_BODY_REQUIRED); at most 65,536 characters.'),
+    body: NonBlank(Text('Required, non-empty (COMMENT_BODY_REQUIRED); at most 65,536 characters.')),
     parentCommentId: Nullable(Ref('A comment of the same record, for a threaded reply.')),
   }),
 );

@@ -1,6 +1,6 @@
 import { LIMITS } from '../../core/limits.js';
 import { Type } from '@sinclair/typebox';
-import { Description, Nullable, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
+import { Description, NonBlank, Nullable, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
 
 export const AgendaGroupSchema = Type.Object({
   agendaGroupId: Type.String(),
@@ -13,7 +13,7 @@ export const AgendaGroupSchema = Type.Object({
 });
 
 export const AgendaGroupBody = Type.Object({
-  name: Type.Optional(Text('Required on create (NAME_REQUIRED).')),
+  name: Type.Optional(NonBlank(Text('Required on create (NAME_REQUIRED).'))),
   description: Type.Optional(Nullable(Description())),
 });
 export const AgendaGroupOrderBody = Type.Object({

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../core/errors.js';
-import { DateString, Nullable, Ref, Text, Title } from '../../operations/schema-helpers.js';
+import { DateString, NonBlank, Nullable, Ref, Text, Title } from '../../operations/schema-helpers.js';
 import { CommentSchema, IssueSchema } from '../issues/index.js';
 import { AgendaItemSchema } from './agenda-items.schemas.js';
 
@@ -24,7 +24,7 @@ export const issueFromItemFieldCodes: Record<string, ErrorCode> = {
 export const PublishNotesBody = Type.Object({
   issueId: Type.Optional(Ref()),
   issueKey: Type.Optional(Ref()),
-  body: Type.Optional(Text("Comment text; default: the item's notes.")),
+  body: Type.Optional(NonBlank(Text("Comment text; default: the item's notes."))),
 });
 export const publishFieldCodes: Record<string, ErrorCode> = { body: 'COMMENT_BODY_REQUIRED' };
 

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import {
   alias,
   Description,
+  NonBlank,
   Nullable,
   PageInfoSchema,
   PaginationQuery,
@@ -40,7 +41,7 @@ export const MeetingSchema = Type.Object({
 const meetingFields = {
   title: Title('Non-empty (MEETING_TITLE_REQUIRED), at most 500 characters.'),
   description: Nullable(Description()),
-  type: Text('Free text, 1–50 characters; default "meeting".', LIMITS.meetingType),
+  type: NonBlank(Text('Free text, 1–50 characters; default "meeting".', LIMITS.meetingType)),
   recurrenceType: RecurrenceTypeSchema,
   startsAt: Nullable(Type.String({ description: 'ISO 8601 datetime with offset; required when recurring.' })),
   endsAt: Nullable(Type.String({ description: 'ISO 8601 datetime with offset, after startsAt.' })),

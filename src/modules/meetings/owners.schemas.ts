@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../core/errors.js';
-import { LIMITS } from '../../core/limits.js';
 import { Nullable, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
+import { EmailText } from './settings.schemas.js';
 
 export const OwnerSchema = Type.Object({
   ownerId: Type.String(),
@@ -19,7 +19,7 @@ export const OwnerBody = Type.Object({
   userId: Type.Optional(Nullable(Ref('usr_… or api-token:<name> (internal owner).'))),
   presetId: Type.Optional(Nullable(Ref('An external owner preset; its values are copied.'))),
   externalName: Type.Optional(Nullable(Text("External owner's name."))),
-  externalEmail: Type.Optional(Nullable(Text("External owner's email.", LIMITS.email))),
+  externalEmail: Type.Optional(Nullable(EmailText("External owner's email."))),
 });
 /** A wrong JSON type answers the codes an unknown value would. */
 export const ownerFieldCodes: Record<string, ErrorCode> = {

@@ -1,6 +1,16 @@
 import { LIMITS } from '../../core/limits.js';
 import { Type } from '@sinclair/typebox';
-import { Nullable, PathParam, Ref, Text } from '../../operations/schema-helpers.js';
+import { NonBlank, Nullable, PathParam, Ref, serviceCheck, Text } from '../../operations/schema-helpers.js';
+import { EMAIL_PATTERN } from './presets.service.js';
+
+/**
+ * An email address as validEmail checks it (presets.service.ts): trimmed, blank for none,
+ * else of the shape EMAIL_PATTERN gives. The check is the service's; the document shows it.
+ */
+export const EmailText = (description?: string) =>
+  serviceCheck(Text(description, LIMITS.email), {
+    pattern: `^\\s*(?:${EMAIL_PATTERN.source.replace(/^\^|\$$/g, '')}\\s*)?$`,
+  });
 
 export const AgendaStatusSchema = Type.Object({
   statusId: Type.String(),
@@ -28,7 +38,9 @@ export const SettingsResponse = Type.Object({
 
 export const AgendaStatusBody = Type.Object({
   name: Type.Optional(
-    Text('Unique case-insensitively (NAME_REQUIRED when empty); at most 100 characters.', LIMITS.agendaStatusName),
+    NonBlank(
+      Text('Unique case-insensitively (NAME_REQUIRED when empty); at most 100 characters.', LIMITS.agendaStatusName),
+    ),
   ),
 });
 export const AgendaStatusOrderBody = Type.Object({
@@ -45,9 +57,9 @@ export const AgendaStatusListResponse = Type.Object({ agendaStatuses: Type.Array
 export const StatusIdParams = Type.Object({ statusId: PathParam() });
 
 export const PresetBody = Type.Object({
-  name: Type.Optional(Text('Required on create (NAME_REQUIRED).')),
+  name: Type.Optional(NonBlank(Text('Required on create (NAME_REQUIRED).'))),
   externalName: Type.Optional(Nullable(Text())),
-  externalEmail: Type.Optional(Nullable(Text(undefined, LIMITS.email))),
+  externalEmail: Type.Optional(Nullable(EmailText())),
 });
 export const PresetResponse = Type.Object({ externalOwnerPreset: PresetSchema });
 export const PresetIdParams = Type.Object({ presetId: PathParam() });

@@ -1,10 +1,18 @@
 import { Type } from '@sinclair/typebox';
+import type { ErrorCode } from '../../core/errors.js';
 import { PathParam } from '../../operations/schema-helpers.js';
 import { created, defineOperation, noContent, ok, type Operation, type Result } from '../../operations/define.js';
 import { linkAgendaItem, linkMeeting, unlinkAgendaItem, unlinkMeeting } from './meeting-links.service.js';
 import { WorkLinkBody, WorkLinkResponse, workLinkFieldCodes, type WorkLinkView } from '../work-links/index.js';
 
 const tag = 'Meetings';
+/** What a link's target may not be found as, by its type. */
+const targetErrors: ErrorCode[] = [
+  'AGENDA_ITEM_NOT_FOUND',
+  'DISCUSSION_TOPIC_NOT_FOUND',
+  'ISSUE_NOT_FOUND',
+  'PROJECT_NOT_FOUND',
+];
 
 const MeetingParams = Type.Object({ meetingId: PathParam() });
 const MeetingLinkParams = Type.Object({ meetingId: PathParam(), linkId: PathParam() });
@@ -25,7 +33,7 @@ export const workLinkOperations: Operation[] = [
       'Link an issue, project, discussion topic or agenda item to the meeting; a duplicate answers the existing link.',
     params: MeetingParams,
     body: WorkLinkBody,
-    errors: ['AGENDA_ITEM_NOT_FOUND', 'DISCUSSION_TOPIC_NOT_FOUND', 'ISSUE_NOT_FOUND', 'PROJECT_NOT_FOUND'],
+    errors: targetErrors,
     answersExisting: true,
     requiredFields: ['targetType'],
     fieldCodes: workLinkFieldCodes,
@@ -55,6 +63,7 @@ export const workLinkOperations: Operation[] = [
       'Link an issue, project, discussion topic or agenda item to the agenda item; a duplicate answers the existing link.',
     params: ItemParams,
     body: WorkLinkBody,
+    errors: targetErrors,
     answersExisting: true,
     requiredFields: ['targetType'],
     fieldCodes: workLinkFieldCodes,

@@ -1,5 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { DateString, Nullable, PathParam, Ref, Title, Version } from '../../operations/schema-helpers.js';
+import {
+  DateString,
+  NonBlank,
+  Nullable,
+  PathParam,
+  Ref,
+  serviceCheck,
+  Title,
+  Version,
+} from '../../operations/schema-helpers.js';
+import { LINK_TYPES } from '../issues/index.js';
 
 export const SUBTASK_STATUSES = ['to-do', 'in-progress', 'done'] as const;
 export type SubtaskStatus = (typeof SUBTASK_STATUSES)[number];
@@ -75,7 +85,7 @@ export const SubtaskListResponse = Type.Object({ subtasks: Type.Array(SubtaskSch
 
 export const CreateSubtaskLinkBody = Type.Partial(
   Type.Object({
-    type: Ref('blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE).'),
+    type: serviceCheck(Ref('blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE).'), { enum: LINK_TYPES }),
     targetSubtaskId: Ref('A sibling sub-task: same parent issue.'),
   }),
 );
@@ -83,7 +93,9 @@ export const subtaskLinkFieldCodes = {
   type: 'INVALID_ISSUE_LINK_TYPE',
   targetSubtaskId: 'SUBTASK_LINK_TARGET_NOT_FOUND',
 } as const;
-export const DeleteSubtaskLinkBody = Type.Partial(Type.Object({ linkId: Ref('Required (ISSUE_LINK_ID_REQUIRED).') }));
+export const DeleteSubtaskLinkBody = Type.Partial(
+  Type.Object({ linkId: NonBlank(Ref('Required (ISSUE_LINK_ID_REQUIRED).')) }),
+);
 export const deleteSubtaskLinkFieldCodes = { linkId: 'ISSUE_LINK_ID_REQUIRED' } as const;
 export const SubtaskLinkResponse = Type.Object({ link: SubtaskLinkSchema });
 

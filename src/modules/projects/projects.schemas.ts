@@ -3,6 +3,7 @@ import {
   alias,
   DateString,
   Description,
+  NonBlank,
   Nullable,
   PageInfoSchema,
   PaginationQuery,
@@ -31,7 +32,7 @@ export const ProjectSchema = Type.Object({
 });
 
 const projectFields = {
-  name: Text('Required on create (NAME_REQUIRED).'),
+  name: NonBlank(Text('Required on create (NAME_REQUIRED).')),
   description: Nullable(Description()),
   teamId: Ref(),
   teamKey: Ref('Default team when no team is given.'),

@@ -9,14 +9,19 @@ import {
   PaginationQuery,
   PathParam,
   Ref,
+  serviceCheck,
   Text,
   Version,
 } from '../../operations/schema-helpers.js';
 
-const eventsField = List(Ref(), {
-  minItems: 1,
-  description: `Event types to receive, or ["*"] for all: ${EVENT_TYPES.join(', ')}.`,
-});
+// The service checks each entry (and that "*" stands alone); the document lists the set.
+const eventsField = serviceCheck(
+  List(Ref(), {
+    minItems: 1,
+    description: `Event types to receive, or ["*"] for all: ${EVENT_TYPES.join(', ')}.`,
+  }),
+  { items: { enum: [...EVENT_TYPES, '*'] } },
+);
 const urlField = Text(
   'Absolute http(s) URL of the receiver, at most 2,048 characters, on a public (global unicast) address; ' +
     'loopback, private, link-local and other special ranges are refused.',

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../core/errors.js';
-import { Nullable, Ref } from '../../operations/schema-helpers.js';
+import { Nullable, Ref, serviceCheck } from '../../operations/schema-helpers.js';
+import { WORK_TARGET_TYPES } from './work-links.service.js';
 
 export const WorkLinkSchema = Type.Object({
   linkId: Type.String(),
@@ -13,7 +14,9 @@ export const WorkLinkSchema = Type.Object({
 
 /** The service checks the target; a wrong JSON type answers the same codes (workLinkFieldCodes). */
 export const WorkLinkBody = Type.Object({
-  targetType: Type.Optional(Ref('issue | project | discussion_topic | agenda_item')),
+  targetType: Type.Optional(
+    serviceCheck(Ref('issue | project | discussion_topic | agenda_item'), { enum: WORK_TARGET_TYPES }),
+  ),
   targetId: Type.Optional(Ref('Id of the target.')),
   targetKey: Type.Optional(Ref('issueKey or projectKey (issue and project targets only).')),
   teamKey: Type.Optional(Ref('Disambiguates a project targetKey.')),

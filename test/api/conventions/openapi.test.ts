@@ -78,7 +78,7 @@ describe('the OpenAPI document', () => {
     expect(schemas.Issue.required).toEqual(expect.arrayContaining(['issueId', 'issueKey', 'title', 'createdAt']));
     expect(schemas.Issue.properties.priority.enum).toEqual(['none', 'low', 'medium', 'high', 'urgent']);
     expect(schemas.Issue.properties.createdAt.format).toBe('date-time');
-    expect(schemas.Issue.properties.dueDate.anyOf).toContainEqual({ type: 'string', format: 'date' });
+    expect(schemas.Issue.properties.dueDate).toEqual({ type: ['string', 'null'], format: 'date' });
     expect(schemas.CreateIssueRequest.required).toEqual(['title']);
     expect(schemas.CreateWebhookRequest.required).toEqual(['url', 'events']);
     expect(schemas.CreateWebhookRequest.properties.url.format).toBe('uri');
@@ -129,6 +129,51 @@ describe('the OpenAPI document', () => {
         }
       }
     }
+  });
+
+  it('states what the validator and the services check of a request', () => {
+    for (const { path, method, operation } of operations) {
+      const body = operation.requestBody?.content['application/json'].schema;
+      // Unknown body fields are refused, at any depth: every object of a body is closed.
+      for (const node of body ? nodes(body) : []) {
+        if (node.properties) expect(node.additionalProperties, `${method} ${path}`).toBe(false);
+      }
+    }
+    const titles = [schemas.CreateIssueRequest, schemas.UpdateMeetingRequest, schemas.CreateDiscussionTopicRequest];
+    for (const body of titles) expect(body.properties.title).toMatchObject({ minLength: 1, pattern: '\\S' });
+    expect(schemas.CreateProjectRequest.properties.name).toMatchObject({ minLength: 1 });
+    expect(schemas.LinkIssuesRequest.properties.type.enum).toEqual(['blocks', 'blocked_by', 'related']);
+    expect(schemas.CreateWebhookRequest.properties.events.items.enum).toContain('*');
+    expect(schemas.CreateExternalOwnerPresetRequest.properties.externalEmail.pattern).toBeDefined();
+    const patch = doc.paths['/api/external/issues/{issueId}'].patch.parameters;
+    expect(patch.find((p: Json) => p.name === 'If-Match').schema).toMatchObject({ maxLength: 2048 });
+    const list = doc.paths['/api/external/issues'].get.parameters;
+    expect(new RegExp(list.find((p: Json) => p.name === 'fields').schema.pattern).test('0000')).toBe(false);
+  });
+
+  it('writes every field of a component schema with its type (a nullable one as a type list)', () => {
+    // Scalar reads a schema by its type, and logs "document validation errors" for a
+    // component with a field that is a bare anyOf (fields of a named schema, or a null).
+    for (const [name, schema] of Object.entries(schemas)) {
+      for (const node of nodes(schema)) {
+        for (const [field, property] of Object.entries((node.properties ?? {}) as Record<string, Json>)) {
+          const typed = property.type !== undefined || property.$ref !== undefined;
+          const refs = (property.anyOf ?? []).every((b: Json) => b.$ref !== undefined || b.type === 'null');
+          expect(typed || (property.anyOf && refs), `${name}.${field}`).toBe(true);
+        }
+      }
+    }
+    expect(schemas.Issue.properties.description).toEqual({ type: ['string', 'null'] });
+  });
+
+  it('names each operation in a few words, its sentence opening the description', () => {
+    for (const op of catalog) {
+      const operation = doc.paths[op.path][op.method.toLowerCase()];
+      expect(operation.summary.split(' ').length, op.id).toBeLessThanOrEqual(7);
+      expect(operation.summary, op.id).not.toMatch(/[.;:]$/);
+      expect(operation.description.startsWith(op.summary), op.id).toBe(true);
+    }
+    expect(doc.paths['/api/external/issues'].get.summary).toBe('List issues');
   });
 
   it('offers the three documented credential forms as security schemes', () => {
