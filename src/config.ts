@@ -91,7 +91,8 @@ function trustProxyFrom(env: NodeJS.ProcessEnv): TrustProxy {
   const wrong = entries.find((entry) => !PROXY_RANGE_NAMES.has(entry) && !isAddressOrRange(entry));
   if (wrong !== undefined)
     throw new ConfigError(
-      `WSX_TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses and CIDR ranges such as 10.0.0.0/8,127.0.0.1 ("${wrong}" is none of these; got "${raw}")`,
+      'WSX_TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of ' +
+        `proxy addresses and CIDR ranges such as 10.0.0.0/8,127.0.0.1 ("${wrong}" is none of these; got "${raw}")`,
     );
   return entries;
 }

@@ -50,7 +50,8 @@ export async function requirePerson(db: Kysely<DB>, workspace: WorkspaceRef, ref
   if (rows.length === 1) return person(rows[0]);
   if (rows.length > 1)
     throw new CliError(
-      `${rows.length} users of workspace "${workspace.slug}" have the email "${ref}" (${rows.map((row) => row.handle).join(', ')}); give the handle`,
+      `${rows.length} users of workspace "${workspace.slug}" have the email "${ref}" ` +
+        `(${rows.map((row) => row.handle).join(', ')}); give the handle`,
     );
   throw new CliError(`no user "${ref}" in workspace "${workspace.slug}" (give a handle, an email or a usr_… id)`);
 }

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, type Option } from 'commander';
 import { loadConfig } from '../config.js';
 import { applyCommand } from './commands/apply.js';
 import { checkCommand } from './commands/check.js';
@@ -13,7 +13,9 @@ import { MAX_WORKERS, parseWorkerCount, superviseWorkers } from './commands/serv
 import { sessionListCommand, sessionRevokeCommand } from './commands/session.js';
 import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './commands/token.js';
 import { processContext, type CliContext } from './context.js';
-import { isOperatorError } from './errors.js';
+import { failureLine } from './errors.js';
+import { packageVersion } from './installation.js';
+import { followLauncher } from './launcher.js';
 
 const DATABASE_HELP =
   '\nEnvironment: DATABASE_URL (default sqlite:./data/wsx.sqlite; sqlite:PATH, sqlite::memory: or postgres://…).';
@@ -22,14 +24,20 @@ const DATABASE_HELP =
 export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.env): Command {
   const program = new Command('wsx')
     .description('Workspace Execution External API server and admin tool.')
+    .version(packageVersion(), '-V, --version', 'print the version of wsx')
+    .option('--verbose', 'when a command fails, print the stack trace as well as the one-line reason')
     .exitOverride()
-    .configureOutput({ writeOut: (text) => ctx.out(text.trimEnd()), writeErr: (text) => ctx.err(text.trimEnd()) })
-    .showHelpAfterError();
+    .configureOutput({
+      writeOut: (text) => ctx.out(text.trimEnd()),
+      writeErr: (text) => ctx.err(text.trimEnd()),
+      // Commander's own usage errors read like every other failure: `wsx: …`.
+      outputError: (text, write) => write(text.replace(/^error: /, 'wsx: ')),
+    });
 
   program
     .command('serve')
     .description(
-      'Start the HTTP server (migrates first; on an empty database creates the "default" workspace, its admin token and project FIRST).',
+      'Start the HTTP server (migrates first; on an empty database creates the "default" workspace, its administrator, admin token and project FIRST).',
     )
     .addHelpText(
       'after',
@@ -39,16 +47,19 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
     .option('--workers <n>', `server processes sharing the port (1 to ${MAX_WORKERS})`, parseWorkerCount)
     .action(async (options: { workers?: number }) => {
       const config = loadConfig(env);
+      // Started by npx or npm run through a shell that does not pass signals on: stop when
+      // npm is gone (launcher.ts). A cluster's workers are the primary's to stop.
+      const launcher = cluster.isPrimary ? followLauncher(env) : undefined;
       // Loaded on demand: admin commands start without the HTTP stack and its operations.
       const { openServedDatabase, serveCommand } = await import('./commands/serve.js');
       // The primary of a cluster migrates once (workers would race for it), then only supervises;
       // its workers come back here and serve.
       if ((options.workers ?? 1) > 1 && cluster.isPrimary) {
         await (await openServedDatabase(ctx, config, { serving: false })).close();
-        superviseWorkers(ctx, options.workers ?? 1, config);
+        superviseWorkers(ctx, options.workers ?? 1, config, launcher);
         return;
       }
-      await serveCommand(ctx, config);
+      await serveCommand(ctx, config, launcher);
     });
 
   program
@@ -109,15 +120,15 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
     .description('Create a workspace token and print its secret (shown only once).')
     .requiredOption('--workspace <slug>', 'workspace slug')
     .requiredOption('--name <name>', 'token name (also its assignee id api-token:<name>)')
-    .option('--project <TEAM/PROJ...>', 'grant access to a project (repeatable)')
-    .option('--all-projects', 'grant access to every project, present and future')
+    .option('--project <TEAM/PROJ...>', "grant access to a project (repeatable); '*' grants every project")
+    .option('--all-projects', "grant access to every project, present and future (as --project '*')")
     .option(
       '--expires-at <datetime>',
       'refuse the token from this instant on (ISO 8601 with an offset, e.g. 2026-12-31T23:59:59Z)',
     )
     .option('--read-only', 'the token may only read: every write answers 403 TOKEN_READ_ONLY')
     .option('--json', 'print { name, secret, assigneeId, access } (and expiresAt when given)')
-    .addHelpText('after', DATABASE_HELP)
+    .addHelpText('after', `\nGive --project at least once, or --project '*'.${DATABASE_HELP}`)
     .action((options: Parameters<typeof tokenCreateCommand>[1]) => tokenCreateCommand(ctx, options));
   token
     .command('revoke')
@@ -144,8 +155,15 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
     .requiredOption('--workspace <slug>', 'workspace slug')
     .requiredOption('--user <user>', "the user's handle, email or id")
     .option('--next <path>', 'a page of this server to open after signing in (e.g. /oauth/consent?request=…)')
+    .option(
+      '--url <origin>',
+      "the server's public URL the link starts with (default WSX_PUBLIC_URL, else http://HOST:PORT)",
+    )
     .option('--json', 'print { url, workspace, user, expiresAt }')
-    .addHelpText('after', `\nThe link starts with WSX_PUBLIC_URL (default http://HOST:PORT).${DATABASE_HELP}`)
+    .addHelpText(
+      'after',
+      `\nThe link starts with --url, else WSX_PUBLIC_URL, else http://HOST:PORT (PORT 8080).${DATABASE_HELP}`,
+    )
     .action((options: Parameters<typeof loginLinkCommand>[1]) =>
       loginLinkCommand(ctx, options, loadConfig(env).publicUrl),
     );
@@ -191,25 +209,63 @@ export function buildProgram(ctx: CliContext, env: NodeJS.ProcessEnv = process.e
       sessionRevokeCommand(ctx, sessionId, options),
     );
 
+  return withUsageChecks(program);
+}
+
+/** `wsx token create`: the command's words from the program down. */
+const commandPath = (command: Command): string =>
+  command.parent ? `${commandPath(command.parent)} ${command.name()}` : command.name();
+
+const allCommands = (command: Command): Command[] => [command, ...command.commands.flatMap(allCommands)];
+
+/**
+ * Commander checks required options before it looks for unknown ones, so a misspelt
+ * `--nam x` was reported as "required option '--name <name>' not specified". Required
+ * options are checked here instead, in a hook that runs after the unknown-option check
+ * (which names the option meant: "Did you mean --name?"), with commander's own message.
+ * After any usage error, one line says where the usage is, rather than the whole help.
+ */
+function withUsageChecks(program: Command): Command {
+  const required = new Set<Option>();
+  for (const command of allCommands(program)) {
+    const lists = command.commands.length > 0 ? 'commands' : 'options';
+    command.showHelpAfterError(`(${commandPath(command)} --help lists its ${lists})`);
+    for (const option of command.options)
+      if (option.mandatory) {
+        option.mandatory = false;
+        required.add(option);
+      }
+  }
+  program.hook('preAction', (_program, command) => {
+    for (const option of command.options)
+      if (required.has(option) && command.getOptionValue(option.attributeName()) === undefined)
+        command.error(`error: required option '${option.flags}' not specified`, {
+          code: 'commander.missingMandatoryOptionValue',
+        });
+  });
   return program;
 }
 
 /**
  * Runs one command line (without the node and script arguments); answers the exit code.
- * Operator mistakes print one line to stderr; anything unexpected prints its stack.
+ * A failure prints one line to stderr, `wsx: <what went wrong>`; with `--verbose`, its
+ * stack follows. A failure no setting explains (a bug, most likely) says how to see it.
  */
 export async function runCli(
   args: string[],
   ctx: CliContext = processContext(),
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
+  const program = buildProgram(ctx, env);
   try {
-    await buildProgram(ctx, env).parseAsync(args, { from: 'user' });
+    await program.parseAsync(args, { from: 'user' });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
-    if (isOperatorError(error)) ctx.err(`error: ${error.message}`);
-    else ctx.err(`error: ${(error as Error)?.stack ?? String(error)}`);
+    const verbose = program.opts<{ verbose?: boolean }>().verbose === true;
+    const { text, expected } = failureLine(error);
+    ctx.err(`wsx: ${text}${expected || verbose ? '' : ' (run again with --verbose for the stack trace)'}`);
+    if (verbose) ctx.err((error as Error)?.stack ?? String(error));
     return 1;
   }
 }

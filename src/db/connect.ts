@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { DEFAULT_PG_POOL_SIZE } from '../config.js';
+import { ConfigError, DEFAULT_PG_POOL_SIZE } from '../config.js';
 import type { Database } from './database.js';
 import { openPostgres } from './postgres/open.js';
 import { openSqlite } from './sqlite/open.js';
@@ -20,7 +20,7 @@ export async function openDatabase(
     return openPostgres(target, options.pgPoolSize ?? DEFAULT_PG_POOL_SIZE);
   }
   if (target.startsWith('sqlite:')) return openSqlite(target.slice('sqlite:'.length), options.backgroundCheckpoints);
-  throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got "${target.split(':')[0]}:")`);
+  throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres:// (got "${target.split(':')[0]}:")`);
 }
 
 const DEFAULT_URL = 'sqlite:./data/wsx.sqlite';

@@ -81,6 +81,14 @@ export function judgeAddress(text: string, allowPrivate: boolean): AddressVerdic
   return { address: shown, refusedAs: allowed ? undefined : (RANGE_NAMES[range] ?? range) };
 }
 
+/** Whether WSX_WEBHOOK_ALLOW_PRIVATE=1 accepts an address refused as `refusedAs` (loopback, private, shared). */
+export const allowedWhenPrivate = (refusedAs: string | undefined): boolean =>
+  refusedAs !== undefined && [...PRIVATE_RANGES].some((range) => RANGE_NAMES[range] === refusedAs);
+
+/** How to accept a receiver on this machine or network, said where one is refused. */
+export const ALLOW_PRIVATE_HINT =
+  'For a receiver on this machine or your own network (local development), start the server with WSX_WEBHOOK_ALLOW_PRIVATE=1; otherwise use a URL of a public host.';
+
 export const refusalMessage = (verdict: AddressVerdict): string =>
   `receiver address ${verdict.address} is not a public unicast address (${verdict.refusedAs})`;
 

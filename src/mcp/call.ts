@@ -26,6 +26,8 @@ export interface CallContext {
   charge: (extra: number) => Promise<void>;
   /** Where idempotency keys are kept, shared with the HTTP routes. */
   keys: { database: Database; holder: ClaimHolder; ttlHours: number };
+  /** An error's suggestion as an MCP caller can follow it: tools named for routes (suggestions.ts). */
+  suggestFor?: (suggestion: string) => string;
 }
 
 /** The HTTP body as structured content and as JSON text; errors carry the error body. */
@@ -79,7 +81,10 @@ export async function callTool(
     }
     return toolResult((result.body ?? {}) as Record<string, unknown>, false, replayed);
   } catch (error) {
-    if (isApiError(error)) return toolResult({ ...error.toBody() }, true);
+    if (isApiError(error)) {
+      const body = error.toBody();
+      return toolResult({ ...body, suggestion: call.suggestFor?.(body.suggestion) ?? body.suggestion }, true);
+    }
     // A store outage or a full disk: the same codes as over HTTP (no headers in MCP).
     const storeError = databaseApiError(error);
     if (storeError) return toolResult({ ...storeError.toBody() }, true);

@@ -10,6 +10,7 @@ import type { Operation } from '../operations/define.js';
 import type { ClaimHolder } from '../modules/idempotency/index.js';
 import { parseSelection, toolSelector, type Selection } from './selection.js';
 import { droppedArgumentNames } from './sent-arguments.js';
+import { routeIndex, toolFormOf } from './suggestions.js';
 import type * as McpServerModule from './server.js';
 import { buildTools } from './tools.js';
 import { checkToolsets } from './toolsets.js';
@@ -89,7 +90,9 @@ export function registerMcp(
   holder: ClaimHolder,
 ): void {
   checkToolsets(operations);
-  const select = toolSelector(buildTools(operations));
+  const tools = buildTools(operations);
+  const select = toolSelector(tools);
+  const routes = routeIndex(tools);
 
   app.post(MCP_PATH, async (request, reply) => {
     const auth = requireAuth(request);
@@ -107,14 +110,16 @@ export function registerMcp(
     if (messages > 1) await app.spendRequestBudget?.(request, reply, messages - 1);
 
     const [{ StreamableHTTPServerTransport }, { buildMcpServer }] = await loadMcpModules();
+    const selected = select(selection);
     const server = buildMcpServer(
-      select(selection),
+      selected,
       {
         makeCtx: () => buildCtx(request, database, config),
         auth,
         log: request.log,
         charge: async (extra) => app.spendRequestBudget?.(request, reply, extra),
         keys: { database, holder, ttlHours: config.idempotencyTtlHours },
+        suggestFor: (suggestion) => toolFormOf(suggestion, routes, selected.callable),
       },
       droppedArgumentNames(request.body),
     );

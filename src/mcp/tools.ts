@@ -187,7 +187,7 @@ function parseExpectedVersion(value: unknown): number {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) return value;
   throw new ApiError(
     'VALIDATION_FAILED',
-    { field: EXPECTED_VERSION },
+    { field: EXPECTED_VERSION, min: 1 },
     { message: 'expectedVersion must be an integer of at least 1: the version field of the record you read.' },
   );
 }

@@ -105,19 +105,58 @@ const BOUNDS = new Map<ValueErrorType, 'maxLength' | 'maxItems' | 'maxProperties
   [ValueErrorType.ObjectMaxProperties, 'maxProperties'],
 ]);
 
+/** A number outside its schema's range: the answer names the range (`min`, `max`). */
+const RANGE_ERRORS = new Set<ValueErrorType>([
+  ValueErrorType.IntegerMinimum,
+  ValueErrorType.IntegerMaximum,
+  ValueErrorType.IntegerExclusiveMinimum,
+  ValueErrorType.IntegerExclusiveMaximum,
+  ValueErrorType.NumberMinimum,
+  ValueErrorType.NumberMaximum,
+  ValueErrorType.NumberExclusiveMinimum,
+  ValueErrorType.NumberExclusiveMaximum,
+]);
+
 /**
  * The error that decides the answer. A union (a nullable field) reports only that no
- * variant matched; when one variant matched the value's type and failed only its bound,
- * that bound is the real mistake.
+ * variant matched; when one variant matched the value's type and failed only its bound
+ * or its range, that is the real mistake.
  */
 function decisiveError(error: ValueError): ValueError {
   if (error.type !== ValueErrorType.Union) return error;
   for (const variant of error.errors) {
     const first = variant.First();
     const decisive = first && decisiveError(first);
-    if (decisive && BOUNDS.has(decisive.type)) return decisive;
+    if (decisive && (BOUNDS.has(decisive.type) || RANGE_ERRORS.has(decisive.type))) return decisive;
   }
   return error;
+}
+
+/**
+ * The range of a number schema, both ends it has, as inclusive bounds: an exclusive bound
+ * of an integer is the next integer in; one of a fractional number is given as it is.
+ */
+function rangeOf(schema: TSchema): { min?: number; max?: number } {
+  const bounds = schema as {
+    minimum?: unknown;
+    maximum?: unknown;
+    exclusiveMinimum?: unknown;
+    exclusiveMaximum?: unknown;
+  };
+  const step = schema.type === 'integer' ? 1 : 0;
+  const min =
+    typeof bounds.minimum === 'number'
+      ? bounds.minimum
+      : typeof bounds.exclusiveMinimum === 'number'
+        ? bounds.exclusiveMinimum + step
+        : undefined;
+  const max =
+    typeof bounds.maximum === 'number'
+      ? bounds.maximum
+      : typeof bounds.exclusiveMaximum === 'number'
+        ? bounds.exclusiveMaximum - step
+        : undefined;
+  return { ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
 }
 
 function firstError(schema: TSchema, value: unknown): ValueError | undefined {
@@ -183,16 +222,32 @@ function enumValues(schema: TSchema): unknown[] | undefined {
   return parts.every((part) => part !== undefined) ? parts.flat() : undefined;
 }
 
-/** `field`, plus `allowed` when the failing schema is a fixed set of values. */
-function fieldDetails(field: string, error: ValueError): { field: string; allowed?: unknown[] } {
+type FieldDetails = {
+  field: string;
+  allowed?: unknown[];
+  min?: number;
+  max?: number;
+};
+
+/**
+ * `field`, plus `allowed` when the failing schema is a fixed set of values, or `min` and
+ * `max` (each the schema has) when a number is out of its range.
+ */
+function fieldDetails(field: string, error: ValueError): FieldDetails {
+  if (RANGE_ERRORS.has(error.type)) return { field, ...rangeOf(error.schema) };
   const allowed = enumValues(error.schema);
   return allowed?.length ? { field, allowed } : { field };
 }
 
-/** The message for a bad field: what it is, and what it may be when that is a fixed set. */
-function invalidMessage(what: string, details: { allowed?: unknown[] }): string {
+/** The message for a bad field: what it is, and what it may be when that is a fixed set or a range. */
+function invalidMessage(what: string, details: FieldDetails): string {
   const values = details.allowed?.map((value) => JSON.stringify(value)).join(', ');
-  return values ? `${what} must be one of ${values}.` : `${what} is not valid.`;
+  if (values) return `${what} must be one of ${values}.`;
+  const { min, max } = details;
+  if (min !== undefined && max !== undefined) return `${what} must be from ${min} to ${max}.`;
+  if (min !== undefined) return `${what} must be at least ${min}.`;
+  if (max !== undefined) return `${what} must be at most ${max}.`;
+  return `${what} is not valid.`;
 }
 
 function bodyFailure(op: Operation, error: ValueError): ApiError {

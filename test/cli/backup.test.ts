@@ -124,7 +124,7 @@ describe('wsx backup on SQLite', () => {
     writeFileSync(file, 'keep me');
     const refused = await wsx(['backup', '--out', file]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toBe(`error: ${file} already exists; pass --force to replace it`);
+    expect(refused.stderr).toBe(`wsx: ${file} already exists; pass --force to replace it`);
     expect(readFileSync(file, 'utf8')).toBe('keep me');
 
     const forced = await wsx(['backup', '--out', file, '--force']);
@@ -141,7 +141,7 @@ describe('wsx backup on SQLite', () => {
   it('refuses a database that does not exist instead of copying an empty one', async () => {
     const refused = await wsx(['backup', '--out', join(dir, 'none.sqlite')], `sqlite:${join(dir, 'missing.sqlite')}`);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toBe(`error: there is no SQLite database at ${join(dir, 'missing.sqlite')}`);
+    expect(refused.stderr).toBe(`wsx: there is no SQLite database at ${join(dir, 'missing.sqlite')}`);
     expect(readdirSync(dir)).not.toContain('missing.sqlite');
     expect(readdirSync(dir)).not.toContain('none.sqlite');
   });
@@ -155,7 +155,7 @@ describe('wsx backup on PostgreSQL', () => {
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toBe(
-      'error: wsx backup copies SQLite files only; back up PostgreSQL with pg_dump: ' +
+      'wsx: wsx backup copies SQLite files only; back up PostgreSQL with pg_dump: ' +
         'pg_dump -Fc -d "$DATABASE_URL" -f wsx.dump',
     );
   });

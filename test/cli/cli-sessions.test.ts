@@ -113,7 +113,7 @@ describe('wsx session list', () => {
 
   it('names what is wrong with the workspace or the user', async () => {
     const noWorkspace = await wsx('session', 'list', '--workspace', 'nope');
-    expect(noWorkspace).toMatchObject({ code: 1, stderr: 'error: no workspace with slug "nope"' });
+    expect(noWorkspace).toMatchObject({ code: 1, stderr: 'wsx: no workspace with slug "nope"' });
     const noUser = await wsx('session', 'list', '--workspace', 'acme', '--user', 'ghost');
     expect(noUser.code).toBe(1);
     expect(noUser.stderr).toContain('no user "ghost" in workspace "acme"');
@@ -143,9 +143,7 @@ describe('wsx session revoke', () => {
     ]) {
       const again = await wsx('session', 'revoke', id, '--workspace', workspace);
       expect(again.code, `${id} in ${workspace}`).toBe(1);
-      expect(again.stderr).toBe(
-        `error: no session "${id}" in force in workspace "${workspace}" (see wsx session list)`,
-      );
+      expect(again.stderr).toBe(`wsx: no session "${id}" in force in workspace "${workspace}" (see wsx session list)`);
     }
     expect(await opens(kept)).toBe(true);
   });
@@ -172,7 +170,7 @@ describe('wsx session revoke', () => {
     expect(neither.code).toBe(1);
     expect(neither.stderr).toContain('name the session to end');
     const both = await wsx('session', 'revoke', 'ses_x', '--workspace', 'acme', '--user', 'bob');
-    expect(both).toMatchObject({ code: 1, stderr: 'error: give a session id or --user, not both' });
+    expect(both).toMatchObject({ code: 1, stderr: 'wsx: give a session id or --user, not both' });
     const help = (await wsx('session', 'revoke', '--help')).stdout;
     expect(help).toContain('[sessionId]');
     expect(help).toContain('--user <user>');

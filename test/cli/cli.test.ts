@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { authenticate } from '../../src/modules/auth/credentials.service.js';
 import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
 import { closeTestDatabase, openTestDatabase } from '../support/database.js';
-import { runWsx } from '../support/cli.js';
+import { runBuiltWsx, runWsx } from '../support/cli.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -82,12 +82,15 @@ describe('wsx token', () => {
   });
 
   it('refuses a duplicate name, an unknown workspace and an unknown project with exit code 1', async () => {
-    await wsx('token', 'create', '--workspace', 'acme', '--name', 'dup');
+    await wsx('token', 'create', '--workspace', 'acme', '--name', 'dup', '--project', 'ENG/API');
     const cases = [
-      [['--workspace', 'acme', '--name', 'dup'], 'a token named "dup" already exists in workspace "acme"'],
-      [['--workspace', 'nope', '--name', 'x'], 'no workspace with slug "nope"'],
+      [
+        ['--workspace', 'acme', '--name', 'dup', '--project', 'ENG/API'],
+        'a token named "dup" already exists in workspace "acme"',
+      ],
+      [['--workspace', 'nope', '--name', 'x', '--all-projects'], 'no workspace with slug "nope"'],
       [['--workspace', 'acme', '--name', 'x', '--project', 'ENG/NOPE'], 'no project "ENG/NOPE"'],
-      [['--workspace', 'acme', '--name', 'bad name'], 'token name must match'],
+      [['--workspace', 'acme', '--name', 'bad name', '--all-projects'], 'token name must match'],
     ] as const;
     for (const [args, message] of cases) {
       const result = await wsx('token', 'create', ...args);
@@ -116,7 +119,16 @@ describe('wsx token', () => {
   });
 
   it('revokes a token: its secret stops authenticating at once', async () => {
-    const { stdout } = await wsx('token', 'create', '--workspace', 'acme', '--name', 'temp', '--json');
+    const { stdout } = await wsx(
+      'token',
+      'create',
+      '--workspace',
+      'acme',
+      '--name',
+      'temp',
+      '--all-projects',
+      '--json',
+    );
     const { secret } = JSON.parse(stdout);
     expect(await authenticate(database.db, secret)).not.toBeNull();
 
@@ -126,7 +138,143 @@ describe('wsx token', () => {
     expect(tokens.find((t: { name: string }) => t.name === 'temp').active).toBe(false);
 
     const unknown = await wsx('token', 'revoke', '--workspace', 'acme', '--name', 'ghost');
-    expect(unknown).toMatchObject({ code: 1, stderr: 'error: no token named "ghost" in workspace "acme"' });
+    expect(unknown).toMatchObject({ code: 1, stderr: 'wsx: no token named "ghost" in workspace "acme"' });
+  });
+});
+
+describe('wsx token create without a grant', () => {
+  it("is refused, naming --project and --project '*'; '*' grants every project", async () => {
+    const refused = await wsx('token', 'create', '--workspace', 'acme', '--name', 'blind');
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        "wsx: a token needs a grant, or it sees nothing: give --project TEAM/PROJ (repeatable) for the projects it may use, or --project '*' for every project, present and future",
+    });
+    const mixed = await wsx(
+      'token',
+      'create',
+      '--workspace',
+      'acme',
+      '--name',
+      'blind',
+      '--project',
+      '*',
+      '--project',
+      'ENG/API',
+    );
+    expect(mixed.code).toBe(1);
+    expect(mixed.stderr).toBe(
+      "wsx: --project '*' (or --all-projects) grants every project already; leave out --project ENG/API",
+    );
+    const { tokens } = JSON.parse((await wsx('token', 'list', '--workspace', 'acme', '--json')).stdout);
+    expect(tokens.map((t: { name: string }) => t.name)).not.toContain('blind');
+
+    const every = await wsx('token', 'create', '--workspace', 'acme', '--name', 'every', '--project', '*', '--json');
+    expect(every.code, every.stderr).toBe(0);
+    expect((await authenticate(database.db, JSON.parse(every.stdout).secret))?.access.all).toBe(true);
+  });
+});
+
+describe('wsx login-link --url', () => {
+  it('prints the link on the URL given, whatever PORT and WSX_PUBLIC_URL say, and refuses one that is no origin', async () => {
+    await applyWorkspaceFile(database.db, { workspace: ACME.workspace, users: [{ handle: 'lin', name: 'Lin' }] });
+    const env = { PORT: '9999', WSX_PUBLIC_URL: 'http://localhost:7777' };
+    const args = ['login-link', '--workspace', 'acme', '--user', 'lin', '--json'];
+    const given = await runWsx(database, [...args, '--url', 'https://wsx.example.com'], env);
+    expect(given.code, given.stderr).toBe(0);
+    expect(JSON.parse(given.stdout).url).toMatch(/^https:\/\/wsx\.example\.com\/login\/\S+$/);
+    const derived = await runWsx(database, args, env);
+    expect(JSON.parse(derived.stdout).url).toMatch(/^http:\/\/localhost:7777\/login\//);
+    for (const url of ['ftp://wsx.example.com', 'https://wsx.example.com/api', 'wsx.example.com']) {
+      const refused = await runWsx(database, [...args, '--url', url], env);
+      expect(refused, url).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `wsx: --url must be the server's public URL, like https://wsx.example.com (got "${url}")`,
+      });
+    }
+  });
+});
+
+describe('wsx failures', () => {
+  const STACK_LINE = /^\s+at /m;
+
+  it('says what is wrong on one line and exits 1; the stack follows only with --verbose', async () => {
+    const bad = await runBuiltWsx(['migrate'], { DATABASE_URL: 'mysql://x' });
+    expect(bad).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'wsx: DATABASE_URL must start with sqlite: or postgres:// (got "mysql:")\n',
+    });
+    const verbose = await runBuiltWsx(['migrate', '--verbose'], { DATABASE_URL: 'mysql://x' });
+    expect(verbose.code).toBe(1);
+    expect(verbose.stderr.split('\n')[0]).toBe(
+      'wsx: DATABASE_URL must start with sqlite: or postgres:// (got "mysql:")',
+    );
+    expect(verbose.stderr).toMatch(STACK_LINE);
+  });
+
+  it('names a PostgreSQL server it cannot reach, and a database that does not exist, without a stack', async () => {
+    const file = join(dir, 'export.jsonl');
+    writeFileSync(file, '{}\n');
+    const unreachable = await runBuiltWsx(['import', '--in', file], {
+      DATABASE_URL: 'postgres://wsx@127.0.0.1:1/wsx',
+    });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(
+      /^wsx: cannot reach the database \(ECONNREFUSED: .+\); check DATABASE_URL and that the database server runs\n$/,
+    );
+    const server = process.env.TEST_DATABASE_URL;
+    if (!server) return;
+    const url = new URL(server);
+    url.pathname = `/wsx_missing_${Date.now()}`;
+    const missing = await runBuiltWsx(['import', '--in', file], { DATABASE_URL: url.toString() });
+    expect(missing).toMatchObject({ code: 1, stdout: '' });
+    const name = url.pathname.slice(1);
+    expect(missing.stderr).toBe(
+      `wsx: database "${name}" does not exist (3D000); create it first (createdb ${name}), or set DATABASE_URL to a database that exists\n`,
+    );
+  });
+
+  it('says how to see the stack of a failure no setting explains', async () => {
+    const err: string[] = [];
+    const failing: CliContext = {
+      out: () => undefined,
+      err: (text) => err.push(text),
+      withDatabase: () => Promise.reject(new TypeError('something broke')),
+    };
+    expect(await runCli(['migrate'], failing)).toBe(1);
+    expect(err).toEqual(['wsx: something broke (run again with --verbose for the stack trace)']);
+    err.length = 0;
+    expect(await runCli(['--verbose', 'migrate'], failing)).toBe(1);
+    expect(err[0]).toBe('wsx: something broke');
+    expect(err[1]).toMatch(/^TypeError: something broke\n\s+at /);
+  });
+
+  it('names an unknown option with the one meant, before any required option it then lacks', async () => {
+    const misspelt = await runBuiltWsx(['token', 'create', '--nam', 'bot', '--workspace', 'acme']);
+    expect(misspelt).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: "wsx: unknown option '--nam'\n(Did you mean --name?)\n(wsx token create --help lists its options)\n",
+    });
+    const command = await runBuiltWsx(['tokn', 'list']);
+    expect(command.code).toBe(1);
+    expect(command.stderr).toBe(
+      "wsx: unknown command 'tokn'\n(Did you mean token?)\n(wsx --help lists its commands)\n",
+    );
+    const lacking = await wsx('token', 'create', '--workspace', 'acme');
+    expect(lacking).toMatchObject({ code: 1, stdout: '' });
+    expect(lacking.stderr).toBe(
+      "wsx: required option '--name <name>' not specified\n(wsx token create --help lists its options)",
+    );
+  });
+
+  it('prints its version', async () => {
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+    expect(await runBuiltWsx(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    expect((await wsx('-V')).stdout).toBe(version);
   });
 });
 
@@ -156,11 +304,11 @@ describe('wsx apply', () => {
     expect(await wsx('apply', '-f', file)).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'error: teams[0].key: must match ^[A-Z][A-Z0-9]{0,9}$',
+      stderr: 'wsx: teams[0].key: must match ^[A-Z][A-Z0-9]{0,9}$',
     });
     const missing = await wsx('apply', '-f', join(dir, 'missing.yaml'));
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/^error: cannot read .*missing\.yaml/);
+    expect(missing.stderr).toMatch(/^wsx: cannot read .*missing\.yaml/);
   });
 });
 

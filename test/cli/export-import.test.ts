@@ -294,9 +294,9 @@ describe('wsx export / wsx import', () => {
 
   it('never overwrites a file, and names an unknown workspace', async () => {
     const exists = await runWsx(source, ['export', '--workspace', 'acme', '--out', file('first.jsonl')]);
-    expect(exists.stderr).toBe(`error: ${file('first.jsonl')} already exists; give a new file`);
+    expect(exists.stderr).toBe(`wsx: ${file('first.jsonl')} already exists; give a new file`);
     const unknown = await runWsx(source, ['export', '--workspace', 'nope', '--out', file('nope.jsonl')]);
-    expect(unknown.stderr).toBe('error: no workspace with slug "nope"');
+    expect(unknown.stderr).toBe('wsx: no workspace with slug "nope"');
     expect(() => readFileSync(file('nope.jsonl'))).toThrow();
   });
 });

@@ -611,7 +611,7 @@ describe('workspace file errors', () => {
 describe('bootstrap', () => {
   const config = loadConfig({});
 
-  it('creates the default workspace once, with team MAIN, an all-projects admin token and a first project', async () => {
+  it('creates the default workspace once, with team MAIN, its administrator, an all-projects admin token and a first project', async () => {
     const bootstrapped = await bootstrapWorkspace(database, config);
     expect(bootstrapped).toEqual({
       adminSecret: expect.stringMatching(/^svc_pat_[0-9A-Za-z]{40}$/),
@@ -624,6 +624,17 @@ describe('bootstrap', () => {
     const teams = await db().selectFrom('teams').selectAll().execute();
     expect(teams).toEqual([expect.objectContaining({ key: 'MAIN', is_default: 1, workspace_id: workspace.id })]);
     expect(await db().selectFrom('statuses').selectAll().execute()).toHaveLength(6);
+    // A person who can sign in (wsx login-link) and approve MCP clients, a member of MAIN.
+    const admin = await rowOf('users', 'handle', 'admin');
+    expect(admin).toMatchObject({
+      workspace_id: workspace.id,
+      name: 'Administrator',
+      email: 'admin@localhost',
+      deactivated_at: null,
+    });
+    expect(await db().selectFrom('team_members').select(['team_id', 'user_id']).execute()).toEqual([
+      { team_id: teams[0].id, user_id: admin.id },
+    ]);
     expect(await rowOf('api_tokens', 'name', 'admin')).toMatchObject({
       all_projects: 1,
       active: 1,
@@ -650,10 +661,36 @@ describe('bootstrap', () => {
     expect(await db().selectFrom('projects').select('key').execute()).toEqual([]);
   });
 
-  it('prints the token and the project key with a ready-to-copy request', () => {
-    const notice = bootstrapNotice({ adminSecret: PAT, projectKey: 'FIRST' }, 'http://127.0.0.1:8080');
+  it('prints the token and the project key with a ready-to-copy request, and how the administrator signs in', () => {
+    const signIn = 'npx wsx login-link --workspace default --user admin --url http://127.0.0.1:3000';
+    const notice = bootstrapNotice(
+      { adminSecret: PAT, projectKey: 'FIRST' },
+      { publicUrl: 'http://127.0.0.1:3000', wsx: 'npx wsx', signIn: { command: signIn }, oauth: true },
+    );
     expect(notice).toContain(`\n    ${PAT}\n`);
     expect(notice).toContain('\n  Project key: FIRST\n');
-    expect(notice).toContain(`curl -H "Authorization: Bearer ${PAT}" http://127.0.0.1:8080/api/external/projects`);
+    expect(notice).toContain(`curl -H "Authorization: Bearer ${PAT}" http://127.0.0.1:3000/api/external/projects`);
+    expect(notice).toContain(`\n    ${signIn}\n`);
+    expect(notice).toContain('by its URL alone:\n  http://127.0.0.1:3000/api/mcp');
+    expect(notice).toContain('npx wsx apply -f workspace.yaml');
+    expect(notice).not.toMatch(/8080|npm run/);
+
+    // A store no other process can open: no sign-in command; a password it cannot print: a note.
+    const inMemory = bootstrapNotice(
+      { adminSecret: PAT, projectKey: 'FIRST' },
+      { publicUrl: 'http://127.0.0.1:3000', wsx: 'npm run wsx --', signIn: undefined, oauth: true },
+    );
+    expect(inMemory).not.toContain('login-link');
+    expect(inMemory).toContain('npm run wsx -- apply -f workspace.yaml');
+    const withNote = bootstrapNotice(
+      { adminSecret: PAT, projectKey: 'FIRST' },
+      {
+        publicUrl: 'https://wsx.example.com',
+        wsx: 'npx wsx',
+        signIn: { command: signIn, note: "Run it with this server's DATABASE_URL set." },
+        oauth: true,
+      },
+    );
+    expect(withNote).toContain(`\n    ${signIn}\n\n  Run it with this server's DATABASE_URL set.\n`);
   });
 });

@@ -154,10 +154,53 @@ describe('MCP over Streamable HTTP', () => {
     const noId = await call(client, 'get_project', {});
     expect(noId.structuredContent).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'projectId' } });
     const badLimit = await call(client, 'list_projects', { limit: 0 });
-    expect(badLimit.structuredContent).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'limit' } });
+    expect(badLimit.structuredContent).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'limit', min: 1 },
+    });
     const empty = await call(client, 'update_project', { projectId: projects['ENG/API'] });
     expect(empty.structuredContent.code).toBe('UNSUPPORTED_ACTION');
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
+  });
+
+  it('names tools, not HTTP routes, in error suggestions, and the toolset of one this endpoint does not serve', async () => {
+    const client = await connect(TOKENS.admin);
+    const missing = await call(client, 'get_project', { projectId: 'prj_nope' });
+    expect(missing.structuredContent.suggestion).toBe(
+      'Call the list_projects tool for the projects this credential can access.',
+    );
+    const overHttp = await h.call('GET', '/api/external/projects/prj_nope', { token: TOKENS.admin });
+    expect(overHttp.body.suggestion).toBe(
+      'Call GET /api/external/projects for the projects this credential can access.',
+    );
+    const hook = await call(client, 'get_webhook', { webhookId: 'whk_nope' });
+    expect(hook.structuredContent).toMatchObject({
+      code: 'WEBHOOK_NOT_FOUND',
+      suggestion: 'Call the list_webhooks tool for valid ids.',
+    });
+
+    // The default toolset lacks list_agenda_groups: the suggestion says how to get it.
+    const meeting = await h.call('POST', '/api/external/meetings', { token: TOKENS.admin, body: { title: 'Hints' } });
+    expect(meeting.status).toBe(201);
+    const defaults = new Client({ name: 'wsx-test', version: '1.0.0' });
+    await defaults.connect(
+      new StreamableHTTPClientTransport(new URL('/api/mcp', endpoint), {
+        requestInit: { headers: { Authorization: `Bearer ${TOKENS.admin}` } },
+      }),
+    );
+    clients.push(defaults);
+    const grouped = await call(defaults, 'create_agenda_item', {
+      meetingId: meeting.body.meeting.meetingId,
+      title: 'Grouped',
+      agendaGroupId: 'agg_nope',
+    });
+    expect(grouped.structuredContent).toMatchObject({
+      code: 'AGENDA_GROUP_NOT_FOUND',
+      suggestion:
+        'Call the list_agenda_groups tool (served with /api/mcp?toolsets=meetings) for valid ids, or send null to ungroup.',
+    });
+    for (const message of [missing, hook, grouped])
+      expect(message.structuredContent.suggestion).not.toMatch(/\b(GET|POST|PATCH|DELETE) [/…]/);
   });
 
   it('scopes tools like the HTTP routes: grants and workspaces', async () => {

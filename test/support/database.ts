@@ -13,11 +13,44 @@ import type { DB } from '../../src/db/schema.js';
  */
 const created = new WeakMap<Database, () => Promise<void>>();
 
+/** SQLSTATEs of `create database` losing a race with another test file making the same one. */
+const ALREADY_CREATED = new Set(['42P04', '23505']);
+
+/**
+ * A client connected to the database TEST_DATABASE_URL names, created first (from the
+ * server's `postgres` database) when it does not exist yet, so the README's test command
+ * runs against a server that has only its defaults.
+ */
+async function connectAdmin(serverUrl: string): Promise<pg.Client> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  try {
+    await admin.connect();
+    return admin;
+  } catch (error) {
+    await admin.end().catch(() => undefined);
+    if ((error as { code?: unknown }).code !== '3D000') throw error;
+  }
+  const url = new URL(serverUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/postgres';
+  const maintenance = new pg.Client({ connectionString: url.toString() });
+  await maintenance.connect();
+  try {
+    await maintenance.query(`create database ${pg.escapeIdentifier(name)}`);
+  } catch (error) {
+    if (!ALREADY_CREATED.has(String((error as { code?: unknown }).code))) throw error;
+  } finally {
+    await maintenance.end();
+  }
+  const created = new pg.Client({ connectionString: serverUrl });
+  await created.connect();
+  return created;
+}
+
 /** A new, empty PostgreSQL database on the server of `serverUrl`: its URL and how to drop it. */
 async function createPostgresDatabase(serverUrl: string, prefix: string): Promise<EmptyStore> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
+  const admin = await connectAdmin(serverUrl);
   await admin.query(`create database ${name}`);
   await admin.end();
   const url = new URL(serverUrl);

@@ -15,7 +15,7 @@ const newestSourceMs = (dir: string): number =>
   );
 
 /** The build, checked to be newer than every source file: a stale one would test old code. */
-function currentBuild(): string {
+export function currentBuild(): string {
   const builtMs = statSync(BUILD, { throwIfNoEntry: false })?.mtimeMs ?? 0;
   if (builtMs < newestSourceMs(join(ROOT, 'src')))
     throw new Error(`${BUILD} is missing or older than src/: run \`npm run build\` (npm test does it first)`);

@@ -244,6 +244,8 @@ describe('expiry', () => {
       'acme',
       '--name',
       'temporary-2',
+      '--project',
+      'ENG/API',
       '--expires-at',
       FUTURE,
     );
@@ -254,7 +256,7 @@ describe('expiry', () => {
     await expectRefused(body.secret);
     const table = (await wsx('token', 'list', '--workspace', 'acme')).stdout;
     expect(table).toMatch(/\ntemporary\s+expired\s+\*\s/);
-    expect(table).toMatch(/\ntemporary-2\s+until 2999-12-31T23:59:59\.000Z\s+-\s/);
+    expect(table).toMatch(/\ntemporary-2\s+until 2999-12-31T23:59:59\.000Z\s+ENG\/API\s/);
   });
 
   it('refuses `token create --expires-at` in the past or malformed, creating nothing', async () => {
@@ -262,7 +264,17 @@ describe('expiry', () => {
       [PAST, 'must be in the future'],
       ['next week', 'must be an ISO 8601 datetime with an offset'],
     ]) {
-      const result = await wsx('token', 'create', '--workspace', 'acme', '--name', 'never-made', '--expires-at', value);
+      const result = await wsx(
+        'token',
+        'create',
+        '--workspace',
+        'acme',
+        '--name',
+        'never-made',
+        '--all-projects',
+        '--expires-at',
+        value,
+      );
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(message);
       expect(result.stdout).toBe('');
@@ -386,7 +398,7 @@ describe('wsx token revoke and list for OAuth tokens', () => {
     await expectAccepted(TOKENS.alice);
     // A user without any OAuth token: nothing to revoke is an error, not a silent success.
     const none = await wsx('token', 'revoke', '--workspace', 'globex', '--oauth-user', 'gina');
-    expect(none).toMatchObject({ code: 1, stderr: 'error: user "gina" has no OAuth token in workspace "globex"' });
+    expect(none).toMatchObject({ code: 1, stderr: 'wsx: user "gina" has no OAuth token in workspace "globex"' });
   });
 
   it('documents the OAuth options in --help', async () => {

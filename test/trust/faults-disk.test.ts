@@ -165,7 +165,7 @@ describe('a full disk at start-up', () => {
       const lines = stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('npm warn'));
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(
-        /^error: the database storage is full \(SQLITE_[A-Z_]+: .+\); free disk space, then start wsx again$/,
+        /^wsx: the database storage is full \(SQLITE_[A-Z_]+: .+\); free disk space, then start wsx again$/,
       );
     } finally {
       await run('umount', [mountPoint]).catch(() => undefined);

@@ -188,7 +188,7 @@ describe('wsx check', () => {
       `1 × projects.owner_id names no user or token of its workspace: ${acme.projects['ENG/API']}`,
     );
     expect(result.err).toContain('token_project_grants.project_id names a projects row of another workspace');
-    expect(result.err).toMatch(/error: 2 kind\(s\) of broken record found/);
+    expect(result.err).toMatch(/wsx: 2 kind\(s\) of broken record found/);
     const json = await wsx(url, ['check', '--json']);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.out)).toMatchObject({ ok: false, findings: [expect.any(Object), expect.any(Object)] });

@@ -298,7 +298,7 @@ describe('configuration', () => {
     const code = await runCli(['serve'], ctx, { WSX_OIDC_CLIENT_SECRET: 's' });
     expect(code).toBe(1);
     expect(stderr).toEqual([
-      'error: WSX_OIDC_ISSUER, WSX_OIDC_CLIENT_ID, WSX_OIDC_CLIENT_SECRET are set together or not at all (missing: WSX_OIDC_ISSUER, WSX_OIDC_CLIENT_ID)',
+      'wsx: WSX_OIDC_ISSUER, WSX_OIDC_CLIENT_ID, WSX_OIDC_CLIENT_SECRET are set together or not at all (missing: WSX_OIDC_ISSUER, WSX_OIDC_CLIENT_ID)',
     ]);
   });
 

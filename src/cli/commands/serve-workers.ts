@@ -2,14 +2,16 @@ import cluster, { type Worker } from 'node:cluster';
 import { InvalidArgumentError } from 'commander';
 import type { AppConfig } from '../../config.js';
 import type { CliContext } from '../context.js';
+import { LAUNCHER_GONE, type Launcher } from '../launcher.js';
 
 /**
  * `wsx serve --workers N`: this process forks N workers that each run the ordinary `serve`
  * on the same port (node:cluster shares the listening socket) and only supervises them:
- * - SIGTERM or SIGINT is passed on as SIGTERM, so each worker drains as a single server
- *   does (a Ctrl-C also reaches the workers from the terminal; SIGTERM then finds their
- *   handler already running instead of counting as a second, immediate stop). The primary
- *   exits once every worker has, with 0 when all drained cleanly.
+ * - SIGTERM or SIGINT (or the npm that started wsx being gone: launcher.ts) is passed on
+ *   as SIGTERM, so each worker drains as a single server does (a Ctrl-C also reaches the
+ *   workers from the terminal; SIGTERM then finds their handler already running instead
+ *   of counting as a second, immediate stop). The primary exits once every worker has,
+ *   with 0 when all drained cleanly.
  * - A worker that dies otherwise is started again, after a delay that doubles (up to 10 s)
  *   while it keeps dying within a minute of its start, so a broken start cannot spin.
  * - Only the first worker may bootstrap an empty database, so its admin token is made once.
@@ -40,6 +42,7 @@ export function superviseWorkers(
   ctx: CliContext,
   count: number,
   { bootstrap, metricsPort }: Pick<AppConfig, 'bootstrap' | 'metricsPort'>,
+  launcher?: Launcher,
 ): void {
   const slots = new Map<Worker, Slot>();
   let stopping = false;
@@ -74,15 +77,16 @@ export function superviseWorkers(
     }, delayMs);
   });
 
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (cause: string) => {
     if (stopping) return;
     stopping = true;
-    ctx.out(`${signal} received: stopping ${slots.size} workers once their in-flight requests finish.`);
+    ctx.out(`${cause}: stopping ${slots.size} workers once their in-flight requests finish.`);
     if (slots.size === 0) process.exit(0);
     for (const worker of slots.keys()) worker.process.kill('SIGTERM');
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.once('SIGTERM', (signal) => stop(`${signal} received`));
+  process.once('SIGINT', (signal) => stop(`${signal} received`));
+  launcher?.stopWith(() => stop(LAUNCHER_GONE));
 
   ctx.out(`wsx primary (pid ${process.pid}) starts ${count} workers.`);
   for (let index = 1; index <= count; index++) fork(index, FIRST_RESTART_MS);

@@ -10,6 +10,8 @@ import { buildApp } from '../../server/app.js';
 import { bootstrapNotice, bootstrapWorkspace } from '../../modules/workspace-file/index.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
+import { LAUNCHER_GONE, type Launcher } from '../launcher.js';
+import { firstStartCommands } from './first-start.js';
 
 /** The address to show people: a wildcard bind is reached on the loopback address. */
 function displayUrl(host: string, port: number): string {
@@ -18,18 +20,25 @@ function displayUrl(host: string, port: number): string {
 }
 
 /**
- * On SIGTERM or SIGINT: stop accepting, let in-flight requests finish (app.close), close
- * the database, exit 0. Handlers fire once, so a second Ctrl-C stops the process at once.
+ * On SIGTERM or SIGINT, or when the npm that started wsx is gone (launcher.ts): stop
+ * accepting, let in-flight requests finish (app.close), close the database, exit 0.
+ * Handlers fire once, so a second Ctrl-C stops the process at once.
  * Node stops enforcing request deadlines once the server closes, so a client still sending
  * a request (a slow or lying body) would hold the drain open forever: connections left
  * after WSX_REQUEST_TIMEOUT_MS, the time any request may take to arrive, are closed.
  */
-function stopOnSignals(ctx: CliContext, app: FastifyInstance, database: Database, config: AppConfig): void {
+function stopOnSignals(
+  ctx: CliContext,
+  app: FastifyInstance,
+  database: Database,
+  config: AppConfig,
+  launcher: Launcher | undefined,
+): void {
   let stopping = false;
-  const stop = async (signal: NodeJS.Signals) => {
+  const stop = async (cause: string) => {
     if (stopping) return;
     stopping = true;
-    ctx.out(`${signal} received: finishing in-flight requests, then stopping.`);
+    ctx.out(`${cause}: finishing in-flight requests, then stopping.`);
     const deadline = setTimeout(() => app.server.closeAllConnections(), config.requestTimeoutMs);
     deadline.unref();
     try {
@@ -43,8 +52,9 @@ function stopOnSignals(ctx: CliContext, app: FastifyInstance, database: Database
     }
   };
   // `stop` handles its own failures (it exits 1), so nothing is left to reject.
-  process.once('SIGTERM', (signal) => void stop(signal));
-  process.once('SIGINT', (signal) => void stop(signal));
+  process.once('SIGTERM', (signal) => void stop(`${signal} received`));
+  process.once('SIGINT', (signal) => void stop(`${signal} received`));
+  launcher?.stopWith(() => void stop(LAUNCHER_GONE));
 }
 
 async function listen(app: FastifyInstance, config: AppConfig): Promise<void> {
@@ -120,7 +130,7 @@ function surviveConnectionErrors(app: FastifyInstance): void {
 }
 
 /** `wsx serve`: migrate, listen, bootstrap an empty database, then serve until a signal arrives. */
-export async function serveCommand(ctx: CliContext, config: AppConfig): Promise<void> {
+export async function serveCommand(ctx: CliContext, config: AppConfig, launcher?: Launcher): Promise<void> {
   const database = await openServedDatabase(ctx, config);
   let app: FastifyInstance | undefined;
   try {
@@ -128,12 +138,12 @@ export async function serveCommand(ctx: CliContext, config: AppConfig): Promise<
     surviveConnectionErrors(app);
     await listen(app, config);
     // Before anything is announced, so a signal sent on seeing the startup line is handled.
-    stopOnSignals(ctx, app, database, config);
+    stopOnSignals(ctx, app, database, config, launcher);
     // Only once listening: a start that fails (port in use) must not create the admin token
     // and lose the only chance to show its secret.
     const bootstrapped = config.bootstrap ? await bootstrapWorkspace(database, config) : null;
     const url = displayUrl(config.host, (app.server.address() as AddressInfo).port);
-    if (bootstrapped) ctx.out(bootstrapNotice(bootstrapped, url));
+    if (bootstrapped) ctx.out(bootstrapNotice(bootstrapped, firstStartCommands(config, app)));
     ctx.out(
       `wsx is listening on ${url} (database ${database.describe}). API ${url}/api/external, reference ${url}/docs`,
     );

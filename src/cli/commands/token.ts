@@ -22,13 +22,34 @@ export interface TokenCreateOptions {
   json?: boolean;
 }
 
+/** `--project '*'` (or `--all-projects`) grants every project; either way, alone. */
+const EVERY_PROJECT = '*';
+
+/**
+ * The projects a new token may use. A token without a grant would authenticate and see
+ * nothing, which is never what was meant: it is refused, naming the two ways to grant.
+ */
+function grantOf(options: TokenCreateOptions): { projects: string[]; allProjects: boolean } {
+  const named = (options.project ?? []).filter((ref) => ref !== EVERY_PROJECT);
+  const allProjects = options.allProjects === true || (options.project ?? []).includes(EVERY_PROJECT);
+  if (allProjects && named.length > 0)
+    throw new CliError(
+      `--project '*' (or --all-projects) grants every project already; leave out ${named.map((ref) => `--project ${ref}`).join(' ')}`,
+    );
+  if (!allProjects && named.length === 0)
+    throw new CliError(
+      "a token needs a grant, or it sees nothing: give --project TEAM/PROJ (repeatable) for the projects it may use, or --project '*' for every project, present and future",
+    );
+  return { projects: named, allProjects };
+}
+
 export async function tokenCreateCommand(ctx: CliContext, options: TokenCreateOptions): Promise<void> {
+  const grant = grantOf(options);
   const created = await ctx.withDatabase((database) =>
     createToken(database.db, {
       workspace: options.workspace,
       name: options.name,
-      projects: options.project ?? [],
-      allProjects: options.allProjects === true,
+      ...grant,
       expiresAt: options.expiresAt,
       access: options.readOnly ? 'read' : 'write',
     }),

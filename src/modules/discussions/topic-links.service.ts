@@ -10,7 +10,7 @@ import {
 } from '../work-links/index.js';
 
 /** A topic links to work, never to another topic (`discussion_topic` is INVALID_TARGET_TYPE here). */
-const TOPIC_TARGET_TYPES: readonly WorkTargetType[] = ['issue', 'project', 'agenda_item'];
+export const TOPIC_TARGET_TYPES: readonly WorkTargetType[] = ['issue', 'project', 'agenda_item'];
 
 /** Resolves a `links` body to targets, in order, one query per kind; a bad entry names its `links.<n>` path. */
 export const resolveTopicLinks = (ctx: Ctx, inputs: WorkTargetInput[]): Promise<WorkTarget[]> =>

@@ -46,7 +46,7 @@ export function bulkIssueOperations(operations: Operation[]): Operation[] {
         "Each item is a create_issue body, created in order with its key from the team's counter. When an item " +
         "fails, nothing is written and the answer is that item's error, as create_issue would answer it, with " +
         '`details.index` (from 0) naming the item. Counts as one request per item against the rate limit.',
-      body: bulkCreateBody(createOne.body),
+      body: bulkCreateBody(createOne.body, createOne.requiredFields ?? []),
       requiredFields: ['issues'],
       requestCost: perItem,
       errors: codesOf(createOne),

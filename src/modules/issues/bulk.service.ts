@@ -67,7 +67,7 @@ function expectedVersionOf(value: unknown): number | undefined {
   if (value === undefined || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1)) return value;
   throw new ApiError(
     'VALIDATION_FAILED',
-    { field: 'expectedVersion' },
+    { field: 'expectedVersion', min: 1 },
     { message: 'expectedVersion must be an integer of at least 1: the version field of the issue you read.' },
   );
 }

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { created, defineOperation, noContent, ok, type Operation } from '../../operations/define.js';
-import { Ref } from '../../operations/schema-helpers.js';
+import { NonBlank, Ref, serviceCheck } from '../../operations/schema-helpers.js';
 import type { ErrorCode } from '../../core/errors.js';
 import { IssueIdParams, LinkSchema } from './issues.schemas.js';
+import { LINK_TYPES } from './links.presenter.js';
 import { createIssueLink, deleteIssueLink } from './links.service.js';
 
 const tag = 'Issues';
@@ -10,7 +11,7 @@ const mcpAliases = { issueKey: 'issueId' };
 
 const CreateLinkBody = Type.Partial(
   Type.Object({
-    type: Ref('blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE).'),
+    type: serviceCheck(Ref('blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE).'), { enum: LINK_TYPES }),
     targetIssueId: Ref('The other issue; or send targetIssueKey.'),
     targetIssueKey: Ref(),
   }),
@@ -20,7 +21,7 @@ const linkFieldCodes: Record<string, ErrorCode> = {
   targetIssueId: 'TARGET_ISSUE_REQUIRED',
   targetIssueKey: 'TARGET_ISSUE_REQUIRED',
 };
-const DeleteLinkBody = Type.Partial(Type.Object({ linkId: Ref('Required (ISSUE_LINK_ID_REQUIRED).') }));
+const DeleteLinkBody = Type.Partial(Type.Object({ linkId: NonBlank(Ref('Required (ISSUE_LINK_ID_REQUIRED).')) }));
 
 export const linkOperations: Operation[] = [
   defineOperation({

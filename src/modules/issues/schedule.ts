@@ -35,7 +35,11 @@ function parseDate(value: unknown, field: 'startDate' | 'dueDate'): string | nul
 function parseDuration(value: unknown): number | null {
   if (value === null || value === undefined) return null;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_DURATION_DAYS) {
-    throw invalid('durationDays', 'durationDays must be a non-negative whole number of days.');
+    throw new ApiError(
+      'INVALID_SCHEDULE',
+      { field: 'durationDays', min: 0, max: MAX_DURATION_DAYS },
+      { message: `durationDays must be a whole number of days from 0 to ${MAX_DURATION_DAYS}.` },
+    );
   }
   return value;
 }

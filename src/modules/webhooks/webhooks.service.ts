@@ -5,7 +5,13 @@ import { newId } from '../../core/ids.js';
 import { hasOwn, isHttpUrl } from '../../core/values.js';
 import type { DB } from '../../db/schema.js';
 import type { WebhookRow } from '../../db/tables/webhooks.js';
-import { refusedAddressOf, resolveReceiver, type ResolvedReceiver } from '../../events/receiver-address.js';
+import {
+  ALLOW_PRIVATE_HINT,
+  allowedWhenPrivate,
+  refusedAddressOf,
+  resolveReceiver,
+  type ResolvedReceiver,
+} from '../../events/receiver-address.js';
 import { newWebhookSecret } from '../../events/signer.js';
 import { checkEventFilter } from './event-filter.js';
 import { presentDelivery, presentWebhook, type WebhookView } from './webhooks.presenter.js';
@@ -63,6 +69,8 @@ async function validUrl(ctx: Ctx, value: unknown, resolved: ResolvedReceiver | u
       { field: 'url', address: refused.address },
       {
         message: `The receiver address ${refused.address} is not a public unicast address (${refused.refusedAs}).`,
+        // A loopback or private receiver is refused only by the server's setting: name it.
+        ...(allowedWhenPrivate(refused.refusedAs) ? { suggestion: ALLOW_PRIVATE_HINT } : {}),
       },
     );
   }

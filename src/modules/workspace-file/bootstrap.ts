@@ -13,9 +13,24 @@ import { hasAnyWorkspace } from './workspace.js';
  */
 export const BOOTSTRAP_FILE = {
   workspace: { slug: 'default', name: 'Default' },
-  teams: [{ key: 'MAIN', name: 'Main', default: true }],
+  users: [{ handle: 'admin', name: 'Administrator', email: 'admin@localhost' }],
+  teams: [{ key: 'MAIN', name: 'Main', default: true, members: ['admin'] }],
   tokens: [{ name: 'admin', projects: '*' }],
 };
+
+/** The person a first start creates: who signs in to the browser pages and approves MCP clients. */
+export const BOOTSTRAP_ADMIN = BOOTSTRAP_FILE.users[0];
+
+/** The arguments of the `wsx login-link` that signs the administrator in, with links on `publicUrl`. */
+export const adminSignInArguments = (publicUrl: string): string[] => [
+  'login-link',
+  '--workspace',
+  BOOTSTRAP_FILE.workspace.slug,
+  '--user',
+  BOOTSTRAP_ADMIN.handle,
+  '--url',
+  publicUrl,
+];
 
 /** The project a first start creates in team MAIN, so the first request can file an issue. */
 export const FIRST_PROJECT = { teamKey: 'MAIN', name: 'First project', projectKey: 'FIRST' };
@@ -27,10 +42,10 @@ export interface Bootstrapped {
 }
 
 /**
- * On an empty database, creates the default workspace, its admin token and a first
- * project, in one transaction. The project is created as the admin token creates one over
- * the API (same service, same key rules, its `project.created` event), so it is
- * indistinguishable from one made later. Null when a workspace already exists, including
+ * On an empty database, creates the default workspace, its administrator (a person who
+ * can sign in), its admin token and a first project, in one transaction. The project is
+ * created as the admin token creates one over the API (same service, same key rules, its
+ * `project.created` event), so it is indistinguishable from one made later. Null when a workspace already exists, including
  * one another process bootstrapped a moment earlier: then the admin token existed already
  * and nothing more is created.
  */
@@ -62,13 +77,56 @@ export async function bootstrapWorkspace(database: Database, config: AppConfig):
   });
 }
 
-/** The one-time notice with the admin token, the first project and a request to try them. */
-export function bootstrapNotice({ adminSecret, projectKey }: Bootstrapped, baseUrl: string): string {
+/** What the first start's notice tells people to run, as it is run where this server runs. */
+export interface NoticeCommands {
+  /** The server's public URL: WSX_PUBLIC_URL, or the address it listens on. */
+  publicUrl: string;
+  /** How a wsx command is run here: `npx wsx` (an installed package) or `npm run wsx --` (a checkout). */
+  wsx: string;
+  /**
+   * The whole command that prints a sign-in link for the administrator (adminSignInArguments,
+   * with what it needs of the server's environment), and a note when it needs more than it
+   * can show (a database password); undefined when no other process can open the store
+   * (SQLite in memory).
+   */
+  signIn: { command: string; note?: string } | undefined;
+  /** Whether OAuth is served at publicUrl, so an MCP client needs nothing but the URL. */
+  oauth: boolean;
+}
+
+/**
+ * The one-time notice: the admin token, the first project and a request to try them, then
+ * how the administrator signs in and an MCP client connects with the URL alone.
+ */
+export function bootstrapNotice(
+  { adminSecret, projectKey }: Bootstrapped,
+  { publicUrl, wsx, signIn, oauth }: NoticeCommands,
+): string {
   const rule = '='.repeat(78);
+  const admin = `"${BOOTSTRAP_ADMIN.handle}" (${BOOTSTRAP_ADMIN.email})`;
+  const mcpUrl = `${publicUrl}/api/mcp`;
+  const signInLines = signIn
+    ? [
+        `  Sign in as ${admin} in a browser (the pages where MCP clients are`,
+        '  approved) with the one-time link, valid 10 minutes, that this prints:',
+        '',
+        `    ${signIn.command}`,
+        '',
+        ...(signIn.note ? [`  ${signIn.note}`, ''] : []),
+        ...(oauth
+          ? ['  Open the link, then add the MCP server to a client by its URL alone:', `  ${mcpUrl}`]
+          : [
+              `  MCP clients connect to ${mcpUrl} with the token (OAuth, with`,
+              '  the URL alone, needs https or localhost: set WSX_PUBLIC_URL).',
+            ]),
+        '',
+      ]
+    : [];
   return [
     rule,
     `  First start: created workspace "default" (team MAIN), its project ${projectKey}`,
-    `  ("${FIRST_PROJECT.name}") and the token "admin", which can use every project.`,
+    `  ("${FIRST_PROJECT.name}"), the administrator ${admin}, and the token`,
+    '  "admin", which can use every project.',
     '  The token is shown only this once: store it now.',
     '',
     `    ${adminSecret}`,
@@ -77,9 +135,10 @@ export function bootstrapNotice({ adminSecret, projectKey }: Bootstrapped, baseU
     '',
     '  Try it:',
     '',
-    `    curl -H "Authorization: Bearer ${adminSecret}" ${baseUrl}/api/external/projects`,
+    `    curl -H "Authorization: Bearer ${adminSecret}" ${publicUrl}/api/external/projects`,
     '',
-    '  More workspaces, people and tokens: npm run wsx -- apply -f workspace.yaml',
+    ...signInLines,
+    `  More workspaces, people and tokens: ${wsx} apply -f workspace.yaml`,
     rule,
   ].join('\n');
 }

@@ -3,7 +3,7 @@
  * CLI use. Files inside the module import each other directly, never this file.
  */
 export { type ApplyResult, applyWorkspaceFile, WorkspaceFileError } from './apply.js';
-export { bootstrapNotice, bootstrapWorkspace } from './bootstrap.js';
+export { adminSignInArguments, bootstrapNotice, bootstrapWorkspace, type NoticeCommands } from './bootstrap.js';
 export { TAG_SCOPES } from './sections/tags.js';
 export { STATUS_CATEGORIES } from './sections/team-workflow.js';
 export { WORKSPACE_SLUG_RE } from './workspace.js';

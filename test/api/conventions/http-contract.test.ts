@@ -238,9 +238,12 @@ describe('over HTTP and MCP', () => {
       expect(meetings.body.details).toEqual({ field: 'view', allowed: ['active', 'archived'] });
     });
 
-    it('leaves fields that are not a fixed set without allowed', async () => {
+    it('leaves fields that are not a fixed set without allowed; a number out of range names its range', async () => {
       const reply = await get('/api/external/issues?limit=0');
-      expect(reply.body.details).toEqual({ field: 'limit' });
+      expect(reply.body.details).toEqual({ field: 'limit', min: 1 });
+      expect(reply.body.error).toBe('The query parameter limit must be at least 1.');
+      const text = await get('/api/external/issues?limit=abc');
+      expect(text.body.details).toEqual({ field: 'limit' });
     });
 
     it('adds allowed to the link type the service refuses with its own code', async () => {

@@ -160,10 +160,16 @@ describe('rotating a webhook secret', () => {
     expect(expiresMs - Date.now()).toBeGreaterThan(3590_000);
     expect(expiresMs - Date.now()).toBeLessThanOrEqual(3600_000);
 
-    for (const overlapSeconds of [-1, 7 * 24 * 3600 + 1, 1.5, '60']) {
+    for (const overlapSeconds of [-1, 7 * 24 * 3600 + 1, 999_999, 1.5, '60']) {
       const refused = await rotate(hook.webhookId, { overlapSeconds });
       expect(refused.status, String(overlapSeconds)).toBe(400);
       expect(refused.body).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'overlapSeconds' } });
+    }
+    // Out of range, the answer names the range.
+    for (const overlapSeconds of [-1, 999_999]) {
+      const refused = await rotate(hook.webhookId, { overlapSeconds });
+      expect(refused.body.details).toEqual({ field: 'overlapSeconds', min: 0, max: 604_800 });
+      expect(refused.body.error).toBe('The field overlapSeconds must be from 0 to 604800.');
     }
     expect((await rotate(hook.webhookId, { overlapSeconds: 7 * 24 * 3600 })).status).toBe(200);
   });

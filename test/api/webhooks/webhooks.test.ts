@@ -96,6 +96,27 @@ describe('webhook subscriptions', () => {
     }
   });
 
+  it('names WSX_WEBHOOK_ALLOW_PRIVATE=1 when refusing a loopback or private receiver, and only then', async () => {
+    for (const url of [
+      'http://127.0.0.1:9000/wsx',
+      'http://localhost:9000/wsx',
+      'http://192.168.1.10/hook',
+      'http://[fd00::1]/hook',
+    ]) {
+      const res = await create({ url, events: ['*'] });
+      expect(res.body, url).toMatchObject({ code: 'INVALID_WEBHOOK_URL', details: { field: 'url' } });
+      expect(res.body.suggestion, url).toBe(
+        'For a receiver on this machine or your own network (local development), start the server with WSX_WEBHOOK_ALLOW_PRIVATE=1; otherwise use a URL of a public host.',
+      );
+    }
+    // The setting would not accept these: the suggestion stays the general one.
+    for (const url of ['http://169.254.169.254/latest', 'http://[fe80::1]/hook', 'ftp://hooks.example.test/x']) {
+      const res = await create({ url, events: ['*'] });
+      expect(res.body.code, url).toBe('INVALID_WEBHOOK_URL');
+      expect(res.body.suggestion, url).not.toContain('WSX_WEBHOOK_ALLOW_PRIVATE');
+    }
+  });
+
   it('refuses unknown fields', async () => {
     const res = await create({ url: RECEIVER, events: ['*'], secret: 'whsec_abc' });
     expect(res.status).toBe(400);

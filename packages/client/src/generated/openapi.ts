@@ -10,7 +10,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Verify the credential: token identity, principal, access level, workspace, capability flags and endpoint map. */
+    /**
+     * Verify the credential
+     * @description Verify the credential: token identity, principal, access level, workspace, capability flags and endpoint map.
+     */
     get: operations['whoami'];
     put?: never;
     post?: never;
@@ -27,7 +30,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List the workspace teams and the default team id. */
+    /**
+     * List teams
+     * @description List the workspace teams and the default team id.
+     */
     get: operations['list_teams'];
     put?: never;
     post?: never;
@@ -44,7 +50,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Workspace members and automation agents; projectId adds the project's external agenda owners. */
+    /**
+     * List users
+     * @description Workspace members and automation agents; projectId adds the project's external agenda owners.
+     */
     get: operations['list_users'];
     put?: never;
     post?: never;
@@ -61,7 +70,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Statuses of the default team, or of the team given by teamId or teamKey, by position. */
+    /**
+     * List statuses
+     * @description Statuses of the default team, or of the team given by teamId or teamKey, by position.
+     */
     get: operations['list_statuses'];
     put?: never;
     post?: never;
@@ -78,7 +90,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Managed tags and tag usage on issues, agenda items and discussion topics the caller can see. */
+    /**
+     * List tags
+     * @description Managed tags and tag usage on issues, agenda items and discussion topics the caller can see.
+     */
     get: operations['list_tags'];
     put?: never;
     post?: never;
@@ -95,10 +110,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List the projects this credential can access, newest first, or oldest change first with sort=updatedAt. */
+    /**
+     * List projects
+     * @description List the projects this credential can access, newest first, or oldest change first with sort=updatedAt.
+     */
     get: operations['list_projects'];
     put?: never;
-    /** Create a project; a token that creates a project is granted access to it. */
+    /**
+     * Create project
+     * @description Create a project; a token that creates a project is granted access to it.
+     */
     post: operations['create_project'];
     delete?: never;
     options?: never;
@@ -113,7 +134,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One project by its team key and project key. */
+    /**
+     * Get a project by key
+     * @description One project by its team key and project key.
+     */
     get: operations['get_project_by_key'];
     put?: never;
     post?: never;
@@ -130,14 +154,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One project by id. */
+    /**
+     * Get project
+     * @description One project by id.
+     */
     get: operations['get_project'];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
     head?: never;
-    /** Update a project; null clears startDate, endDate, ownerId, description. A team move is refused while the project has issues. */
+    /**
+     * Update project
+     * @description Update a project; null clears startDate, endDate, ownerId, description. A team move is refused while the project has issues.
+     */
     patch: operations['update_project'];
     trace?: never;
   };
@@ -148,10 +178,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List issues newest first, or oldest change first with sort=updatedAt (sync from updatedSince); filter by project, team, assignee (or assignedToMe), status, text, archived. */
+    /**
+     * List issues
+     * @description List issues newest first, or oldest change first with sort=updatedAt (sync from updatedSince); filter by project, team, assignee (or assignedToMe), status, text, archived.
+     */
     get: operations['list_issues'];
     put?: never;
-    /** Create an issue in a project; its key comes from the team's counter. */
+    /**
+     * Create issue
+     * @description Create an issue in a project; its key comes from the team's counter.
+     */
     post: operations['create_issue'];
     delete?: never;
     options?: never;
@@ -166,7 +202,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One issue by its key (e.g. ENG-12). */
+    /**
+     * Get an issue by key
+     * @description One issue by its key (e.g. ENG-12).
+     */
     get: operations['get_issue_by_key'];
     put?: never;
     post?: never;
@@ -183,14 +222,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One issue by id (an issue key is accepted too). */
+    /**
+     * Get issue
+     * @description One issue by id (an issue key is accepted too).
+     */
     get: operations['get_issue'];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
     head?: never;
-    /** Update status, assignment, project, schedule, priority, tags, container, archived and other fields. */
+    /**
+     * Update issue
+     * @description Update status, assignment, project, schedule, priority, tags, container, archived and other fields.
+     */
     patch: operations['update_issue'];
     trace?: never;
   };
@@ -204,16 +249,20 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Create up to 50 issues in one transaction: all of them, or none and the failing item named.
-     * @description Each item is a create_issue body, created in order with its key from the team's counter. When an item fails, nothing is written and the answer is that item's error, as create_issue would answer it, with `details.index` (from 0) naming the item. Counts as one request per item against the rate limit.
+     * Bulk create issues
+     * @description Create up to 50 issues in one transaction: all of them, or none and the failing item named.
+     *
+     *     Each item is a create_issue body, created in order with its key from the team's counter. When an item fails, nothing is written and the answer is that item's error, as create_issue would answer it, with `details.index` (from 0) naming the item. Counts as one request per item against the rate limit.
      */
     post: operations['bulk_create_issues'];
     delete?: never;
     options?: never;
     head?: never;
     /**
-     * Update up to 50 issues in one transaction: all of them, or none and the failing item named.
-     * @description Each item is an update_issue body plus `issueId` or `issueKey`, applied in order; an issue appears at most once. When an item fails, nothing is written and the answer is that item's error, as update_issue would answer it, with `details.index` (from 0) naming the item. An item with `expectedVersion` is written only if the issue still has that version (else PRECONDITION_FAILED). Honours Idempotency-Key like a POST. Counts as one request per item against the rate limit.
+     * Bulk update issues
+     * @description Update up to 50 issues in one transaction: all of them, or none and the failing item named.
+     *
+     *     Each item is an update_issue body plus `issueId` or `issueKey`, applied in order; an issue appears at most once. When an item fails, nothing is written and the answer is that item's error, as update_issue would answer it, with `details.index` (from 0) naming the item. An item with `expectedVersion` is written only if the issue still has that version (else PRECONDITION_FAILED). Honours Idempotency-Key like a POST. Counts as one request per item against the rate limit.
      */
     patch: operations['bulk_update_issues'];
     trace?: never;
@@ -225,10 +274,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The issue's title evolution events, oldest first. */
+    /**
+     * List title evolutions
+     * @description The issue's title evolution events, oldest first.
+     */
     get: operations['list_issue_evolutions'];
     put?: never;
-    /** Retitle an issue and keep the change (prior title, new title, reason) as an immutable evolution event. */
+    /**
+     * Evolve issue title
+     * @description Retitle an issue and keep the change (prior title, new title, reason) as an immutable evolution event.
+     */
     post: operations['evolve_issue_title'];
     delete?: never;
     options?: never;
@@ -243,10 +298,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The issue's comments, oldest first; replies carry parentCommentId. */
+    /**
+     * List comments
+     * @description The issue's comments, oldest first; replies carry parentCommentId.
+     */
     get: operations['list_comments'];
     put?: never;
-    /** Comment on an issue, or reply to one of its comments with parentCommentId. */
+    /**
+     * Add comment
+     * @description Comment on an issue, or reply to one of its comments with parentCommentId.
+     */
     post: operations['add_comment'];
     delete?: never;
     options?: never;
@@ -264,7 +325,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete a comment; only its author may. A comment with replies stays as a tombstone. */
+    /**
+     * Delete comment
+     * @description Delete a comment; only its author may. A comment with replies stays as a tombstone.
+     */
     delete: operations['delete_comment'];
     options?: never;
     head?: never;
@@ -280,9 +344,15 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Link the issue to another one; the inverse link appears on the target. An existing link answers 200. */
+    /**
+     * Link two issues
+     * @description Link the issue to another one; the inverse link appears on the target. An existing link answers 200.
+     */
     post: operations['link_issues'];
-    /** Remove a link (body { linkId }) and its inverse on the other issue. */
+    /**
+     * Unlink two issues
+     * @description Remove a link (body { linkId }) and its inverse on the other issue.
+     */
     delete: operations['unlink_issues'];
     options?: never;
     head?: never;
@@ -296,10 +366,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The issue's link attachments, oldest first. */
+    /**
+     * List attachments
+     * @description The issue's link attachments, oldest first.
+     */
     get: operations['list_attachments'];
     put?: never;
-    /** Attach 1–20 http(s) links to an issue; all or none are attached. */
+    /**
+     * Add attachments
+     * @description Attach 1–20 http(s) links to an issue; all or none are attached.
+     */
     post: operations['add_attachments'];
     delete?: never;
     options?: never;
@@ -314,10 +390,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List the sub-tasks of an issue by position (promoted ones stay listed with migrated: true). */
+    /**
+     * List sub-tasks
+     * @description List the sub-tasks of an issue by position (promoted ones stay listed with migrated: true).
+     */
     get: operations['list_subtasks'];
     put?: never;
-    /** Create a sub-task; needs sub-tasks enabled on the project and the parent issue. Reporter, project and container come from the parent. */
+    /**
+     * Create sub-task
+     * @description Create a sub-task; needs sub-tasks enabled on the project and the parent issue. Reporter, project and container come from the parent.
+     */
     post: operations['create_subtask'];
     delete?: never;
     options?: never;
@@ -332,15 +414,24 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One sub-task of the issue. */
+    /**
+     * Get sub-task
+     * @description One sub-task of the issue.
+     */
     get: operations['get_subtask'];
     put?: never;
     post?: never;
-    /** Delete a sub-task and both sides of its links. */
+    /**
+     * Delete sub-task
+     * @description Delete a sub-task and both sides of its links.
+     */
     delete: operations['delete_subtask'];
     options?: never;
     head?: never;
-    /** Update title, status, assignee or schedule of a sub-task (startDate anchors schedule changes). */
+    /**
+     * Update sub-task
+     * @description Update title, status, assignee or schedule of a sub-task (startDate anchors schedule changes).
+     */
     patch: operations['update_subtask'];
     trace?: never;
   };
@@ -353,9 +444,15 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Link two sibling sub-tasks (blocks, blocked_by, related); the inverse appears on the target. An existing link answers 200. */
+    /**
+     * Link two sub-tasks
+     * @description Link two sibling sub-tasks (blocks, blocked_by, related); the inverse appears on the target. An existing link answers 200.
+     */
     post: operations['link_subtasks'];
-    /** Remove a sub-task link (body { linkId }) and its inverse. */
+    /**
+     * Unlink two sub-tasks
+     * @description Remove a sub-task link (body { linkId }) and its inverse.
+     */
     delete: operations['unlink_subtasks'];
     options?: never;
     head?: never;
@@ -371,7 +468,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Promote a sub-task to a mainline issue with a status mapping; the issue is linked related to the parent. */
+    /**
+     * Promote sub-task
+     * @description Promote a sub-task to a mainline issue with a status mapping; the issue is linked related to the parent.
+     */
     post: operations['promote_subtask'];
     delete?: never;
     options?: never;
@@ -386,7 +486,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List issue containers (epics) of the projects this credential can access, newest first, with issue counts. */
+    /**
+     * List issue containers
+     * @description List issue containers (epics) of the projects this credential can access, newest first, with issue counts.
+     */
     get: operations['list_issue_containers'];
     put?: never;
     post?: never;
@@ -403,10 +506,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List container milestones of the projects this credential can access, by order then creation. */
+    /**
+     * List milestones
+     * @description List container milestones of the projects this credential can access, by order then creation.
+     */
     get: operations['list_milestones'];
     put?: never;
-    /** Create a milestone in an issue container (issueContainerId or epicId). */
+    /**
+     * Create milestone
+     * @description Create a milestone in an issue container (issueContainerId or epicId).
+     */
     post: operations['create_milestone'];
     delete?: never;
     options?: never;
@@ -421,15 +530,24 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One milestone with its activity history, oldest first. */
+    /**
+     * Get milestone
+     * @description One milestone with its activity history, oldest first.
+     */
     get: operations['get_milestone'];
     put?: never;
     post?: never;
-    /** Delete a milestone; issues that carried it keep their container and lose the milestone. */
+    /**
+     * Delete milestone
+     * @description Delete a milestone; issues that carried it keep their container and lose the milestone.
+     */
     delete: operations['delete_milestone'];
     options?: never;
     head?: never;
-    /** Update a milestone; null clears ownerId, startDate, dueDate. It may move to another container of its project. */
+    /**
+     * Update milestone
+     * @description Update a milestone; null clears ownerId, startDate, dueDate. It may move to another container of its project.
+     */
     patch: operations['update_milestone'];
     trace?: never;
   };
@@ -440,10 +558,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The comments of a milestone, oldest first (threaded by parentCommentId). */
+    /**
+     * List milestone comments
+     * @description The comments of a milestone, oldest first (threaded by parentCommentId).
+     */
     get: operations['list_milestone_comments'];
     put?: never;
-    /** Comment on a milestone; parentCommentId makes a threaded reply. */
+    /**
+     * Add milestone comment
+     * @description Comment on a milestone; parentCommentId makes a threaded reply.
+     */
     post: operations['add_milestone_comment'];
     delete?: never;
     options?: never;
@@ -458,10 +582,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List meetings the caller can see, newest first, or oldest change first with sort=updatedAt; active ones unless archived=true or a sync. */
+    /**
+     * List meetings
+     * @description List meetings the caller can see, newest first, or oldest change first with sort=updatedAt; active ones unless archived=true or a sync.
+     */
     get: operations['list_meetings'];
     put?: never;
-    /** Create a meeting; a meeting with only a project takes the project's team. */
+    /**
+     * Create meeting
+     * @description Create a meeting; a meeting with only a project takes the project's team.
+     */
     post: operations['create_meeting'];
     delete?: never;
     options?: never;
@@ -476,15 +606,24 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One meeting with its work links. */
+    /**
+     * Get meeting
+     * @description One meeting with its work links.
+     */
     get: operations['get_meeting'];
     put?: never;
     post?: never;
-    /** Delete a meeting with its agenda groups, items, owners, links and attachments; issues made from it stay. */
+    /**
+     * Delete meeting
+     * @description Delete a meeting with its agenda groups, items, owners, links and attachments; issues made from it stay.
+     */
     delete: operations['delete_meeting'];
     options?: never;
     head?: never;
-    /** Update a meeting; archived true/false archives or restores it. */
+    /**
+     * Update meeting
+     * @description Update a meeting; archived true/false archives or restores it.
+     */
     patch: operations['update_meeting'];
     trace?: never;
   };
@@ -495,7 +634,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Workflow settings of meetings: the ordered agenda statuses and the external owner presets. */
+    /**
+     * Get meeting settings
+     * @description Workflow settings of meetings: the ordered agenda statuses and the external owner presets.
+     */
     get: operations['get_meeting_settings'];
     put?: never;
     post?: never;
@@ -514,7 +656,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Create an external owner preset (copied onto agenda items; creates no account). */
+    /**
+     * Create external owner preset
+     * @description Create an external owner preset (copied onto agenda items; creates no account).
+     */
     post: operations['create_external_owner_preset'];
     delete?: never;
     options?: never;
@@ -532,11 +677,17 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete a preset; owner copies already on agenda items are unchanged. */
+    /**
+     * Delete external owner preset
+     * @description Delete a preset; owner copies already on agenda items are unchanged.
+     */
     delete: operations['delete_external_owner_preset'];
     options?: never;
     head?: never;
-    /** Update a preset; owner copies already on agenda items are unchanged. */
+    /**
+     * Update external owner preset
+     * @description Update a preset; owner copies already on agenda items are unchanged.
+     */
     patch: operations['update_external_owner_preset'];
     trace?: never;
   };
@@ -549,12 +700,18 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Create a custom agenda status; it goes last. */
+    /**
+     * Create agenda status
+     * @description Create a custom agenda status; it goes last.
+     */
     post: operations['create_agenda_status'];
     delete?: never;
     options?: never;
     head?: never;
-    /** Reorder agenda statuses: orderedStatusIds lists every workspace status once; item assignments are unchanged. */
+    /**
+     * Reorder agenda statuses
+     * @description Reorder agenda statuses: orderedStatusIds lists every workspace status once; item assignments are unchanged.
+     */
     patch: operations['reorder_agenda_statuses'];
     trace?: never;
   };
@@ -568,11 +725,17 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete a custom agenda status that no agenda item uses. */
+    /**
+     * Delete agenda status
+     * @description Delete a custom agenda status that no agenda item uses.
+     */
     delete: operations['delete_agenda_status'];
     options?: never;
     head?: never;
-    /** Rename a custom agenda status; system statuses cannot be renamed. */
+    /**
+     * Update agenda status
+     * @description Rename a custom agenda status; system statuses cannot be renamed.
+     */
     patch: operations['update_agenda_status'];
     trace?: never;
   };
@@ -585,7 +748,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Link an issue, project, discussion topic or agenda item to the meeting; a duplicate answers the existing link. */
+    /**
+     * Link work to a meeting
+     * @description Link an issue, project, discussion topic or agenda item to the meeting; a duplicate answers the existing link.
+     */
     post: operations['link_meeting'];
     delete?: never;
     options?: never;
@@ -603,7 +769,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Remove a work link of the meeting. */
+    /**
+     * Unlink work from a meeting
+     * @description Remove a work link of the meeting.
+     */
     delete: operations['unlink_meeting'];
     options?: never;
     head?: never;
@@ -619,7 +788,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Link an issue, project, discussion topic or agenda item to the agenda item; a duplicate answers the existing link. */
+    /**
+     * Link work to an agenda item
+     * @description Link an issue, project, discussion topic or agenda item to the agenda item; a duplicate answers the existing link.
+     */
     post: operations['link_agenda_item'];
     delete?: never;
     options?: never;
@@ -637,7 +809,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Remove a work link of the agenda item. */
+    /**
+     * Unlink work from an agenda item
+     * @description Remove a work link of the agenda item.
+     */
     delete: operations['unlink_agenda_item'];
     options?: never;
     head?: never;
@@ -651,15 +826,24 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The meeting's agenda groups in order. */
+    /**
+     * List agenda groups
+     * @description The meeting's agenda groups in order.
+     */
     get: operations['list_agenda_groups'];
     put?: never;
-    /** Create an agenda group; it goes last. */
+    /**
+     * Create agenda group
+     * @description Create an agenda group; it goes last.
+     */
     post: operations['create_agenda_group'];
     delete?: never;
     options?: never;
     head?: never;
-    /** Reorder the groups (complete list of agendaGroupIds); their items move as blocks and keep their order. */
+    /**
+     * Reorder agenda groups
+     * @description Reorder the groups (complete list of agendaGroupIds); their items move as blocks and keep their order.
+     */
     patch: operations['reorder_agenda_groups'];
     trace?: never;
   };
@@ -673,11 +857,17 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete an agenda group; its items stay in the meeting, ungrouped. */
+    /**
+     * Delete agenda group
+     * @description Delete an agenda group; its items stay in the meeting, ungrouped.
+     */
     delete: operations['delete_agenda_group'];
     options?: never;
     head?: never;
-    /** Rename or describe an agenda group. */
+    /**
+     * Update agenda group
+     * @description Rename or describe an agenda group.
+     */
     patch: operations['update_agenda_group'];
     trace?: never;
   };
@@ -688,7 +878,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Tag suggestions: managed tags, tags on visible issues, and tags of agenda items linked to the meeting's project. */
+    /**
+     * List agenda tags
+     * @description Tag suggestions: managed tags, tags on visible issues, and tags of agenda items linked to the meeting's project.
+     */
     get: operations['list_agenda_tags'];
     put?: never;
     post?: never;
@@ -705,10 +898,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The agenda: groups in their order, items in their order inside a group, ungrouped items last. */
+    /**
+     * List agenda items
+     * @description The agenda: groups in their order, items in their order inside a group, ungrouped items last.
+     */
     get: operations['list_agenda_items'];
     put?: never;
-    /** Add an agenda item (last in its group); status defaults to "To discuss". */
+    /**
+     * Create agenda item
+     * @description Add an agenda item (last in its group); status defaults to "To discuss".
+     */
     post: operations['create_agenda_item'];
     delete?: never;
     options?: never;
@@ -723,15 +922,24 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One agenda item with its owners, links and attachments. */
+    /**
+     * Get agenda item
+     * @description One agenda item with its owners, links and attachments.
+     */
     get: operations['get_agenda_item'];
     put?: never;
     post?: never;
-    /** Delete an agenda item with its owners, links and attachments; issues made from it stay. */
+    /**
+     * Delete agenda item
+     * @description Delete an agenda item with its owners, links and attachments; issues made from it stay.
+     */
     delete: operations['delete_agenda_item'];
     options?: never;
     head?: never;
-    /** Update an agenda item; agendaGroupId (null ungroups) and position move it; tags replace the set. */
+    /**
+     * Update agenda item
+     * @description Update an agenda item; agendaGroupId (null ungroups) and position move it; tags replace the set.
+     */
     patch: operations['update_agenda_item'];
     trace?: never;
   };
@@ -742,10 +950,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The agenda item's link attachments, oldest first. */
+    /**
+     * List agenda item attachments
+     * @description The agenda item's link attachments, oldest first.
+     */
     get: operations['list_agenda_item_attachments'];
     put?: never;
-    /** Attach 1–20 http(s) links to the agenda item; all or none are attached. */
+    /**
+     * Add agenda item attachments
+     * @description Attach 1–20 http(s) links to the agenda item; all or none are attached.
+     */
     post: operations['add_agenda_item_attachments'];
     delete?: never;
     options?: never;
@@ -760,10 +974,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The agenda item's owners. */
+    /**
+     * List agenda item owners
+     * @description The agenda item's owners.
+     */
     get: operations['list_agenda_item_owners'];
     put?: never;
-    /** Add an owner: userId, presetId, or externalName/externalEmail; the same owner again answers the existing one (200). */
+    /**
+     * Add agenda item owner
+     * @description Add an owner: userId, presetId, or externalName/externalEmail; the same owner again answers the existing one (200).
+     */
     post: operations['add_agenda_item_owner'];
     delete?: never;
     options?: never;
@@ -781,7 +1001,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Remove an owner from the agenda item. */
+    /**
+     * Remove agenda item owner
+     * @description Remove an owner from the agenda item.
+     */
     delete: operations['remove_agenda_item_owner'];
     options?: never;
     head?: never;
@@ -797,7 +1020,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Post the notes (or body) as a comment on the given, converted, linked or newest task issue. */
+    /**
+     * Publish agenda item notes
+     * @description Post the notes (or body) as a comment on the given, converted, linked or newest task issue.
+     */
     post: operations['publish_agenda_item_notes'];
     delete?: never;
     options?: never;
@@ -814,7 +1040,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Convert the item to an issue (201, created: true); a repeat answers the same issue (200, created: false). */
+    /**
+     * Convert agenda item
+     * @description Convert the item to an issue (201, created: true); a repeat answers the same issue (200, created: false).
+     */
     post: operations['convert_agenda_item'];
     delete?: never;
     options?: never;
@@ -831,7 +1060,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Create a related issue from the item without marking it converted; dedupe with Idempotency-Key. */
+    /**
+     * Create a task from an agenda item
+     * @description Create a related issue from the item without marking it converted; dedupe with Idempotency-Key.
+     */
     post: operations['create_agenda_item_tasks'];
     delete?: never;
     options?: never;
@@ -846,10 +1078,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List the API-visible discussion groups the caller owns, belongs to, or that are open to the workspace, newest first. Zero results do not prove absence. */
+    /**
+     * List discussion groups
+     * @description List the API-visible discussion groups the caller owns, belongs to, or that are open to the workspace, newest first. Zero results do not prove absence.
+     */
     get: operations['list_discussion_groups'];
     put?: never;
-    /** Create a discussion group owned by the caller. */
+    /**
+     * Create discussion group
+     * @description Create a discussion group owned by the caller.
+     */
     post: operations['create_discussion_group'];
     delete?: never;
     options?: never;
@@ -870,7 +1108,10 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Update a group the caller owns; memberIds replaces the members; apiVisibility "private" hides it from the API from then on. */
+    /**
+     * Update discussion group
+     * @description Update a group the caller owns; memberIds replaces the members; apiVisibility "private" hides it from the API from then on.
+     */
     patch: operations['update_discussion_group'];
     trace?: never;
   };
@@ -881,10 +1122,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Search the topics of the groups the caller can see, newest first, or oldest change first with sort=updatedAt; q matches title, description and tags. */
+    /**
+     * List discussion topics
+     * @description Search the topics of the groups the caller can see, newest first, or oldest change first with sort=updatedAt; q matches title, description and tags.
+     */
     get: operations['list_discussion_topics'];
     put?: never;
-    /** Create a topic in a discussion group the caller can see. */
+    /**
+     * Create discussion topic
+     * @description Create a topic in a discussion group the caller can see.
+     */
     post: operations['create_discussion_topic'];
     delete?: never;
     options?: never;
@@ -899,14 +1146,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One topic by id. */
+    /**
+     * Get discussion topic
+     * @description One topic by id.
+     */
     get: operations['get_discussion_topic'];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
     head?: never;
-    /** Update title, description, status, tags, sourceProjectId or links (links replaces the set). */
+    /**
+     * Update discussion topic
+     * @description Update title, description, status, tags, sourceProjectId or links (links replaces the set).
+     */
     patch: operations['update_discussion_topic'];
     trace?: never;
   };
@@ -919,7 +1172,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Convert a topic to an issue (201); a repeat answers the existing issue with created: false (200). */
+    /**
+     * Convert discussion topic
+     * @description Convert a topic to an issue (201); a repeat answers the existing issue with created: false (200).
+     */
     post: operations['convert_discussion_topic'];
     delete?: never;
     options?: never;
@@ -935,14 +1191,18 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List the webhook subscriptions the caller may manage, newest first.
-     * @description A credential that sees every project of the workspace lists all of them; any other lists the ones it made.
+     * List webhooks
+     * @description List the webhook subscriptions the caller may manage, newest first.
+     *
+     *     A credential that sees every project of the workspace lists all of them; any other lists the ones it made.
      */
     get: operations['list_webhooks'];
     put?: never;
     /**
-     * Subscribe a receiver URL to event types (or ["*"]); the answer holds the signing secret, shown only once.
-     * @description The subscription receives events of the projects its creator can see when each event happens, each built for that visibility. At most 25 per workspace.
+     * Create webhook
+     * @description Subscribe a receiver URL to event types (or ["*"]); the answer holds the signing secret, shown only once.
+     *
+     *     The subscription receives events of the projects its creator can see when each event happens, each built for that visibility. At most 25 per workspace.
      */
     post: operations['create_webhook'];
     delete?: never;
@@ -958,15 +1218,24 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One webhook subscription. */
+    /**
+     * Get webhook
+     * @description One webhook subscription.
+     */
     get: operations['get_webhook'];
     put?: never;
     post?: never;
-    /** Delete a subscription with its pending deliveries and delivery log. */
+    /**
+     * Delete webhook
+     * @description Delete a subscription with its pending deliveries and delivery log.
+     */
     delete: operations['delete_webhook'];
     options?: never;
     head?: never;
-    /** Change a subscription's url, events or active flag. */
+    /**
+     * Update webhook
+     * @description Change a subscription's url, events or active flag.
+     */
     patch: operations['update_webhook'];
     trace?: never;
   };
@@ -977,7 +1246,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Delivery attempts of a subscription, newest first: status, response code, duration, error. */
+    /**
+     * List webhook deliveries
+     * @description Delivery attempts of a subscription, newest first: status, response code, duration, error.
+     */
     get: operations['list_webhook_deliveries'];
     put?: never;
     post?: never;
@@ -997,8 +1269,10 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Send a signed webhook.ping event ({ data: { webhook } }) to this subscription only, whatever its events and even while inactive.
-     * @description Goes through the delivery queue like any event: signed, logged in the delivery log and retried on failure. Answers where to find the attempt in the log. The ping is not in the change feed and reaches no other subscription.
+     * Ping webhook
+     * @description Send a signed webhook.ping event ({ data: { webhook } }) to this subscription only, whatever its events and even while inactive.
+     *
+     *     Goes through the delivery queue like any event: signed, logged in the delivery log and retried on failure. Answers where to find the attempt in the log. The ping is not in the change feed and reaches no other subscription.
      */
     post: operations['ping_webhook'];
     delete?: never;
@@ -1017,8 +1291,10 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Send the event of a delivery record again, now: same webhook-id and body, a new timestamp and signature, a new attempt in the log.
-     * @description Goes to the subscription as it is now (its URL and secrets), even while it is inactive. An event whose attempts had ended gets this one attempt; one waiting for a retry is sent now and keeps its remaining retries. 409 WEBHOOK_DELIVERY_IN_PROGRESS while an attempt of it is under way.
+     * Redeliver webhook delivery
+     * @description Send the event of a delivery record again, now: same webhook-id and body, a new timestamp and signature, a new attempt in the log.
+     *
+     *     Goes to the subscription as it is now (its URL and secrets), even while it is inactive. An event whose attempts had ended gets this one attempt; one waiting for a retry is sent now and keeps its remaining retries. 409 WEBHOOK_DELIVERY_IN_PROGRESS while an attempt of it is under way.
      */
     post: operations['redeliver_webhook_delivery'];
     delete?: never;
@@ -1037,8 +1313,10 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Replace the signing secret; the answer holds the new one, shown only once. Both sign during the overlap (default 24 h).
-     * @description Until previousSecretExpiresAt every delivery carries two signatures in webhook-signature (new, then replaced), so a receiver holding either secret verifies; then only the new one signs. Rotating again during an overlap drops the secret replaced before.
+     * Rotate webhook secret
+     * @description Replace the signing secret; the answer holds the new one, shown only once. Both sign during the overlap (default 24 h).
+     *
+     *     Until previousSecretExpiresAt every delivery carries two signatures in webhook-signature (new, then replaced), so a receiver holding either secret verifies; then only the new one signs. Rotating again during an overlap drops the secret replaced before.
      */
     post: operations['rotate_webhook_secret'];
     delete?: never;
@@ -1055,8 +1333,10 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The change feed: events after a cursor, oldest first, in commit order.
-     * @description Lists the events webhooks deliver, each as a webhook made by the caller would receive it: events of projects the caller cannot see are left out. Poll with `after` = the last pageInfo.nextCursor (never null); while hasMore is true, call again at once. Events are kept for WSX_RETENTION_DAYS (default 30) after delivery; a cursor whose next events were pruned answers 410 EVENT_CURSOR_EXPIRED: resynchronise from the lists, then start again without `after`.
+     * Read the change feed
+     * @description The change feed: events after a cursor, oldest first, in commit order.
+     *
+     *     Lists the events webhooks deliver, each as a webhook made by the caller would receive it: events of projects the caller cannot see are left out. Poll with `after` = the last pageInfo.nextCursor (never null); while hasMore is true, call again at once. Events are kept for WSX_RETENTION_DAYS (default 30) after delivery; a cursor whose next events were pruned answers 410 EVENT_CURSOR_EXPIRED: resynchronise from the lists, then start again without `after`.
      */
     get: operations['list_events'];
     put?: never;
@@ -1078,7 +1358,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** project.created, sent to subscriptions whose events include it or "*". */
+    /**
+     * project.created
+     * @description project.created, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onProjectCreatedEvent'];
     delete?: never;
     options?: never;
@@ -1095,7 +1378,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** project.updated, sent to subscriptions whose events include it or "*". */
+    /**
+     * project.updated
+     * @description project.updated, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onProjectUpdatedEvent'];
     delete?: never;
     options?: never;
@@ -1112,7 +1398,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** issue.created, sent to subscriptions whose events include it or "*". */
+    /**
+     * issue.created
+     * @description issue.created, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onIssueCreatedEvent'];
     delete?: never;
     options?: never;
@@ -1129,7 +1418,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** issue.updated, sent to subscriptions whose events include it or "*". */
+    /**
+     * issue.updated
+     * @description issue.updated, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onIssueUpdatedEvent'];
     delete?: never;
     options?: never;
@@ -1146,7 +1438,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** issue.archived, sent to subscriptions whose events include it or "*". */
+    /**
+     * issue.archived
+     * @description issue.archived, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onIssueArchivedEvent'];
     delete?: never;
     options?: never;
@@ -1163,7 +1458,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** issue.restored, sent to subscriptions whose events include it or "*". */
+    /**
+     * issue.restored
+     * @description issue.restored, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onIssueRestoredEvent'];
     delete?: never;
     options?: never;
@@ -1180,7 +1478,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** issue.comment.created, sent to subscriptions whose events include it or "*". */
+    /**
+     * issue.comment.created
+     * @description issue.comment.created, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onIssueCommentCreatedEvent'];
     delete?: never;
     options?: never;
@@ -1197,7 +1498,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** issue.comment.deleted, sent to subscriptions whose events include it or "*". */
+    /**
+     * issue.comment.deleted
+     * @description issue.comment.deleted, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onIssueCommentDeletedEvent'];
     delete?: never;
     options?: never;
@@ -1214,7 +1518,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** issue.link.created, sent to subscriptions whose events include it or "*". */
+    /**
+     * issue.link.created
+     * @description issue.link.created, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onIssueLinkCreatedEvent'];
     delete?: never;
     options?: never;
@@ -1231,7 +1538,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** issue.link.deleted, sent to subscriptions whose events include it or "*". */
+    /**
+     * issue.link.deleted
+     * @description issue.link.deleted, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onIssueLinkDeletedEvent'];
     delete?: never;
     options?: never;
@@ -1248,7 +1558,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** subtask.created, sent to subscriptions whose events include it or "*". */
+    /**
+     * subtask.created
+     * @description subtask.created, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onSubtaskCreatedEvent'];
     delete?: never;
     options?: never;
@@ -1265,7 +1578,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** subtask.updated, sent to subscriptions whose events include it or "*". */
+    /**
+     * subtask.updated
+     * @description subtask.updated, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onSubtaskUpdatedEvent'];
     delete?: never;
     options?: never;
@@ -1282,7 +1598,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** subtask.deleted, sent to subscriptions whose events include it or "*". */
+    /**
+     * subtask.deleted
+     * @description subtask.deleted, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onSubtaskDeletedEvent'];
     delete?: never;
     options?: never;
@@ -1299,7 +1618,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** subtask.promoted, sent to subscriptions whose events include it or "*". */
+    /**
+     * subtask.promoted
+     * @description subtask.promoted, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onSubtaskPromotedEvent'];
     delete?: never;
     options?: never;
@@ -1316,7 +1638,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** milestone.created, sent to subscriptions whose events include it or "*". */
+    /**
+     * milestone.created
+     * @description milestone.created, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onMilestoneCreatedEvent'];
     delete?: never;
     options?: never;
@@ -1333,7 +1658,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** milestone.updated, sent to subscriptions whose events include it or "*". */
+    /**
+     * milestone.updated
+     * @description milestone.updated, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onMilestoneUpdatedEvent'];
     delete?: never;
     options?: never;
@@ -1350,7 +1678,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** milestone.deleted, sent to subscriptions whose events include it or "*". */
+    /**
+     * milestone.deleted
+     * @description milestone.deleted, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onMilestoneDeletedEvent'];
     delete?: never;
     options?: never;
@@ -1367,7 +1698,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** milestone.comment.created, sent to subscriptions whose events include it or "*". */
+    /**
+     * milestone.comment.created
+     * @description milestone.comment.created, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onMilestoneCommentCreatedEvent'];
     delete?: never;
     options?: never;
@@ -1384,7 +1718,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** meeting.created, sent to subscriptions whose events include it or "*". */
+    /**
+     * meeting.created
+     * @description meeting.created, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onMeetingCreatedEvent'];
     delete?: never;
     options?: never;
@@ -1401,7 +1738,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** meeting.updated, sent to subscriptions whose events include it or "*". */
+    /**
+     * meeting.updated
+     * @description meeting.updated, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onMeetingUpdatedEvent'];
     delete?: never;
     options?: never;
@@ -1418,7 +1758,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** agenda_item.created, sent to subscriptions whose events include it or "*". */
+    /**
+     * agenda_item.created
+     * @description agenda_item.created, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onAgendaItemCreatedEvent'];
     delete?: never;
     options?: never;
@@ -1435,7 +1778,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** agenda_item.updated, sent to subscriptions whose events include it or "*". */
+    /**
+     * agenda_item.updated
+     * @description agenda_item.updated, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onAgendaItemUpdatedEvent'];
     delete?: never;
     options?: never;
@@ -1452,7 +1798,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** agenda_item.converted, sent to subscriptions whose events include it or "*". */
+    /**
+     * agenda_item.converted
+     * @description agenda_item.converted, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onAgendaItemConvertedEvent'];
     delete?: never;
     options?: never;
@@ -1469,7 +1818,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** discussion_topic.created, sent to subscriptions whose events include it or "*". */
+    /**
+     * discussion_topic.created
+     * @description discussion_topic.created, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onDiscussionTopicCreatedEvent'];
     delete?: never;
     options?: never;
@@ -1486,7 +1838,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** discussion_topic.updated, sent to subscriptions whose events include it or "*". */
+    /**
+     * discussion_topic.updated
+     * @description discussion_topic.updated, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onDiscussionTopicUpdatedEvent'];
     delete?: never;
     options?: never;
@@ -1503,7 +1858,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** discussion_topic.converted, sent to subscriptions whose events include it or "*". */
+    /**
+     * discussion_topic.converted
+     * @description discussion_topic.converted, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onDiscussionTopicConvertedEvent'];
     delete?: never;
     options?: never;
@@ -1520,7 +1878,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** webhook.disabled, sent to subscriptions whose events include it or "*". */
+    /**
+     * webhook.disabled
+     * @description webhook.disabled, sent to subscriptions whose events include it or "*".
+     */
     post: operations['onWebhookDisabledEvent'];
     delete?: never;
     options?: never;
@@ -1537,7 +1898,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** webhook.ping, sent by POST /api/external/webhooks/{webhookId}/ping to that subscription only. */
+    /**
+     * webhook.ping
+     * @description webhook.ping, sent by POST /api/external/webhooks/{webhookId}/ping to that subscription only.
+     */
     post: operations['onWebhookPingEvent'];
     delete?: never;
     options?: never;
@@ -1554,7 +1918,10 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** Any event, sent to subscriptions whose events are ["*"]. */
+    /**
+     * Any event
+     * @description Any event, sent to subscriptions whose events are ["*"].
+     */
     post: operations['onWebhookEvent'];
     delete?: never;
     options?: never;
@@ -1573,6 +1940,7 @@ export interface components {
          * @description Absolute http or https URL, at most 2,048 characters.
          */
         url: string;
+        /** @description Display name (string or null). */
         name?: string | null;
       }[];
       /**
@@ -1581,13 +1949,20 @@ export interface components {
        * @description A single link's URL, instead of links.
        */
       url?: string;
-      /** @deprecated */
+      /**
+       * @deprecated
+       * @description Display name (string or null).
+       */
       name?: string | null;
     };
     AddAgendaItemOwnerRequest: {
+      /** @description usr_… or api-token:<name> (internal owner). */
       userId?: string | null;
+      /** @description An external owner preset; its values are copied. */
       presetId?: string | null;
+      /** @description External owner's name. */
       externalName?: string | null;
+      /** @description External owner's email. */
       externalEmail?: string | null;
     };
     AddAttachmentsRequest: {
@@ -1598,6 +1973,7 @@ export interface components {
          * @description Absolute http or https URL, at most 2,048 characters.
          */
         url: string;
+        /** @description Display name (string or null). */
         name?: string | null;
       }[];
       /**
@@ -1606,17 +1982,22 @@ export interface components {
        * @description A single link's URL, instead of links.
        */
       url?: string;
-      /** @deprecated */
+      /**
+       * @deprecated
+       * @description Display name (string or null).
+       */
       name?: string | null;
     };
     AddCommentRequest: {
       /** @description Required, non-empty (COMMENT_BODY_REQUIRED); at most 65,536 characters. */
       body: string;
+      /** @description A comment of the same record, for a threaded reply. */
       parentCommentId?: string | null;
     };
     AddMilestoneCommentRequest: {
       /** @description Required, non-empty (COMMENT_BODY_REQUIRED); at most 65,536 characters. */
       body: string;
+      /** @description A comment of the same record, for a threaded reply. */
       parentCommentId?: string | null;
     };
     AgendaGroup: {
@@ -1647,6 +2028,7 @@ export interface components {
       tags: string[];
       labels: string[];
       sourceProjectId: string | null;
+      /** Format: date */
       checkInDate: string | null;
       owners: components['schemas']['Owner'][];
       links: components['schemas']['WorkLink'][];
@@ -1878,7 +2260,7 @@ export interface components {
       /** @description 1 to 50 issues, each a create_issue body (title required), created in this order; all or none. */
       issues: {
         /** @description Required on create, at most 500 characters (TITLE_REQUIRED). */
-        title?: string;
+        title: string;
         description?: string | null;
         projectId?: string;
         /** @description With teamKey or teamId when the key is used in several teams. */
@@ -1888,7 +2270,9 @@ export interface components {
         statusId?: string;
         /** @description Default: the first unstarted status the project allows. */
         statusKey?: string;
+        /** @description usr_… member of the project's team, or api-token:<name> with access to the project. */
         assigneeId?: string | null;
+        /** @description usr_… workspace member; defaults to the caller when human. */
         reporterId?: string | null;
         /**
          * @description Default none.
@@ -1902,12 +2286,25 @@ export interface components {
          * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
          */
         labels?: string[];
+        /**
+         * Format: date
+         * @description YYYY-MM-DD.
+         */
         startDate?: string | null;
+        /**
+         * Format: date
+         * @description YYYY-MM-DD.
+         */
         dueDate?: string | null;
+        /** @description Days from startDate to dueDate; any two of the three give the third. */
         durationDays?: number | null;
-        /** @deprecated */
+        /**
+         * @deprecated
+         * @description Alias of issueContainerId.
+         */
         epicId?: string | null;
         issueContainerId?: string | null;
+        /** @description A milestone of the issue's container. */
         milestoneId?: string | null;
         subtasksEnabled?: boolean;
       }[];
@@ -1932,7 +2329,9 @@ export interface components {
         statusId?: string;
         /** @description Default: the first unstarted status the project allows. */
         statusKey?: string;
+        /** @description usr_… member of the project's team, or api-token:<name> with access to the project. */
         assigneeId?: string | null;
+        /** @description usr_… workspace member; defaults to the caller when human. */
         reporterId?: string | null;
         /**
          * @description Default none.
@@ -1946,12 +2345,25 @@ export interface components {
          * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
          */
         labels?: string[];
+        /**
+         * Format: date
+         * @description YYYY-MM-DD.
+         */
         startDate?: string | null;
+        /**
+         * Format: date
+         * @description YYYY-MM-DD.
+         */
         dueDate?: string | null;
+        /** @description Days from startDate to dueDate; any two of the three give the third. */
         durationDays?: number | null;
-        /** @deprecated */
+        /**
+         * @deprecated
+         * @description Alias of issueContainerId.
+         */
         epicId?: string | null;
         issueContainerId?: string | null;
+        /** @description A milestone of the issue's container. */
         milestoneId?: string | null;
         subtasksEnabled?: boolean;
         /** @description true archives, false restores (INVALID_ARCHIVE_STATE otherwise). */
@@ -1963,8 +2375,10 @@ export interface components {
       issueId?: string;
       milestoneId?: string;
       parentCommentId: string | null;
+      /** @description null once a comment with replies was deleted (a tombstone). */
       body: string | null;
       authorId: string;
+      /** @description The token's name when a workspace token wrote it; null for a human. */
       authorApiTokenName: string | null;
       deleted: boolean;
       /** Format: date-time */
@@ -1996,7 +2410,12 @@ export interface components {
       projectKey?: string;
       teamId?: string;
       teamKey?: string;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD; default: the item's checkInDate; null: none.
+       */
       dueDate?: string | null;
+      /** @description usr_… or api-token:<name>. */
       assigneeId?: string | null;
       statusKey?: string;
       /** @description Default: the item's title; at most 500 characters. */
@@ -2013,6 +2432,7 @@ export interface components {
        * @description YYYY-MM-DD.
        */
       dueDate?: string;
+      /** @description usr_… or api-token:<name>. */
       assigneeId?: string | null;
       statusKey?: string;
       /** @description Default: the topic's title; at most 500 characters. */
@@ -2033,6 +2453,7 @@ export interface components {
       title: string;
       description?: string | null;
       notes?: string | null;
+      /** @description A group of this meeting; null ungroups. */
       agendaGroupId?: string | null;
       /** @description An agenda status id; default "To discuss". */
       statusId?: string;
@@ -2043,7 +2464,12 @@ export interface components {
        * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
        */
       labels?: string[];
+      /** @description Project the tags count for; omitted with tags = the meeting's project, null = agenda-only. */
       sourceProjectId?: string | null;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD.
+       */
       checkInDate?: string | null;
     };
     CreateAgendaItemTasksRequest: {
@@ -2053,7 +2479,12 @@ export interface components {
       projectKey?: string;
       teamId?: string;
       teamKey?: string;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD; default: the item's checkInDate; null: none.
+       */
       dueDate?: string | null;
+      /** @description usr_… or api-token:<name>. */
       assigneeId?: string | null;
       statusKey?: string;
       /** @description Default: the item's title; at most 500 characters. */
@@ -2098,11 +2529,15 @@ export interface components {
        * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
        */
       labels?: string[];
+      /** @description A project the caller can access; omitted with tags: the first linked project; null: none. */
       sourceProjectId?: string | null;
       /** @description At most 100 work links; on update the list replaces the topic's links. */
       links?: {
-        /** @description issue, project or agenda_item (INVALID_TARGET_TYPE otherwise). */
-        targetType?: string;
+        /**
+         * @description issue, project or agenda_item (INVALID_TARGET_TYPE otherwise).
+         * @enum {string}
+         */
+        targetType?: 'issue' | 'project' | 'agenda_item';
         /** @description Id of the target; targetId or targetKey is required (TARGET_REQUIRED). */
         targetId?: string;
         /** @description issueKey or projectKey (issue and project targets only). */
@@ -2117,7 +2552,15 @@ export interface components {
       url: string;
       events: string[];
       active: boolean;
+      /**
+       * @description Why the server set active to false: every delivery failed its last attempt for WSX_WEBHOOK_DISABLE_AFTER_HOURS. Null when it did not; setting active to true clears it.
+       * @enum {string|null}
+       */
       disabledReason: 'consecutive_failures' | null;
+      /**
+       * Format: date-time
+       * @description When the server set active to false; null when it did not.
+       */
       disabledAt: string | null;
       /** Format: date-time */
       createdAt: string;
@@ -2149,7 +2592,9 @@ export interface components {
       statusId?: string;
       /** @description Default: the first unstarted status the project allows. */
       statusKey?: string;
+      /** @description usr_… member of the project's team, or api-token:<name> with access to the project. */
       assigneeId?: string | null;
+      /** @description usr_… workspace member; defaults to the caller when human. */
       reporterId?: string | null;
       /**
        * @description Default none.
@@ -2163,12 +2608,25 @@ export interface components {
        * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
        */
       labels?: string[];
+      /**
+       * Format: date
+       * @description YYYY-MM-DD.
+       */
       startDate?: string | null;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD.
+       */
       dueDate?: string | null;
+      /** @description Days from startDate to dueDate; any two of the three give the third. */
       durationDays?: number | null;
-      /** @deprecated */
+      /**
+       * @deprecated
+       * @description Alias of issueContainerId.
+       */
       epicId?: string | null;
       issueContainerId?: string | null;
+      /** @description A milestone of the issue's container. */
       milestoneId?: string | null;
       subtasksEnabled?: boolean;
     };
@@ -2180,27 +2638,50 @@ export interface components {
       type?: string;
       /** @enum {string} */
       recurrenceType?: 'none' | 'daily' | 'weekly' | 'biweekly' | 'monthly';
+      /**
+       * Format: date-time
+       * @description ISO 8601 datetime with offset; required when recurring.
+       */
       startsAt?: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601 datetime with offset, after startsAt.
+       */
       endsAt?: string | null;
       teamId?: string | null;
       teamKey?: string | null;
+      /** @description The meeting takes the project's team. */
       projectId?: string | null;
+      /** @description Needs teamKey when ambiguous. */
       projectKey?: string | null;
       archived?: boolean;
     };
     CreateMilestoneRequest: {
       /** @description Required on create (TITLE_REQUIRED); at most 500 characters. */
       title: string;
+      /** @description The container (epic) the milestone belongs to; required on create. */
       issueContainerId?: string | null;
-      /** @deprecated */
+      /**
+       * @deprecated
+       * @description Legacy name of issueContainerId; both must agree when both are sent.
+       */
       epicId?: string | null;
+      /** @description usr_… or api-token:<name>; null clears. */
       ownerId?: string | null;
       /**
        * @description planned (default), at-risk, blocked or complete.
        * @enum {string}
        */
       status?: 'planned' | 'at-risk' | 'blocked' | 'complete';
+      /**
+       * Format: date
+       * @description YYYY-MM-DD.
+       */
       startDate?: string | null;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD, on or after startDate.
+       */
       dueDate?: string | null;
       /** @description Place in the container; default: after the last one. */
       order?: number;
@@ -2221,8 +2702,17 @@ export interface components {
       teamKey?: string;
       /** @description 2–10 characters ^[A-Z][A-Z0-9]+$, upper-cased; derived from the name when omitted. */
       projectKey?: string;
+      /** @description usr_… or api-token:<name>; defaults to the caller when human. */
       ownerId?: string | null;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD.
+       */
       startDate?: string | null;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD, on or after startDate.
+       */
       endDate?: string | null;
       subtasksEnabled?: boolean;
       issueContainersEnabled?: boolean;
@@ -2235,9 +2725,19 @@ export interface components {
        * @enum {string}
        */
       status?: 'to-do' | 'in-progress' | 'done';
+      /** @description A member of the project's team or an automation agent with access to the project; null unassigns. */
       assigneeId?: string | null;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD.
+       */
       startDate?: string | null;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD.
+       */
       dueDate?: string | null;
+      /** @description Days from startDate to dueDate; any two of the three determine the third. */
       durationDays?: number | null;
     };
     CreateWebhookRequest: {
@@ -2247,7 +2747,36 @@ export interface components {
        */
       url: string;
       /** @description Event types to receive, or ["*"] for all: project.created, project.updated, issue.created, issue.updated, issue.archived, issue.restored, issue.comment.created, issue.comment.deleted, issue.link.created, issue.link.deleted, subtask.created, subtask.updated, subtask.deleted, subtask.promoted, milestone.created, milestone.updated, milestone.deleted, milestone.comment.created, meeting.created, meeting.updated, agenda_item.created, agenda_item.updated, agenda_item.converted, discussion_topic.created, discussion_topic.updated, discussion_topic.converted, webhook.disabled. */
-      events: string[];
+      events: (
+        | 'project.created'
+        | 'project.updated'
+        | 'issue.created'
+        | 'issue.updated'
+        | 'issue.archived'
+        | 'issue.restored'
+        | 'issue.comment.created'
+        | 'issue.comment.deleted'
+        | 'issue.link.created'
+        | 'issue.link.deleted'
+        | 'subtask.created'
+        | 'subtask.updated'
+        | 'subtask.deleted'
+        | 'subtask.promoted'
+        | 'milestone.created'
+        | 'milestone.updated'
+        | 'milestone.deleted'
+        | 'milestone.comment.created'
+        | 'meeting.created'
+        | 'meeting.updated'
+        | 'agenda_item.created'
+        | 'agenda_item.updated'
+        | 'agenda_item.converted'
+        | 'discussion_topic.created'
+        | 'discussion_topic.updated'
+        | 'discussion_topic.converted'
+        | 'webhook.disabled'
+        | '*'
+      )[];
       /** @description Default true. */
       active?: boolean;
     };
@@ -2348,8 +2877,10 @@ export interface components {
         field?: string;
         /** @description Fields or parameters the operation does not know. */
         unknownFields?: string[];
-        /** @description The bound the value broke (characters, entries or levels). */
+        /** @description The bound the value broke (characters, entries or levels), or the largest number accepted. */
         max?: number;
+        /** @description The smallest number accepted, when a number is out of its range. */
+        min?: number;
         /** @description How many entries the list had. */
         count?: number;
         /** @description Bulk writes: the position (from 0) of the item that failed. */
@@ -2527,6 +3058,7 @@ export interface components {
     EvolveIssueTitleRequest: {
       /** @description Required: the new title, 1–500 characters, different from the current one. */
       title: string;
+      /** @description Optional, at most 2,000 characters. */
       reason?: string | null;
     };
     EvolveResponse: {
@@ -2583,7 +3115,9 @@ export interface components {
       reporterId: string | null;
       /** @enum {string} */
       priority: 'none' | 'low' | 'medium' | 'high' | 'urgent';
+      /** Format: date */
       startDate: string | null;
+      /** Format: date */
       dueDate: string | null;
       durationDays: number | null;
       /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
@@ -2591,6 +3125,7 @@ export interface components {
       /** @description At most 50 tag names, 1–50 characters each, compared case-insensitively. */
       labels: string[];
       archived: boolean;
+      /** Format: date-time */
       archivedAt: string | null;
       epicId: string | null;
       issueContainerId: string | null;
@@ -2603,6 +3138,7 @@ export interface components {
         id: string;
       } | null;
       createdBy: string;
+      /** Format: date */
       earliestStartDate: string | null;
       /** Format: date-time */
       createdAt: string;
@@ -2823,7 +3359,9 @@ export interface components {
       name: string;
       projectId: string;
       projectKey: string;
+      /** Format: date */
       startDate: string | null;
+      /** Format: date */
       dueDate: string | null;
       /** @description Active (not archived) issues in the container. */
       issueCount: number;
@@ -2966,8 +3504,11 @@ export interface components {
       isSatisfied: boolean | null;
     };
     LinkAgendaItemRequest: {
-      /** @description issue | project | discussion_topic | agenda_item */
-      targetType: string;
+      /**
+       * @description issue | project | discussion_topic | agenda_item
+       * @enum {string}
+       */
+      targetType: 'issue' | 'project' | 'discussion_topic' | 'agenda_item';
       /** @description Id of the target. */
       targetId?: string;
       /** @description issueKey or projectKey (issue and project targets only). */
@@ -2976,15 +3517,21 @@ export interface components {
       teamKey?: string;
     };
     LinkIssuesRequest: {
-      /** @description blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE). */
-      type: string;
+      /**
+       * @description blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE).
+       * @enum {string}
+       */
+      type: 'blocks' | 'blocked_by' | 'related';
       /** @description The other issue; or send targetIssueKey. */
       targetIssueId?: string;
       targetIssueKey?: string;
     };
     LinkMeetingRequest: {
-      /** @description issue | project | discussion_topic | agenda_item */
-      targetType: string;
+      /**
+       * @description issue | project | discussion_topic | agenda_item
+       * @enum {string}
+       */
+      targetType: 'issue' | 'project' | 'discussion_topic' | 'agenda_item';
       /** @description Id of the target. */
       targetId?: string;
       /** @description issueKey or projectKey (issue and project targets only). */
@@ -2993,8 +3540,11 @@ export interface components {
       teamKey?: string;
     };
     LinkSubtasksRequest: {
-      /** @description blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE). */
-      type: string;
+      /**
+       * @description blocks, blocked_by or related (INVALID_ISSUE_LINK_TYPE).
+       * @enum {string}
+       */
+      type: 'blocks' | 'blocked_by' | 'related';
       /** @description A sibling sub-task: same parent issue. */
       targetSubtaskId: string;
     };
@@ -3004,7 +3554,9 @@ export interface components {
       description: string | null;
       type: string;
       recurrenceType: string;
+      /** Format: date-time */
       startsAt: string | null;
+      /** Format: date-time */
       endsAt: string | null;
       teamId: string | null;
       teamKey: string | null;
@@ -3141,7 +3693,9 @@ export interface components {
        * @enum {string}
        */
       status: 'planned' | 'at-risk' | 'blocked' | 'complete';
+      /** Format: date */
       startDate: string | null;
+      /** Format: date */
       dueDate: string | null;
       order: number;
       tags: string[];
@@ -3157,9 +3711,12 @@ export interface components {
     MilestoneActivity: {
       /** @enum {string} */
       action: 'created' | 'updated' | 'commented';
+      /** @description The changed field of an `updated` entry, else null. */
       field: string | null;
-      from: (string | number | string[]) | null;
-      to: (string | number | string[]) | null;
+      /** @description The value before an `updated` change, else null. */
+      from: string | number | string[] | null;
+      /** @description The value after an `updated` change; the commentId of a `commented` entry; else null. */
+      to: string | number | string[] | null;
       actorId: string;
       /** Format: date-time */
       createdAt: string;
@@ -3312,7 +3869,9 @@ export interface components {
        * @enum {string}
        */
       status: 'planned' | 'at-risk' | 'blocked' | 'complete';
+      /** Format: date */
       startDate: string | null;
+      /** Format: date */
       dueDate: string | null;
       order: number;
       tags: string[];
@@ -3403,7 +3962,9 @@ export interface components {
       teamId: string;
       teamKey: string;
       ownerId: string | null;
+      /** Format: date */
       startDate: string | null;
+      /** Format: date */
       endDate: string | null;
       subtasksEnabled: boolean;
       issueContainersEnabled: boolean;
@@ -3553,6 +4114,10 @@ export interface components {
       webhookId: string;
       /** @description The new whsec_… signing secret; shown only in this answer. */
       secret: string;
+      /**
+       * Format: date-time
+       * @description Until then every delivery is also signed with the replaced secret (a second signature in webhook-signature); null when it was replaced at once.
+       */
       previousSecretExpiresAt: string | null;
     };
     RotateWebhookSecretRequest: {
@@ -3597,9 +4162,13 @@ export interface components {
       reporterId: string | null;
       /** @description The parent issue's project. */
       projectId: string;
+      /** @description The parent issue's container. */
       epicId: string | null;
+      /** @description Same value as epicId. */
       issueContainerId: string | null;
+      /** Format: date */
       startDate: string | null;
+      /** Format: date */
       dueDate: string | null;
       durationDays: number | null;
       links: components['schemas']['SubtaskLink'][];
@@ -3655,11 +4224,15 @@ export interface components {
         to: string;
       };
       epicId?: {
+        /** @description The parent issue's container. */
         from?: string | null;
+        /** @description The parent issue's container. */
         to: string | null;
       };
       issueContainerId?: {
+        /** @description Same value as epicId. */
         from?: string | null;
+        /** @description Same value as epicId. */
         to: string | null;
       };
       startDate?: {
@@ -3752,6 +4325,7 @@ export interface components {
       /** @enum {string} */
       type: 'blocks' | 'blocked_by' | 'related';
       targetSubtaskId: string;
+      /** @description blocked_by: the target is done; blocks: this sub-task is done; null for related. */
       isSatisfied: boolean | null;
     };
     SubtaskLinkResponse: {
@@ -3950,6 +4524,7 @@ export interface components {
       title?: string;
       description?: string | null;
       notes?: string | null;
+      /** @description A group of this meeting; null ungroups. */
       agendaGroupId?: string | null;
       /** @description An agenda status id; default "To discuss". */
       statusId?: string;
@@ -3960,7 +4535,12 @@ export interface components {
        * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
        */
       labels?: string[];
+      /** @description Project the tags count for; omitted with tags = the meeting's project, null = agenda-only. */
       sourceProjectId?: string | null;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD.
+       */
       checkInDate?: string | null;
       /** @description 0-based index inside its group, or among the ungrouped items. */
       position?: number;
@@ -4002,11 +4582,15 @@ export interface components {
        * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
        */
       labels?: string[];
+      /** @description A project the caller can access; omitted with tags: the first linked project; null: none. */
       sourceProjectId?: string | null;
       /** @description At most 100 work links; on update the list replaces the topic's links. */
       links?: {
-        /** @description issue, project or agenda_item (INVALID_TARGET_TYPE otherwise). */
-        targetType?: string;
+        /**
+         * @description issue, project or agenda_item (INVALID_TARGET_TYPE otherwise).
+         * @enum {string}
+         */
+        targetType?: 'issue' | 'project' | 'agenda_item';
         /** @description Id of the target; targetId or targetKey is required (TARGET_REQUIRED). */
         targetId?: string;
         /** @description issueKey or projectKey (issue and project targets only). */
@@ -4033,7 +4617,9 @@ export interface components {
       statusId?: string;
       /** @description Default: the first unstarted status the project allows. */
       statusKey?: string;
+      /** @description usr_… member of the project's team, or api-token:<name> with access to the project. */
       assigneeId?: string | null;
+      /** @description usr_… workspace member; defaults to the caller when human. */
       reporterId?: string | null;
       /**
        * @description Default none.
@@ -4047,12 +4633,25 @@ export interface components {
        * @description Legacy name of tags; must agree with tags when both are sent (TAG_FIELD_CONFLICT).
        */
       labels?: string[];
+      /**
+       * Format: date
+       * @description YYYY-MM-DD.
+       */
       startDate?: string | null;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD.
+       */
       dueDate?: string | null;
+      /** @description Days from startDate to dueDate; any two of the three give the third. */
       durationDays?: number | null;
-      /** @deprecated */
+      /**
+       * @deprecated
+       * @description Alias of issueContainerId.
+       */
       epicId?: string | null;
       issueContainerId?: string | null;
+      /** @description A milestone of the issue's container. */
       milestoneId?: string | null;
       subtasksEnabled?: boolean;
       /** @description true archives, false restores (INVALID_ARCHIVE_STATE otherwise). */
@@ -4066,27 +4665,50 @@ export interface components {
       type?: string;
       /** @enum {string} */
       recurrenceType?: 'none' | 'daily' | 'weekly' | 'biweekly' | 'monthly';
+      /**
+       * Format: date-time
+       * @description ISO 8601 datetime with offset; required when recurring.
+       */
       startsAt?: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601 datetime with offset, after startsAt.
+       */
       endsAt?: string | null;
       teamId?: string | null;
       teamKey?: string | null;
+      /** @description The meeting takes the project's team. */
       projectId?: string | null;
+      /** @description Needs teamKey when ambiguous. */
       projectKey?: string | null;
       archived?: boolean;
     };
     UpdateMilestoneRequest: {
       /** @description Required on create (TITLE_REQUIRED); at most 500 characters. */
       title?: string;
+      /** @description The container (epic) the milestone belongs to; required on create. */
       issueContainerId?: string | null;
-      /** @deprecated */
+      /**
+       * @deprecated
+       * @description Legacy name of issueContainerId; both must agree when both are sent.
+       */
       epicId?: string | null;
+      /** @description usr_… or api-token:<name>; null clears. */
       ownerId?: string | null;
       /**
        * @description planned (default), at-risk, blocked or complete.
        * @enum {string}
        */
       status?: 'planned' | 'at-risk' | 'blocked' | 'complete';
+      /**
+       * Format: date
+       * @description YYYY-MM-DD.
+       */
       startDate?: string | null;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD, on or after startDate.
+       */
       dueDate?: string | null;
       /** @description Place in the container; default: after the last one. */
       order?: number;
@@ -4107,8 +4729,17 @@ export interface components {
       teamKey?: string;
       /** @description 2–10 characters ^[A-Z][A-Z0-9]+$, upper-cased; derived from the name when omitted. */
       projectKey?: string;
+      /** @description usr_… or api-token:<name>; defaults to the caller when human. */
       ownerId?: string | null;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD.
+       */
       startDate?: string | null;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD, on or after startDate.
+       */
       endDate?: string | null;
       subtasksEnabled?: boolean;
       issueContainersEnabled?: boolean;
@@ -4121,9 +4752,19 @@ export interface components {
        * @enum {string}
        */
       status?: 'to-do' | 'in-progress' | 'done';
+      /** @description A member of the project's team or an automation agent with access to the project; null unassigns. */
       assigneeId?: string | null;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD.
+       */
       startDate?: string | null;
+      /**
+       * Format: date
+       * @description YYYY-MM-DD.
+       */
       dueDate?: string | null;
+      /** @description Days from startDate to dueDate; any two of the three determine the third. */
       durationDays?: number | null;
     };
     UpdateWebhookRequest: {
@@ -4133,7 +4774,36 @@ export interface components {
        */
       url?: string;
       /** @description Event types to receive, or ["*"] for all: project.created, project.updated, issue.created, issue.updated, issue.archived, issue.restored, issue.comment.created, issue.comment.deleted, issue.link.created, issue.link.deleted, subtask.created, subtask.updated, subtask.deleted, subtask.promoted, milestone.created, milestone.updated, milestone.deleted, milestone.comment.created, meeting.created, meeting.updated, agenda_item.created, agenda_item.updated, agenda_item.converted, discussion_topic.created, discussion_topic.updated, discussion_topic.converted, webhook.disabled. */
-      events?: string[];
+      events?: (
+        | 'project.created'
+        | 'project.updated'
+        | 'issue.created'
+        | 'issue.updated'
+        | 'issue.archived'
+        | 'issue.restored'
+        | 'issue.comment.created'
+        | 'issue.comment.deleted'
+        | 'issue.link.created'
+        | 'issue.link.deleted'
+        | 'subtask.created'
+        | 'subtask.updated'
+        | 'subtask.deleted'
+        | 'subtask.promoted'
+        | 'milestone.created'
+        | 'milestone.updated'
+        | 'milestone.deleted'
+        | 'milestone.comment.created'
+        | 'meeting.created'
+        | 'meeting.updated'
+        | 'agenda_item.created'
+        | 'agenda_item.updated'
+        | 'agenda_item.converted'
+        | 'discussion_topic.created'
+        | 'discussion_topic.updated'
+        | 'discussion_topic.converted'
+        | 'webhook.disabled'
+        | '*'
+      )[];
       /** @description Default true. */
       active?: boolean;
     };
@@ -4162,7 +4832,15 @@ export interface components {
       url: string;
       events: string[];
       active: boolean;
+      /**
+       * @description Why the server set active to false: every delivery failed its last attempt for WSX_WEBHOOK_DISABLE_AFTER_HOURS. Null when it did not; setting active to true clears it.
+       * @enum {string|null}
+       */
       disabledReason: 'consecutive_failures' | null;
+      /**
+       * Format: date-time
+       * @description When the server set active to false; null when it did not.
+       */
       disabledAt: string | null;
       /** Format: date-time */
       createdAt: string;
@@ -4322,6 +5000,7 @@ export interface components {
       /** @description issue | project | discussion_topic | agenda_item */
       targetType: string;
       targetId: string;
+      /** @description issueKey or projectKey; null for other targets. */
       targetKey: string | null;
       /** Format: date-time */
       createdAt: string;
@@ -4463,7 +5142,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path?: never;
@@ -4571,7 +5250,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path?: never;
@@ -4637,7 +5316,7 @@ export interface operations {
         projectId?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path?: never;
@@ -4680,8 +5359,8 @@ export interface operations {
            *       "externalOwners": [
            *         {
            *           "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *           "externalName": "externalName",
-           *           "externalEmail": "externalEmail"
+           *           "externalName": "Dana Reyes",
+           *           "externalEmail": "dana@partner.example"
            *         }
            *       ]
            *     }
@@ -4731,7 +5410,7 @@ export interface operations {
         teamKey?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path?: never;
@@ -4811,7 +5490,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path?: never;
@@ -4893,7 +5572,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path?: never;
@@ -4921,7 +5600,7 @@ export interface operations {
            *           "teamKey": "ENG",
            *           "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "startDate": "2026-12-01",
-           *           "endDate": "2026-12-01",
+           *           "endDate": "2026-12-15",
            *           "subtasksEnabled": false,
            *           "issueContainersEnabled": false,
            *           "createdAt": "2026-11-24T09:30:00.000Z",
@@ -4992,13 +5671,13 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "name": "Public API",
+         *       "name": "Billing",
          *       "description": "Receivers that time out are retried with exponential backoff.",
          *       "teamKey": "ENG",
-         *       "projectKey": "API",
+         *       "projectKey": "BILL",
          *       "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
          *       "startDate": "2026-12-01",
-         *       "endDate": "2026-12-01"
+         *       "endDate": "2026-12-15"
          *     }
          */
         'application/json': components['schemas']['CreateProjectRequest'];
@@ -5026,7 +5705,7 @@ export interface operations {
            *         "teamKey": "ENG",
            *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "startDate": "2026-12-01",
-           *         "endDate": "2026-12-01",
+           *         "endDate": "2026-12-15",
            *         "subtasksEnabled": false,
            *         "issueContainersEnabled": false,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
@@ -5103,7 +5782,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -5133,7 +5812,7 @@ export interface operations {
            *         "teamKey": "ENG",
            *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "startDate": "2026-12-01",
-           *         "endDate": "2026-12-01",
+           *         "endDate": "2026-12-15",
            *         "subtasksEnabled": false,
            *         "issueContainersEnabled": false,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
@@ -5191,7 +5870,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -5220,7 +5899,7 @@ export interface operations {
            *         "teamKey": "ENG",
            *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "startDate": "2026-12-01",
-           *         "endDate": "2026-12-01",
+           *         "endDate": "2026-12-15",
            *         "subtasksEnabled": false,
            *         "issueContainersEnabled": false,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
@@ -5271,7 +5950,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. At most 50 comma-separated quoted entity tags; a value that is not `*` or such a list is refused (400). */
         'If-Match'?: string;
       };
       path: {
@@ -5283,10 +5962,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "name": "Public API",
+         *       "name": "Public API v2",
          *       "description": "Receivers that time out are retried with exponential backoff.",
-         *       "teamKey": "ENG",
-         *       "projectKey": "API",
          *       "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
          *       "startDate": "2026-12-01"
          *     }
@@ -5314,7 +5991,7 @@ export interface operations {
            *         "teamKey": "ENG",
            *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "startDate": "2026-12-01",
-           *         "endDate": "2026-12-01",
+           *         "endDate": "2026-12-15",
            *         "subtasksEnabled": false,
            *         "issueContainersEnabled": false,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
@@ -5433,7 +6110,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path?: never;
@@ -5467,10 +6144,10 @@ export interface operations {
            *           "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "priority": "none",
            *           "startDate": "2026-12-01",
-           *           "dueDate": "2026-12-01",
+           *           "dueDate": "2026-12-15",
            *           "durationDays": 1,
            *           "tags": [
-           *             "tag"
+           *             "bug"
            *           ],
            *           "labels": [
            *             "label"
@@ -5614,10 +6291,10 @@ export interface operations {
            *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "priority": "none",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -5737,7 +6414,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -5772,10 +6449,10 @@ export interface operations {
            *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "priority": "none",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -5852,7 +6529,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -5888,10 +6565,10 @@ export interface operations {
            *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "priority": "none",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -5965,7 +6642,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. At most 50 comma-separated quoted entity tags; a value that is not `*` or such a list is refused (400). */
         'If-Match'?: string;
       };
       path: {
@@ -6015,10 +6692,10 @@ export interface operations {
            *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "priority": "none",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -6169,28 +6846,11 @@ export interface operations {
          *         {
          *           "title": "Retry webhook deliveries with backoff",
          *           "description": "Receivers that time out are retried with exponential backoff.",
-         *           "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
          *           "projectKey": "API",
-         *           "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
          *           "teamKey": "ENG",
-         *           "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
          *           "statusKey": "in-progress",
          *           "assigneeId": "api-token:triage-bot",
-         *           "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *           "priority": "none",
-         *           "tags": [
-         *             "tag"
-         *           ],
-         *           "labels": [
-         *             "label"
-         *           ],
-         *           "startDate": "2026-12-01",
-         *           "dueDate": "2026-12-01",
-         *           "durationDays": 1,
-         *           "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *           "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *           "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *           "subtasksEnabled": false
+         *           "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b"
          *         }
          *       ]
          *     }
@@ -6227,10 +6887,10 @@ export interface operations {
            *           "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "priority": "none",
            *           "startDate": "2026-12-01",
-           *           "dueDate": "2026-12-01",
+           *           "dueDate": "2026-12-15",
            *           "durationDays": 1,
            *           "tags": [
-           *             "tag"
+           *             "bug"
            *           ],
            *           "labels": [
            *             "label"
@@ -6363,34 +7023,12 @@ export interface operations {
          * @example {
          *       "issues": [
          *         {
-         *           "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
          *           "issueKey": "ENG-42",
          *           "expectedVersion": 1,
          *           "title": "Retry webhook deliveries with backoff",
          *           "description": "Receivers that time out are retried with exponential backoff.",
-         *           "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
          *           "projectKey": "API",
-         *           "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *           "teamKey": "ENG",
-         *           "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *           "statusKey": "in-progress",
-         *           "assigneeId": "api-token:triage-bot",
-         *           "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *           "priority": "none",
-         *           "tags": [
-         *             "tag"
-         *           ],
-         *           "labels": [
-         *             "label"
-         *           ],
-         *           "startDate": "2026-12-01",
-         *           "dueDate": "2026-12-01",
-         *           "durationDays": 1,
-         *           "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *           "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *           "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *           "subtasksEnabled": false,
-         *           "archived": false
+         *           "teamKey": "ENG"
          *         }
          *       ]
          *     }
@@ -6423,10 +7061,10 @@ export interface operations {
            *           "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "priority": "none",
            *           "startDate": "2026-12-01",
-           *           "dueDate": "2026-12-01",
+           *           "dueDate": "2026-12-15",
            *           "durationDays": 1,
            *           "tags": [
-           *             "tag"
+           *             "bug"
            *           ],
            *           "labels": [
            *             "label"
@@ -6575,7 +7213,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -6665,7 +7303,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "title": "Retry webhook deliveries with backoff",
+         *       "title": "Retry webhook deliveries with exponential backoff",
          *       "reason": "Clarified the scope after triage."
          *     }
          */
@@ -6710,10 +7348,10 @@ export interface operations {
            *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "priority": "none",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -6793,7 +7431,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -6819,7 +7457,7 @@ export interface operations {
            *           "commentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *           "parentCommentId": "parentCommentId",
+           *           "parentCommentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "body": "Reproduced on the staging receiver; fix under review.",
            *           "authorId": "authorId",
            *           "authorApiTokenName": "authorApiTokenName",
@@ -6886,7 +7524,7 @@ export interface operations {
         /**
          * @example {
          *       "body": "Reproduced on the staging receiver; fix under review.",
-         *       "parentCommentId": "parentCommentId"
+         *       "parentCommentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b"
          *     }
          */
         'application/json': components['schemas']['AddCommentRequest'];
@@ -6909,7 +7547,7 @@ export interface operations {
            *         "commentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *         "parentCommentId": "parentCommentId",
+           *         "parentCommentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "body": "Reproduced on the staging receiver; fix under review.",
            *         "authorId": "authorId",
            *         "authorApiTokenName": "authorApiTokenName",
@@ -7045,7 +7683,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "type": "type",
+         *       "type": "blocks",
          *       "targetIssueKey": "ENG-7"
          *     }
          */
@@ -7226,7 +7864,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -7319,9 +7957,7 @@ export interface operations {
          *           "url": "https://hooks.example.com/wsx",
          *           "name": "Public API"
          *         }
-         *       ],
-         *       "url": "https://hooks.example.com/wsx",
-         *       "name": "Public API"
+         *       ]
          *     }
          */
         'application/json': components['schemas']['AddAttachmentsRequest'];
@@ -7402,7 +8038,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -7426,7 +8062,7 @@ export interface operations {
            *       "subtasks": [
            *         {
            *           "subtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *           "parentIssueId": "parentIssueId",
+           *           "parentIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "title": "Retry webhook deliveries with backoff",
            *           "status": "to-do",
            *           "assigneeId": "api-token:triage-bot",
@@ -7435,18 +8071,18 @@ export interface operations {
            *           "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "startDate": "2026-12-01",
-           *           "dueDate": "2026-12-01",
+           *           "dueDate": "2026-12-15",
            *           "durationDays": 1,
            *           "links": [
            *             {
            *               "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *               "type": "blocks",
-           *               "targetSubtaskId": "targetSubtaskId",
+           *               "targetSubtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *               "isSatisfied": false
            *             }
            *           ],
            *           "migrated": false,
-           *           "migratedIssueId": "migratedIssueId",
+           *           "migratedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "position": 1,
            *           "createdAt": "2026-11-24T09:30:00.000Z",
            *           "updatedAt": "2026-11-24T09:30:00.000Z",
@@ -7514,8 +8150,7 @@ export interface operations {
          *       "status": "to-do",
          *       "assigneeId": "api-token:triage-bot",
          *       "startDate": "2026-12-01",
-         *       "dueDate": "2026-12-01",
-         *       "durationDays": 1
+         *       "dueDate": "2026-12-15"
          *     }
          */
         'application/json': components['schemas']['CreateSubtaskRequest'];
@@ -7536,7 +8171,7 @@ export interface operations {
            * @example {
            *       "subtask": {
            *         "subtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *         "parentIssueId": "parentIssueId",
+           *         "parentIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "title": "Retry webhook deliveries with backoff",
            *         "status": "to-do",
            *         "assigneeId": "api-token:triage-bot",
@@ -7545,18 +8180,18 @@ export interface operations {
            *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "links": [
            *           {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "type": "blocks",
-           *             "targetSubtaskId": "targetSubtaskId",
+           *             "targetSubtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "isSatisfied": false
            *           }
            *         ],
            *         "migrated": false,
-           *         "migratedIssueId": "migratedIssueId",
+           *         "migratedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "position": 1,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z",
@@ -7622,7 +8257,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -7646,7 +8281,7 @@ export interface operations {
            * @example {
            *       "subtask": {
            *         "subtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *         "parentIssueId": "parentIssueId",
+           *         "parentIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "title": "Retry webhook deliveries with backoff",
            *         "status": "to-do",
            *         "assigneeId": "api-token:triage-bot",
@@ -7655,18 +8290,18 @@ export interface operations {
            *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "links": [
            *           {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "type": "blocks",
-           *             "targetSubtaskId": "targetSubtaskId",
+           *             "targetSubtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "isSatisfied": false
            *           }
            *         ],
            *         "migrated": false,
-           *         "migratedIssueId": "migratedIssueId",
+           *         "migratedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "position": 1,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z",
@@ -7720,7 +8355,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. At most 50 comma-separated quoted entity tags; a value that is not `*` or such a list is refused (400). */
         'If-Match'?: string;
       };
       path: {
@@ -7788,7 +8423,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. At most 50 comma-separated quoted entity tags; a value that is not `*` or such a list is refused (400). */
         'If-Match'?: string;
       };
       path: {
@@ -7806,8 +8441,7 @@ export interface operations {
          *       "status": "to-do",
          *       "assigneeId": "api-token:triage-bot",
          *       "startDate": "2026-12-01",
-         *       "dueDate": "2026-12-01",
-         *       "durationDays": 1
+         *       "dueDate": "2026-12-15"
          *     }
          */
         'application/json': components['schemas']['UpdateSubtaskRequest'];
@@ -7826,7 +8460,7 @@ export interface operations {
            * @example {
            *       "subtask": {
            *         "subtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *         "parentIssueId": "parentIssueId",
+           *         "parentIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "title": "Retry webhook deliveries with backoff",
            *         "status": "to-do",
            *         "assigneeId": "api-token:triage-bot",
@@ -7835,18 +8469,18 @@ export interface operations {
            *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "links": [
            *           {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "type": "blocks",
-           *             "targetSubtaskId": "targetSubtaskId",
+           *             "targetSubtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "isSatisfied": false
            *           }
            *         ],
            *         "migrated": false,
-           *         "migratedIssueId": "migratedIssueId",
+           *         "migratedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "position": 1,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z",
@@ -7936,8 +8570,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "type": "type",
-         *       "targetSubtaskId": "targetSubtaskId"
+         *       "type": "blocks",
+         *       "targetSubtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b"
          *     }
          */
         'application/json': components['schemas']['LinkSubtasksRequest'];
@@ -7959,7 +8593,7 @@ export interface operations {
            *       "link": {
            *         "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "type": "blocks",
-           *         "targetSubtaskId": "targetSubtaskId",
+           *         "targetSubtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "isSatisfied": false
            *       }
            *     }
@@ -7982,7 +8616,7 @@ export interface operations {
            *       "link": {
            *         "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "type": "blocks",
-           *         "targetSubtaskId": "targetSubtaskId",
+           *         "targetSubtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "isSatisfied": false
            *       }
            *     }
@@ -8132,7 +8766,7 @@ export interface operations {
         /**
          * @example {
          *       "statusMapping": {
-         *         "to-do": "to-do",
+         *         "to-do": "todo",
          *         "in-progress": "in-progress",
          *         "done": "done"
          *       }
@@ -8169,10 +8803,10 @@ export interface operations {
            *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "priority": "none",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -8204,7 +8838,7 @@ export interface operations {
            *       },
            *       "subtask": {
            *         "subtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *         "parentIssueId": "parentIssueId",
+           *         "parentIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "title": "Retry webhook deliveries with backoff",
            *         "status": "to-do",
            *         "assigneeId": "api-token:triage-bot",
@@ -8213,18 +8847,18 @@ export interface operations {
            *         "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "links": [
            *           {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "type": "blocks",
-           *             "targetSubtaskId": "targetSubtaskId",
+           *             "targetSubtaskId": "sub_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "isSatisfied": false
            *           }
            *         ],
            *         "migrated": false,
-           *         "migratedIssueId": "migratedIssueId",
+           *         "migratedIssueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "position": 1,
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z",
@@ -8308,7 +8942,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path?: never;
@@ -8334,7 +8968,7 @@ export interface operations {
            *           "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "projectKey": "API",
            *           "startDate": "2026-12-01",
-           *           "dueDate": "2026-12-01",
+           *           "dueDate": "2026-12-15",
            *           "issueCount": 3,
            *           "openIssueCount": 3,
            *           "archived": false,
@@ -8423,7 +9057,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path?: never;
@@ -8451,10 +9085,10 @@ export interface operations {
            *           "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "status": "planned",
            *           "startDate": "2026-12-01",
-           *           "dueDate": "2026-12-01",
+           *           "dueDate": "2026-12-15",
            *           "order": 1,
            *           "tags": [
-           *             "tag"
+           *             "bug"
            *           ],
            *           "labels": [
            *             "label"
@@ -8539,11 +9173,11 @@ export interface operations {
          * @example {
          *       "title": "Retry webhook deliveries with backoff",
          *       "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *       "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
          *       "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
          *       "status": "planned",
          *       "startDate": "2026-12-01",
-         *       "dueDate": "2026-12-01"
+         *       "dueDate": "2026-12-15",
+         *       "order": 1
          *     }
          */
         'application/json': components['schemas']['CreateMilestoneRequest'];
@@ -8571,10 +9205,10 @@ export interface operations {
            *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "status": "planned",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "order": 1,
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -8645,7 +9279,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -8674,10 +9308,10 @@ export interface operations {
            *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "status": "planned",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "order": 1,
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -8740,7 +9374,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. At most 50 comma-separated quoted entity tags; a value that is not `*` or such a list is refused (400). */
         'If-Match'?: string;
       };
       path: {
@@ -8798,7 +9432,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. At most 50 comma-separated quoted entity tags; a value that is not `*` or such a list is refused (400). */
         'If-Match'?: string;
       };
       path: {
@@ -8812,10 +9446,10 @@ export interface operations {
          * @example {
          *       "title": "Retry webhook deliveries with backoff",
          *       "issueContainerId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *       "epicId": "ic_01jd7q8x3k2m9v5t6w4y0z1a2b",
          *       "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
          *       "status": "planned",
-         *       "startDate": "2026-12-01"
+         *       "startDate": "2026-12-01",
+         *       "dueDate": "2026-12-15"
          *     }
          */
         'application/json': components['schemas']['UpdateMilestoneRequest'];
@@ -8841,10 +9475,10 @@ export interface operations {
            *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "status": "planned",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "order": 1,
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -8928,7 +9562,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -8953,7 +9587,7 @@ export interface operations {
            *           "commentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *           "parentCommentId": "parentCommentId",
+           *           "parentCommentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "body": "Reproduced on the staging receiver; fix under review.",
            *           "authorId": "authorId",
            *           "authorApiTokenName": "authorApiTokenName",
@@ -9019,7 +9653,7 @@ export interface operations {
         /**
          * @example {
          *       "body": "Reproduced on the staging receiver; fix under review.",
-         *       "parentCommentId": "parentCommentId"
+         *       "parentCommentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b"
          *     }
          */
         'application/json': components['schemas']['AddMilestoneCommentRequest'];
@@ -9042,7 +9676,7 @@ export interface operations {
            *         "commentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *         "parentCommentId": "parentCommentId",
+           *         "parentCommentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "body": "Reproduced on the staging receiver; fix under review.",
            *         "authorId": "authorId",
            *         "authorApiTokenName": "authorApiTokenName",
@@ -9125,7 +9759,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path?: never;
@@ -9148,10 +9782,10 @@ export interface operations {
            *           "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "title": "Retry webhook deliveries with backoff",
            *           "description": "Receivers that time out are retried with exponential backoff.",
-           *           "type": "type",
+           *           "type": "planning",
            *           "recurrenceType": "recurrenceType",
            *           "startsAt": "2026-11-24T09:30:00.000Z",
-           *           "endsAt": "2026-11-24T09:30:00.000Z",
+           *           "endsAt": "2026-11-24T10:15:00.000Z",
            *           "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "teamKey": "ENG",
            *           "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
@@ -9162,7 +9796,7 @@ export interface operations {
            *               "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *               "targetType": "targetType",
            *               "targetId": "targetId",
-           *               "targetKey": "targetKey",
+           *               "targetKey": "ENG-7",
            *               "createdAt": "2026-11-24T09:30:00.000Z",
            *               "updatedAt": "2026-11-24T09:30:00.000Z"
            *             }
@@ -9241,10 +9875,10 @@ export interface operations {
          * @example {
          *       "title": "Retry webhook deliveries with backoff",
          *       "description": "Receivers that time out are retried with exponential backoff.",
-         *       "type": "type",
+         *       "type": "planning",
          *       "recurrenceType": "none",
          *       "startsAt": "2026-11-24T09:30:00.000Z",
-         *       "endsAt": "2026-11-24T09:30:00.000Z",
+         *       "endsAt": "2026-11-24T10:15:00.000Z",
          *       "teamKey": "ENG"
          *     }
          */
@@ -9268,10 +9902,10 @@ export interface operations {
            *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "title": "Retry webhook deliveries with backoff",
            *         "description": "Receivers that time out are retried with exponential backoff.",
-           *         "type": "type",
+           *         "type": "planning",
            *         "recurrenceType": "recurrenceType",
            *         "startsAt": "2026-11-24T09:30:00.000Z",
-           *         "endsAt": "2026-11-24T09:30:00.000Z",
+           *         "endsAt": "2026-11-24T10:15:00.000Z",
            *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "teamKey": "ENG",
            *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
@@ -9282,7 +9916,7 @@ export interface operations {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "targetType": "targetType",
            *             "targetId": "targetId",
-           *             "targetKey": "targetKey",
+           *             "targetKey": "ENG-7",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -9353,7 +9987,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -9377,10 +10011,10 @@ export interface operations {
            *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "title": "Retry webhook deliveries with backoff",
            *         "description": "Receivers that time out are retried with exponential backoff.",
-           *         "type": "type",
+           *         "type": "planning",
            *         "recurrenceType": "recurrenceType",
            *         "startsAt": "2026-11-24T09:30:00.000Z",
-           *         "endsAt": "2026-11-24T09:30:00.000Z",
+           *         "endsAt": "2026-11-24T10:15:00.000Z",
            *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "teamKey": "ENG",
            *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
@@ -9391,7 +10025,7 @@ export interface operations {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "targetType": "targetType",
            *             "targetId": "targetId",
-           *             "targetKey": "targetKey",
+           *             "targetKey": "ENG-7",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -9444,7 +10078,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. At most 50 comma-separated quoted entity tags; a value that is not `*` or such a list is refused (400). */
         'If-Match'?: string;
       };
       path: {
@@ -9502,7 +10136,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. At most 50 comma-separated quoted entity tags; a value that is not `*` or such a list is refused (400). */
         'If-Match'?: string;
       };
       path: {
@@ -9516,10 +10150,10 @@ export interface operations {
          * @example {
          *       "title": "Retry webhook deliveries with backoff",
          *       "description": "Receivers that time out are retried with exponential backoff.",
-         *       "type": "type",
+         *       "type": "planning",
          *       "recurrenceType": "none",
          *       "startsAt": "2026-11-24T09:30:00.000Z",
-         *       "endsAt": "2026-11-24T09:30:00.000Z"
+         *       "endsAt": "2026-11-24T10:15:00.000Z"
          *     }
          */
         'application/json': components['schemas']['UpdateMeetingRequest'];
@@ -9540,10 +10174,10 @@ export interface operations {
            *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "title": "Retry webhook deliveries with backoff",
            *         "description": "Receivers that time out are retried with exponential backoff.",
-           *         "type": "type",
+           *         "type": "planning",
            *         "recurrenceType": "recurrenceType",
            *         "startsAt": "2026-11-24T09:30:00.000Z",
-           *         "endsAt": "2026-11-24T09:30:00.000Z",
+           *         "endsAt": "2026-11-24T10:15:00.000Z",
            *         "teamId": "team_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "teamKey": "ENG",
            *         "projectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
@@ -9554,7 +10188,7 @@ export interface operations {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "targetType": "targetType",
            *             "targetId": "targetId",
-           *             "targetKey": "targetKey",
+           *             "targetKey": "ENG-7",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -9636,7 +10270,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path?: never;
@@ -9669,8 +10303,8 @@ export interface operations {
            *           {
            *             "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "name": "Public API",
-           *             "externalName": "externalName",
-           *             "externalEmail": "externalEmail",
+           *             "externalName": "Dana Reyes",
+           *             "externalEmail": "dana@partner.example",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -9721,9 +10355,9 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "name": "Public API",
-         *       "externalName": "externalName",
-         *       "externalEmail": "externalEmail"
+         *       "name": "Partner contact",
+         *       "externalName": "Dana Reyes",
+         *       "externalEmail": "dana@partner.example"
          *     }
          */
         'application/json': components['schemas']['CreateExternalOwnerPresetRequest'];
@@ -9745,8 +10379,8 @@ export interface operations {
            *       "externalOwnerPreset": {
            *         "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "name": "Public API",
-           *         "externalName": "externalName",
-           *         "externalEmail": "externalEmail",
+           *         "externalName": "Dana Reyes",
+           *         "externalEmail": "dana@partner.example",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z"
            *       }
@@ -9843,9 +10477,9 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "name": "Public API",
-         *       "externalName": "externalName",
-         *       "externalEmail": "externalEmail"
+         *       "name": "Partner contact (EU)",
+         *       "externalName": "Dana Reyes",
+         *       "externalEmail": "dana@partner.example"
          *     }
          */
         'application/json': components['schemas']['UpdateExternalOwnerPresetRequest'];
@@ -9863,8 +10497,8 @@ export interface operations {
            *       "externalOwnerPreset": {
            *         "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "name": "Public API",
-           *         "externalName": "externalName",
-           *         "externalEmail": "externalEmail",
+           *         "externalName": "Dana Reyes",
+           *         "externalEmail": "dana@partner.example",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z"
            *       }
@@ -9925,7 +10559,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "name": "Public API"
+         *       "name": "Needs decision"
          *     }
          */
         'application/json': components['schemas']['CreateAgendaStatusRequest'];
@@ -9998,7 +10632,7 @@ export interface operations {
         /**
          * @example {
          *       "orderedStatusIds": [
-         *         "orderedStatusId"
+         *         "ags_01jd7q8x3k2m9v5t6w4y0z1a2b"
          *       ]
          *     }
          */
@@ -10126,7 +10760,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "name": "Public API"
+         *       "name": "Blocked on partner"
          *     }
          */
         'application/json': components['schemas']['UpdateAgendaStatusRequest'];
@@ -10208,9 +10842,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "targetType": "targetType",
-         *       "targetKey": "targetKey",
-         *       "teamKey": "ENG"
+         *       "targetType": "issue",
+         *       "targetKey": "ENG-7"
          *     }
          */
         'application/json': components['schemas']['LinkMeetingRequest'];
@@ -10233,7 +10866,7 @@ export interface operations {
            *         "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "targetType": "targetType",
            *         "targetId": "targetId",
-           *         "targetKey": "targetKey",
+           *         "targetKey": "ENG-7",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z"
            *       }
@@ -10258,7 +10891,7 @@ export interface operations {
            *         "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "targetType": "targetType",
            *         "targetId": "targetId",
-           *         "targetKey": "targetKey",
+           *         "targetKey": "ENG-7",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z"
            *       }
@@ -10385,9 +11018,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "targetType": "targetType",
-         *       "targetKey": "targetKey",
-         *       "teamKey": "ENG"
+         *       "targetType": "issue",
+         *       "targetKey": "ENG-7"
          *     }
          */
         'application/json': components['schemas']['LinkAgendaItemRequest'];
@@ -10410,7 +11042,7 @@ export interface operations {
            *         "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "targetType": "targetType",
            *         "targetId": "targetId",
-           *         "targetKey": "targetKey",
+           *         "targetKey": "ENG-7",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z"
            *       }
@@ -10435,7 +11067,7 @@ export interface operations {
            *         "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "targetType": "targetType",
            *         "targetId": "targetId",
-           *         "targetKey": "targetKey",
+           *         "targetKey": "ENG-7",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z"
            *       }
@@ -10464,9 +11096,15 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['TokenReadOnly'];
       /**
-       * @description `MEETING_NOT_FOUND`: Meeting not found.
+       * @description `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `MEETING_NOT_FOUND`: Meeting not found.
        *
        *     `AGENDA_ITEM_NOT_FOUND`: Agenda item not found in this meeting.
+       *
+       *     `DISCUSSION_TOPIC_NOT_FOUND`: Discussion topic not found.
        */
       404: {
         headers: {
@@ -10549,7 +11187,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -10636,7 +11274,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "name": "Public API",
+         *       "name": "Decisions",
          *       "description": "Receivers that time out are retried with exponential backoff."
          *     }
          */
@@ -10855,7 +11493,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "name": "Public API",
+         *       "name": "Decisions and follow-ups",
          *       "description": "Receivers that time out are retried with exponential backoff."
          *     }
          */
@@ -10934,7 +11572,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -11010,7 +11648,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -11036,11 +11674,11 @@ export interface operations {
            *           "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "title": "Retry webhook deliveries with backoff",
            *           "description": "Receivers that time out are retried with exponential backoff.",
-           *           "notes": "notes",
+           *           "notes": "Agreed to retry with backoff; Dana checks the receiver logs.",
            *           "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "tags": [
-           *             "tag"
+           *             "bug"
            *           ],
            *           "labels": [
            *             "label"
@@ -11053,8 +11691,8 @@ export interface operations {
            *               "kind": "kind",
            *               "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *               "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *               "externalName": "externalName",
-           *               "externalEmail": "externalEmail",
+           *               "externalName": "Dana Reyes",
+           *               "externalEmail": "dana@partner.example",
            *               "createdAt": "2026-11-24T09:30:00.000Z",
            *               "updatedAt": "2026-11-24T09:30:00.000Z"
            *             }
@@ -11064,7 +11702,7 @@ export interface operations {
            *               "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *               "targetType": "targetType",
            *               "targetId": "targetId",
-           *               "targetKey": "targetKey",
+           *               "targetKey": "ENG-7",
            *               "createdAt": "2026-11-24T09:30:00.000Z",
            *               "updatedAt": "2026-11-24T09:30:00.000Z"
            *             }
@@ -11148,11 +11786,11 @@ export interface operations {
          * @example {
          *       "title": "Retry webhook deliveries with backoff",
          *       "description": "Receivers that time out are retried with exponential backoff.",
-         *       "notes": "notes",
+         *       "notes": "Agreed to retry with backoff; Dana checks the receiver logs.",
          *       "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *       "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "statusId": "ags_01jd7q8x3k2m9v5t6w4y0z1a2b",
          *       "tags": [
-         *         "tag"
+         *         "bug"
          *       ],
          *       "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b"
          *     }
@@ -11178,11 +11816,11 @@ export interface operations {
            *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "title": "Retry webhook deliveries with backoff",
            *         "description": "Receivers that time out are retried with exponential backoff.",
-           *         "notes": "notes",
+           *         "notes": "Agreed to retry with backoff; Dana checks the receiver logs.",
            *         "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -11195,8 +11833,8 @@ export interface operations {
            *             "kind": "kind",
            *             "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *             "externalName": "externalName",
-           *             "externalEmail": "externalEmail",
+           *             "externalName": "Dana Reyes",
+           *             "externalEmail": "dana@partner.example",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -11206,7 +11844,7 @@ export interface operations {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "targetType": "targetType",
            *             "targetId": "targetId",
-           *             "targetKey": "targetKey",
+           *             "targetKey": "ENG-7",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -11293,7 +11931,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -11319,11 +11957,11 @@ export interface operations {
            *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "title": "Retry webhook deliveries with backoff",
            *         "description": "Receivers that time out are retried with exponential backoff.",
-           *         "notes": "notes",
+           *         "notes": "Agreed to retry with backoff; Dana checks the receiver logs.",
            *         "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -11336,8 +11974,8 @@ export interface operations {
            *             "kind": "kind",
            *             "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *             "externalName": "externalName",
-           *             "externalEmail": "externalEmail",
+           *             "externalName": "Dana Reyes",
+           *             "externalEmail": "dana@partner.example",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -11347,7 +11985,7 @@ export interface operations {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "targetType": "targetType",
            *             "targetId": "targetId",
-           *             "targetKey": "targetKey",
+           *             "targetKey": "ENG-7",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -11420,7 +12058,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. At most 50 comma-separated quoted entity tags; a value that is not `*` or such a list is refused (400). */
         'If-Match'?: string;
       };
       path: {
@@ -11483,7 +12121,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. At most 50 comma-separated quoted entity tags; a value that is not `*` or such a list is refused (400). */
         'If-Match'?: string;
       };
       path: {
@@ -11498,11 +12136,11 @@ export interface operations {
          * @example {
          *       "title": "Retry webhook deliveries with backoff",
          *       "description": "Receivers that time out are retried with exponential backoff.",
-         *       "notes": "notes",
+         *       "notes": "Agreed to retry with backoff; Dana checks the receiver logs.",
          *       "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *       "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
+         *       "statusId": "ags_01jd7q8x3k2m9v5t6w4y0z1a2b",
          *       "tags": [
-         *         "tag"
+         *         "bug"
          *       ]
          *     }
          */
@@ -11525,11 +12163,11 @@ export interface operations {
            *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "title": "Retry webhook deliveries with backoff",
            *         "description": "Receivers that time out are retried with exponential backoff.",
-           *         "notes": "notes",
+           *         "notes": "Agreed to retry with backoff; Dana checks the receiver logs.",
            *         "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -11542,8 +12180,8 @@ export interface operations {
            *             "kind": "kind",
            *             "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *             "externalName": "externalName",
-           *             "externalEmail": "externalEmail",
+           *             "externalName": "Dana Reyes",
+           *             "externalEmail": "dana@partner.example",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -11553,7 +12191,7 @@ export interface operations {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "targetType": "targetType",
            *             "targetId": "targetId",
-           *             "targetKey": "targetKey",
+           *             "targetKey": "ENG-7",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -11651,7 +12289,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -11748,9 +12386,7 @@ export interface operations {
          *           "url": "https://hooks.example.com/wsx",
          *           "name": "Public API"
          *         }
-         *       ],
-         *       "url": "https://hooks.example.com/wsx",
-         *       "name": "Public API"
+         *       ]
          *     }
          */
         'application/json': components['schemas']['AddAgendaItemAttachmentsRequest'];
@@ -11835,7 +12471,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -11862,8 +12498,8 @@ export interface operations {
            *           "kind": "kind",
            *           "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *           "externalName": "externalName",
-           *           "externalEmail": "externalEmail",
+           *           "externalName": "Dana Reyes",
+           *           "externalEmail": "dana@partner.example",
            *           "createdAt": "2026-11-24T09:30:00.000Z",
            *           "updatedAt": "2026-11-24T09:30:00.000Z"
            *         }
@@ -11929,10 +12565,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *       "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
-         *       "externalName": "externalName",
-         *       "externalEmail": "externalEmail"
+         *       "externalName": "Dana Reyes",
+         *       "externalEmail": "dana@partner.example"
          *     }
          */
         'application/json': components['schemas']['AddAgendaItemOwnerRequest'];
@@ -11956,8 +12590,8 @@ export interface operations {
            *         "kind": "kind",
            *         "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *         "externalName": "externalName",
-           *         "externalEmail": "externalEmail",
+           *         "externalName": "Dana Reyes",
+           *         "externalEmail": "dana@partner.example",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z"
            *       }
@@ -11983,8 +12617,8 @@ export interface operations {
            *         "kind": "kind",
            *         "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *         "externalName": "externalName",
-           *         "externalEmail": "externalEmail",
+           *         "externalName": "Dana Reyes",
+           *         "externalEmail": "dana@partner.example",
            *         "createdAt": "2026-11-24T09:30:00.000Z",
            *         "updatedAt": "2026-11-24T09:30:00.000Z"
            *       }
@@ -12134,7 +12768,7 @@ export interface operations {
            *         "commentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "issueId": "iss_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "milestoneId": "ms_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *         "parentCommentId": "parentCommentId",
+           *         "parentCommentId": "cmt_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "body": "Reproduced on the staging receiver; fix under review.",
            *         "authorId": "authorId",
            *         "authorApiTokenName": "authorApiTokenName",
@@ -12157,10 +12791,10 @@ export interface operations {
            *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "priority": "none",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -12260,7 +12894,7 @@ export interface operations {
          * @example {
          *       "projectKey": "API",
          *       "teamKey": "ENG",
-         *       "dueDate": "2026-12-01",
+         *       "dueDate": "2026-12-15",
          *       "assigneeId": "api-token:triage-bot",
          *       "statusKey": "in-progress",
          *       "title": "Retry webhook deliveries with backoff"
@@ -12297,10 +12931,10 @@ export interface operations {
            *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "priority": "none",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -12335,11 +12969,11 @@ export interface operations {
            *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "title": "Retry webhook deliveries with backoff",
            *         "description": "Receivers that time out are retried with exponential backoff.",
-           *         "notes": "notes",
+           *         "notes": "Agreed to retry with backoff; Dana checks the receiver logs.",
            *         "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -12352,8 +12986,8 @@ export interface operations {
            *             "kind": "kind",
            *             "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *             "externalName": "externalName",
-           *             "externalEmail": "externalEmail",
+           *             "externalName": "Dana Reyes",
+           *             "externalEmail": "dana@partner.example",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -12363,7 +12997,7 @@ export interface operations {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "targetType": "targetType",
            *             "targetId": "targetId",
-           *             "targetKey": "targetKey",
+           *             "targetKey": "ENG-7",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -12421,10 +13055,10 @@ export interface operations {
            *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "priority": "none",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -12459,11 +13093,11 @@ export interface operations {
            *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "title": "Retry webhook deliveries with backoff",
            *         "description": "Receivers that time out are retried with exponential backoff.",
-           *         "notes": "notes",
+           *         "notes": "Agreed to retry with backoff; Dana checks the receiver logs.",
            *         "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -12476,8 +13110,8 @@ export interface operations {
            *             "kind": "kind",
            *             "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *             "externalName": "externalName",
-           *             "externalEmail": "externalEmail",
+           *             "externalName": "Dana Reyes",
+           *             "externalEmail": "dana@partner.example",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -12487,7 +13121,7 @@ export interface operations {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "targetType": "targetType",
            *             "targetId": "targetId",
-           *             "targetKey": "targetKey",
+           *             "targetKey": "ENG-7",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -12542,9 +13176,13 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['TokenReadOnly'];
       /**
-       * @description `PROJECT_NOT_FOUND`: Project not found.
+       * @description `TEAM_NOT_FOUND`: Team not found.
+       *
+       *     `PROJECT_NOT_FOUND`: Project not found.
        *
        *     `ISSUE_NOT_FOUND`: Issue not found.
+       *
+       *     `STATUS_NOT_FOUND`: Status not found.
        *
        *     `MEETING_NOT_FOUND`: Meeting not found.
        *
@@ -12589,7 +13227,7 @@ export interface operations {
          * @example {
          *       "projectKey": "API",
          *       "teamKey": "ENG",
-         *       "dueDate": "2026-12-01",
+         *       "dueDate": "2026-12-15",
          *       "assigneeId": "api-token:triage-bot",
          *       "statusKey": "in-progress",
          *       "title": "Retry webhook deliveries with backoff"
@@ -12626,10 +13264,10 @@ export interface operations {
            *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "priority": "none",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -12664,11 +13302,11 @@ export interface operations {
            *         "meetingId": "mtg_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "title": "Retry webhook deliveries with backoff",
            *         "description": "Receivers that time out are retried with exponential backoff.",
-           *         "notes": "notes",
+           *         "notes": "Agreed to retry with backoff; Dana checks the receiver logs.",
            *         "agendaGroupId": "agp_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "statusId": "st_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -12681,8 +13319,8 @@ export interface operations {
            *             "kind": "kind",
            *             "userId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "presetId": "pre_01jd7q8x3k2m9v5t6w4y0z1a2b",
-           *             "externalName": "externalName",
-           *             "externalEmail": "externalEmail",
+           *             "externalName": "Dana Reyes",
+           *             "externalEmail": "dana@partner.example",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -12692,7 +13330,7 @@ export interface operations {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "targetType": "targetType",
            *             "targetId": "targetId",
-           *             "targetKey": "targetKey",
+           *             "targetKey": "ENG-7",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -12746,7 +13384,11 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['TokenReadOnly'];
       /**
-       * @description `PROJECT_NOT_FOUND`: Project not found.
+       * @description `TEAM_NOT_FOUND`: Team not found.
+       *
+       *     `PROJECT_NOT_FOUND`: Project not found.
+       *
+       *     `STATUS_NOT_FOUND`: Status not found.
        *
        *     `MEETING_NOT_FOUND`: Meeting not found.
        *
@@ -12783,7 +13425,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path?: never;
@@ -12808,7 +13450,7 @@ export interface operations {
            *           "description": "Receivers that time out are retried with exponential backoff.",
            *           "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *           "memberIds": [
-           *             "memberId"
+           *             "usr_01jd7q8x3k2m9v5t6w4y0z1a2b"
            *           ],
            *           "visibility": "workspace",
            *           "apiVisibility": "visible",
@@ -12870,11 +13512,11 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "name": "Public API",
+         *       "name": "Platform guild",
          *       "description": "Receivers that time out are retried with exponential backoff.",
          *       "visibility": "workspace",
          *       "memberIds": [
-         *         "memberId"
+         *         "usr_01jd7q8x3k2m9v5t6w4y0z1a2b"
          *       ],
          *       "apiVisibility": "visible"
          *     }
@@ -12901,7 +13543,7 @@ export interface operations {
            *         "description": "Receivers that time out are retried with exponential backoff.",
            *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "memberIds": [
-           *           "memberId"
+           *           "usr_01jd7q8x3k2m9v5t6w4y0z1a2b"
            *         ],
            *         "visibility": "workspace",
            *         "apiVisibility": "visible",
@@ -12957,11 +13599,11 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "name": "Public API",
+         *       "name": "Platform and API guild",
          *       "description": "Receivers that time out are retried with exponential backoff.",
          *       "visibility": "workspace",
          *       "memberIds": [
-         *         "memberId"
+         *         "usr_01jd7q8x3k2m9v5t6w4y0z1a2b"
          *       ],
          *       "apiVisibility": "visible"
          *     }
@@ -12984,7 +13626,7 @@ export interface operations {
            *         "description": "Receivers that time out are retried with exponential backoff.",
            *         "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "memberIds": [
-           *           "memberId"
+           *           "usr_01jd7q8x3k2m9v5t6w4y0z1a2b"
            *         ],
            *         "visibility": "workspace",
            *         "apiVisibility": "visible",
@@ -13068,7 +13710,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path?: never;
@@ -13094,7 +13736,7 @@ export interface operations {
            *           "description": "Receivers that time out are retried with exponential backoff.",
            *           "status": "open",
            *           "tags": [
-           *             "tag"
+           *             "bug"
            *           ],
            *           "labels": [
            *             "label"
@@ -13105,7 +13747,7 @@ export interface operations {
            *               "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *               "targetType": "targetType",
            *               "targetId": "targetId",
-           *               "targetKey": "targetKey",
+           *               "targetKey": "ENG-7",
            *               "createdAt": "2026-11-24T09:30:00.000Z",
            *               "updatedAt": "2026-11-24T09:30:00.000Z"
            *             }
@@ -13185,15 +13827,13 @@ export interface operations {
          *       "description": "Receivers that time out are retried with exponential backoff.",
          *       "status": "open",
          *       "tags": [
-         *         "tag"
+         *         "bug"
          *       ],
          *       "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
          *       "links": [
          *         {
-         *           "targetType": "targetType",
-         *           "targetId": "targetId",
-         *           "targetKey": "targetKey",
-         *           "teamKey": "ENG"
+         *           "targetType": "issue",
+         *           "targetKey": "ENG-7"
          *         }
          *       ]
          *     }
@@ -13221,7 +13861,7 @@ export interface operations {
            *         "description": "Receivers that time out are retried with exponential backoff.",
            *         "status": "open",
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -13232,7 +13872,7 @@ export interface operations {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "targetType": "targetType",
            *             "targetId": "targetId",
-           *             "targetKey": "targetKey",
+           *             "targetKey": "ENG-7",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -13307,7 +13947,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -13334,7 +13974,7 @@ export interface operations {
            *         "description": "Receivers that time out are retried with exponential backoff.",
            *         "status": "open",
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -13345,7 +13985,7 @@ export interface operations {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "targetType": "targetType",
            *             "targetId": "targetId",
-           *             "targetKey": "targetKey",
+           *             "targetKey": "ENG-7",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -13400,7 +14040,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. At most 50 comma-separated quoted entity tags; a value that is not `*` or such a list is refused (400). */
         'If-Match'?: string;
       };
       path: {
@@ -13416,15 +14056,13 @@ export interface operations {
          *       "description": "Receivers that time out are retried with exponential backoff.",
          *       "status": "open",
          *       "tags": [
-         *         "tag"
+         *         "bug"
          *       ],
          *       "sourceProjectId": "prj_01jd7q8x3k2m9v5t6w4y0z1a2b",
          *       "links": [
          *         {
-         *           "targetType": "targetType",
-         *           "targetId": "targetId",
-         *           "targetKey": "targetKey",
-         *           "teamKey": "ENG"
+         *           "targetType": "issue",
+         *           "targetKey": "ENG-7"
          *         }
          *       ]
          *     }
@@ -13450,7 +14088,7 @@ export interface operations {
            *         "description": "Receivers that time out are retried with exponential backoff.",
            *         "status": "open",
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -13461,7 +14099,7 @@ export interface operations {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "targetType": "targetType",
            *             "targetId": "targetId",
-           *             "targetKey": "targetKey",
+           *             "targetKey": "ENG-7",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -13558,7 +14196,7 @@ export interface operations {
          * @example {
          *       "projectKey": "API",
          *       "teamKey": "ENG",
-         *       "dueDate": "2026-12-01",
+         *       "dueDate": "2026-12-15",
          *       "assigneeId": "api-token:triage-bot",
          *       "statusKey": "in-progress",
          *       "title": "Retry webhook deliveries with backoff"
@@ -13595,10 +14233,10 @@ export interface operations {
            *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "priority": "none",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -13635,7 +14273,7 @@ export interface operations {
            *         "description": "Receivers that time out are retried with exponential backoff.",
            *         "status": "open",
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -13646,7 +14284,7 @@ export interface operations {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "targetType": "targetType",
            *             "targetId": "targetId",
-           *             "targetKey": "targetKey",
+           *             "targetKey": "ENG-7",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -13690,10 +14328,10 @@ export interface operations {
            *         "reporterId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *         "priority": "none",
            *         "startDate": "2026-12-01",
-           *         "dueDate": "2026-12-01",
+           *         "dueDate": "2026-12-15",
            *         "durationDays": 1,
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -13730,7 +14368,7 @@ export interface operations {
            *         "description": "Receivers that time out are retried with exponential backoff.",
            *         "status": "open",
            *         "tags": [
-           *           "tag"
+           *           "bug"
            *         ],
            *         "labels": [
            *           "label"
@@ -13741,7 +14379,7 @@ export interface operations {
            *             "linkId": "lnk_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *             "targetType": "targetType",
            *             "targetId": "targetId",
-           *             "targetKey": "targetKey",
+           *             "targetKey": "ENG-7",
            *             "createdAt": "2026-11-24T09:30:00.000Z",
            *             "updatedAt": "2026-11-24T09:30:00.000Z"
            *           }
@@ -13821,7 +14459,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path?: never;
@@ -13910,9 +14548,10 @@ export interface operations {
          * @example {
          *       "url": "https://hooks.example.com/wsx",
          *       "events": [
-         *         "event"
+         *         "issue.created",
+         *         "issue.updated"
          *       ],
-         *       "active": false
+         *       "active": true
          *     }
          */
         'application/json': components['schemas']['CreateWebhookRequest'];
@@ -14000,7 +14639,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -14077,7 +14716,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. At most 50 comma-separated quoted entity tags; a value that is not `*` or such a list is refused (400). */
         'If-Match'?: string;
       };
       path: {
@@ -14135,7 +14774,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. */
+        /** @description The ETag of the record you read (or `"7"` for version 7, or `*`): when the record has changed since, nothing is written and the answer is 412 PRECONDITION_FAILED with the current record. At most 50 comma-separated quoted entity tags; a value that is not `*` or such a list is refused (400). */
         'If-Match'?: string;
       };
       path: {
@@ -14149,9 +14788,10 @@ export interface operations {
          * @example {
          *       "url": "https://hooks.example.com/wsx",
          *       "events": [
-         *         "event"
+         *         "issue.created",
+         *         "issue.updated"
          *       ],
-         *       "active": false
+         *       "active": true
          *     }
          */
         'application/json': components['schemas']['UpdateWebhookRequest'];
@@ -14244,7 +14884,7 @@ export interface operations {
         fields?: string;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path: {
@@ -14484,7 +15124,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "overlapSeconds": 1
+         *       "overlapSeconds": 3600
          *     }
          */
         'application/json': components['schemas']['RotateWebhookSecretRequest'];
@@ -14554,7 +15194,7 @@ export interface operations {
         limit?: number;
       };
       header?: {
-        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. */
+        /** @description The ETag of the answer you hold: when it is still current, the answer is 304 with no body. At most 50 comma-separated entity tags (or `*`). */
         'If-None-Match'?: string;
       };
       path?: never;
@@ -14592,7 +15232,7 @@ export interface operations {
            *               "teamKey": "ENG",
            *               "ownerId": "usr_01jd7q8x3k2m9v5t6w4y0z1a2b",
            *               "startDate": "2026-12-01",
-           *               "endDate": "2026-12-01",
+           *               "endDate": "2026-12-15",
            *               "subtasksEnabled": false,
            *               "issueContainersEnabled": false,
            *               "createdAt": "2026-11-24T09:30:00.000Z",
