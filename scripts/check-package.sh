@@ -28,9 +28,14 @@ fail() {
 echo "-- npm pack"
 tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
 [[ -f "$tarball" ]] || fail "npm pack wrote no tarball"
-# Exactly what serving needs: the manifest, the bundled build, the README (and a LICENSE, if any).
-unexpected="$(tar -tzf "$tarball" | grep -vE '^package/(package\.json|README\.md|LICENSE|dist/.+\.js)$' || true)"
+# Exactly what serving needs: the manifest, the bundled build, the README (and a LICENSE, if
+# any), and the docs the README links to, so its links work in an installed package too.
+unexpected="$(tar -tzf "$tarball" | grep -vE '^package/(package\.json|README\.md|LICENSE|dist/.+\.js|docs/.+\.md|examples/[^/]+\.(md|ts|json))$' || true)"
 [[ -z "$unexpected" ]] || fail "unexpected files in $(basename "$tarball"):"$'\n'"$unexpected"
+packed="$(tar -tzf "$tarball")"
+for linked in $(grep -oE '\]\((docs|examples)/[^)#]+' README.md | sed 's/^](//' | sort -u); do
+  grep -qx "package/$linked" <<<"$packed" || fail "README links $linked, which the tarball lacks"
+done
 echo "   $(basename "$tarball"): $(tar -tzf "$tarball" | wc -l) files, $(du -k "$tarball" | cut -f1) KiB"
 
 echo "-- npm install the tarball into an empty directory"
