@@ -9,6 +9,8 @@
 # nothing, published types that reach outside dist/, a README example that no longer compiles.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/installed-server.sh
+source scripts/lib/installed-server.sh
 checkout="$PWD"
 started=$SECONDS
 
@@ -63,19 +65,10 @@ mkdir "$app"
 printf '{ "name": "client-package-check", "private": true, "type": "module" }\n' >"$app/package.json"
 # @types/node at the checkout's version (already in npm's cache): the program uses node:http and process.
 types_node="@types/node@$(node -p "require('./node_modules/@types/node/package.json').version")"
-# --ignore-scripts, then better-sqlite3's binary as scripts/check-package.sh does: without a
-# prebuilt binary it compiles SQLite for minutes, and the checkout built the same version already.
+# --ignore-scripts, then better-sqlite3's binary from the checkout (scripts/lib/installed-server.sh).
 (cd "$app" && npm install --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error \
   "$server_tarball" "$client_tarball" "$types_node") || fail "npm install of the tarballs failed"
-sqlite_version() { node -p "require('$1/better-sqlite3/package.json').version"; }
-built="node_modules/better-sqlite3/build/Release/better_sqlite3.node"
-if [[ -f "$built" && "$(sqlite_version "$PWD/node_modules")" == "$(sqlite_version "$app/node_modules")" ]]; then
-  mkdir -p "$app/$(dirname "$built")"
-  cp "$built" "$app/$built"
-  echo "   better-sqlite3 $(sqlite_version "$PWD/node_modules"): binary of the checkout's install reused"
-else
-  (cd "$app" && npm rebuild better-sqlite3 --loglevel=error) || fail "better-sqlite3 did not build"
-fi
+reuse_sqlite_binary "$app"
 
 echo "-- the installed @wsx/client: exports, and declarations that stay inside dist/"
 (cd "$app" && node --input-type=module - <<'EOF') || fail "the installed @wsx/client is not usable as published"
@@ -285,41 +278,12 @@ outside="$(grep '^/' "$work/tsc.out" | grep -v -e "^$app/" -e "^$checkout/node_m
 [[ -z "$outside" ]] || fail "the program's types reach outside the installed packages:"$'\n'"$outside"
 echo "   check.ts and $examples README example(s) typecheck (strict, noUncheckedIndexedAccess, NodeNext)"
 
-port="$(node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });')"
-base="http://127.0.0.1:$port"
-
-echo "-- npx wsx serve on $base"
-(
-  cd "$app"
-  PORT="$port" HOST=127.0.0.1 DATABASE_URL="sqlite:$work/data/wsx.sqlite" LOG_LEVEL=warn \
-    WSX_WEBHOOK_ALLOW_PRIVATE=1 exec setsid npx --no-install wsx serve
-) >"$work/serve.log" 2>&1 &
-server_pid=$!
-
-for _ in $(seq 1 120); do
-  curl -fsS -o /dev/null "$base/healthz" 2>/dev/null && break
-  kill -0 "$server_pid" 2>/dev/null || fail "wsx serve exited before answering /healthz"
-  sleep 0.5
-done
-curl -fsS -o /dev/null "$base/healthz" || fail "/healthz did not answer within 60 s"
-
-token="$(grep -oE 'svc_pat_[0-9A-Za-z]+' "$work/serve.log" | head -n 1 || true)"
-project_key="$(sed -nE 's/^  Project key: ([A-Z0-9]+)$/\1/p' "$work/serve.log" | head -n 1)"
-[[ -n "$token" ]] || fail "the first start printed no token"
-[[ -n "$project_key" ]] || fail "the first start printed no project key"
+start_installed_server "$app" WSX_WEBHOOK_ALLOW_PRIVATE=1
 
 echo "-- the compiled program against the server"
 (cd "$app" && WSX_URL="$base" WSX_TOKEN="$token" WSX_PROJECT="$project_key" timeout 90 node out/check.js) ||
   fail "the program failed against the server"
 
-echo "-- stop (SIGTERM)"
-kill -TERM -- "-$server_pid"
-wait "$server_pid" || true
-for _ in $(seq 1 40); do
-  kill -0 -- "-$server_pid" 2>/dev/null || break
-  sleep 0.25
-done
-kill -0 -- "-$server_pid" 2>/dev/null && fail "wsx serve still runs 10 s after SIGTERM"
-server_pid=""
+stop_installed_server
 
 echo "client package check passed in $((SECONDS - started)) s"
