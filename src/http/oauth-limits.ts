@@ -29,8 +29,8 @@ const VALID_NS = 'wsx-oav:';
 /** The options of express-rate-limit, which the MCP SDK's handlers run after reading the body. */
 type RateLimitOptions = Exclude<NonNullable<TokenHandlerOptions['rateLimit']>, false>;
 
-/** The request as the router's middleware sees it: the Node request with the body and query Express read. */
-type RoutedRequest = IncomingMessage & { body?: unknown; query?: unknown };
+/** The request as the router's middleware sees it: the Node request with the body Express read. */
+type RoutedRequest = IncomingMessage & { body?: unknown };
 
 /** What the refusal budget uses of Express's response. */
 interface JsonResponse extends ServerResponse {
@@ -144,23 +144,68 @@ function validBudget(counters: CounterStore, endpoint: string, limit: number, ke
   } satisfies RateLimitOptions;
 }
 
-/** A string parameter of the request: the form body's, or the query's on a GET. */
+/** A string parameter of the request's form body (the router's endpoints counted here are POST only). */
 function parameter(req: RoutedRequest, name: string): string | undefined {
-  const source = req.method === 'GET' ? req.query : req.body;
+  const source = req.body;
   const value = typeof source === 'object' && source !== null ? (source as Record<string, unknown>)[name] : undefined;
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** The client named by the request and its address: a public client's id is no secret, so one address cannot spend another's budget. */
+/** A client and the address it asks from: a public client's id is no secret, so one address cannot spend another's budget. */
+const clientAtAddress = (clientId: string, ip: string): string => `${clientId}@${clientKey(ip)}`;
+
+/** The client named by the request and its address. */
 const clientAndAddress =
   (addresses: ClientAddresses) =>
   (req: RoutedRequest): string | undefined => {
     const clientId = parameter(req, 'client_id');
-    return clientId === undefined ? undefined : `${clientId}@${clientKey(addresses.of(req))}`;
+    return clientId === undefined ? undefined : clientAtAddress(clientId, addresses.of(req));
   };
 
 /**
- * The `rateLimit` option of each endpoint of the SDK's router. `presentedGrant` answers the
+ * The budget of valid requests of the authorization endpoint, wsx's own handler
+ * (oauth-authorize.ts): per client and address, with the counters, headers and 429 of the
+ * router's endpoints' budgets. The handler calls it once it has read the client_id, before
+ * anything is looked up or fetched for it; an answer of 400 or more gives the request back.
+ * It answers the `error_description` of the 429 when the request is past the budget, else
+ * undefined (the counters may also be unable to answer: the request is then unlimited).
+ */
+export type AuthorizeBudget = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  clientId: string,
+) => Promise<string | undefined>;
+
+export function authorizeBudget(
+  counters: CounterStore | undefined,
+  perMinute: number,
+  addresses: ClientAddresses,
+): AuthorizeBudget | undefined {
+  if (!counters || perMinute <= 0) return undefined;
+  return async (req, res, clientId) => {
+    const key = `${VALID_NS}authorize:${clientAtAddress(clientId, addresses.of(req))}`;
+    const hit = await counters.hit(key, 1, WINDOW_MS);
+    if (!hit) return undefined;
+    res.once('finish', () => {
+      if (res.statusCode >= 400) void counters.hit(key, -1, WINDOW_MS);
+    });
+    const resetSeconds = String(Math.max(1, Math.ceil(hit.ttl / 1000)));
+    res.setHeader('RateLimit-Policy', `${perMinute};w=${WINDOW_MS / 1000}`);
+    res.setHeader('RateLimit-Limit', String(perMinute));
+    res.setHeader('RateLimit-Remaining', String(Math.max(0, perMinute - hit.current)));
+    res.setHeader('RateLimit-Reset', resetSeconds);
+    if (hit.current <= perMinute) return undefined;
+    res.setHeader('Retry-After', resetSeconds);
+    return (
+      `Too many authorization requests for this client from this address (at most ${perMinute} a minute). ` +
+      'Retry after the number of seconds in Retry-After.'
+    );
+  };
+}
+
+/**
+ * The `rateLimit` option of the SDK router's endpoints that wsx does not answer itself
+ * (/token, /revoke, /register). `presentedGrant` answers the
  * grant a token request's code or refresh token belongs to (when it is the named client's).
  */
 export function validRequestLimits(
@@ -169,7 +214,7 @@ export function validRequestLimits(
   presentedGrant: (body: unknown) => Promise<string | undefined>,
   addresses: ClientAddresses,
 ) {
-  if (!counters || perMinute <= 0) return { token: false, authorize: false, revoke: false, register: false } as const;
+  if (!counters || perMinute <= 0) return { token: false, revoke: false, register: false } as const;
   return {
     token: validBudget(
       counters,
@@ -177,13 +222,6 @@ export function validRequestLimits(
       perMinute,
       (req) => presentedGrant(req.body),
       'Too many token requests for this grant',
-    ),
-    authorize: validBudget(
-      counters,
-      'authorize',
-      perMinute,
-      clientAndAddress(addresses),
-      'Too many authorization requests for this client from this address',
     ),
     revoke: validBudget(
       counters,

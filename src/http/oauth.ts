@@ -5,7 +5,7 @@ import type { Database } from '../db/database.js';
 import { loadOAuthProvider, RESOURCE_PATHS, SCOPES } from '../modules/oauth/index.js';
 import { hookWhen } from './hook-when.js';
 import { publicOrigin, servesOAuth } from './public-url.js';
-import { chargeRefusals, ClientAddresses, validRequestLimits } from './oauth-limits.js';
+import { authorizeBudget, chargeRefusals, ClientAddresses, validRequestLimits } from './oauth-limits.js';
 import type { CounterStore } from './rate-counters.js';
 import { requestPath } from './request-path.js';
 
@@ -36,15 +36,17 @@ const OAUTH_PATHS = new Set([
 type NodeHandler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 /** The part of the Express application used here (the SDK's types for it resolve to `any`). */
 interface OAuthApp extends NodeHandler {
-  use(handler: unknown): void;
+  use(...pathAndHandler: unknown[]): void;
   disable(setting: string): void;
 }
 
 /**
  * The MCP SDK's authorization-server router (`mcpAuthRouter`, an Express router) over
  * WsxOAuthProvider, plus protected-resource metadata for /api/external and for the
- * server as a whole (the router itself serves /api/mcp's). Loaded on the first OAuth
- * request, like the MCP SDK on the first /api/mcp one, so start-up does not pay for Express.
+ * server as a whole. Loaded on the first OAuth request, like the MCP SDK on the first
+ * /api/mcp one, so start-up does not pay for Express. Two of the router's paths are answered
+ * ahead of it by wsx: /authorize (oauth-authorize.ts, whose redirects carry `iss`) and the
+ * metadata, which says so and that client_ids may be metadata document URLs.
  */
 async function buildOAuthApp(
   database: Database,
@@ -52,17 +54,26 @@ async function buildOAuthApp(
   issuer: URL,
   counters: CounterStore | undefined,
   addresses: ClientAddresses,
+  log: FastifyBaseLogger,
 ): Promise<OAuthApp> {
-  const [{ mcpAuthRouter, mcpAuthMetadataRouter, createOAuthMetadata }, { createMcpExpressApp }, { WsxOAuthProvider }] =
-    await Promise.all([
-      import('@modelcontextprotocol/sdk/server/auth/router.js'),
-      import('@modelcontextprotocol/sdk/server/express.js'),
-      loadOAuthProvider(),
-    ]);
-  const provider = new WsxOAuthProvider(database.db, database.secrets, issuer, {
-    accessTokenTtlSeconds: config.oauthAccessTokenTtlSeconds,
-    refreshTokenTtlDays: config.oauthRefreshTokenTtlDays,
-  });
+  const [
+    { mcpAuthRouter, mcpAuthMetadataRouter, createOAuthMetadata },
+    { createMcpExpressApp },
+    { WsxOAuthProvider },
+    { authorizationEndpoint },
+  ] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/auth/router.js'),
+    import('@modelcontextprotocol/sdk/server/express.js'),
+    loadOAuthProvider(),
+    import('./oauth-authorize.js'),
+  ]);
+  const provider = new WsxOAuthProvider(
+    database.db,
+    database.secrets,
+    issuer,
+    { accessTokenTtlSeconds: config.oauthAccessTokenTtlSeconds, refreshTokenTtlDays: config.oauthRefreshTokenTtlDays },
+    config.webhookAllowPrivate,
+  );
   const scopesSupported = [...SCOPES];
   // With a loopback issuer the factory also refuses Host headers that are not loopback
   // names (DNS rebinding); behind a public URL any Host is served.
@@ -70,6 +81,26 @@ async function buildOAuthApp(
   app.disable('x-powered-by');
   // Ahead of the router, so every refusal it answers is charged to the client address (oauth-limits.ts).
   if (counters && config.authFailureLimit > 0) app.use(chargeRefusals(counters, config.authFailureLimit, addresses));
+  app.use(
+    '/authorize',
+    authorizationEndpoint({
+      provider,
+      issuer: issuer.href,
+      budget: authorizeBudget(counters, config.oauthRateLimitPerMinute, addresses),
+      log,
+    }),
+  );
+  const oauthMetadata = {
+    ...createOAuthMetadata({ provider, issuerUrl: issuer, scopesSupported }),
+    client_id_metadata_document_supported: true,
+    authorization_response_iss_parameter_supported: true,
+  };
+  for (const [resource, resourceName] of [
+    [new URL('/api/mcp', issuer), 'wsx MCP server'],
+    [new URL('/api/external', issuer), 'wsx External API'],
+    [issuer, 'wsx'],
+  ] as const)
+    app.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: resource, scopesSupported, resourceName }));
   const limits = validRequestLimits(
     counters,
     config.oauthRateLimitPerMinute,
@@ -81,21 +112,14 @@ async function buildOAuthApp(
       provider,
       issuerUrl: issuer,
       scopesSupported,
-      resourceServerUrl: new URL('/api/mcp', issuer),
-      resourceName: 'wsx MCP server',
-      authorizationOptions: { rateLimit: limits.authorize },
+      // Its authorize handler and metadata are never reached: wsx answers those paths above.
+      authorizationOptions: { rateLimit: false },
       tokenOptions: { rateLimit: limits.token },
       revocationOptions: { rateLimit: limits.revoke },
       // Our clients store answers confidential clients' secrets without expiry.
       clientRegistrationOptions: { rateLimit: limits.register, clientSecretExpirySeconds: 0 },
     }),
   );
-  const oauthMetadata = createOAuthMetadata({ provider, issuerUrl: issuer, scopesSupported });
-  for (const [resource, resourceName] of [
-    [new URL('/api/external', issuer), 'wsx External API'],
-    [issuer, 'wsx'],
-  ] as const)
-    app.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: resource, scopesSupported, resourceName }));
   return app;
 }
 
@@ -181,7 +205,7 @@ export function registerOAuth(
       // Without an acceptable issuer the paths are unknown routes, as before OAuth existed.
       if (!servesOAuth(base)) return;
       if (!oauthApp) {
-        oauthApp = buildOAuthApp(database, config, new URL(base), counters, addresses);
+        oauthApp = buildOAuthApp(database, config, new URL(base), counters, addresses, app.log);
         // A failed load is tried again by the next request rather than remembered.
         oauthApp.catch(() => (oauthApp = undefined));
       }

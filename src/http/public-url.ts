@@ -23,3 +23,10 @@ export function servesOAuth(origin: string): boolean {
   const url = new URL(origin);
   return url.protocol === 'https:' || isLoopbackHost(url.hostname);
 }
+
+/**
+ * The issuer identifier of the authorization server at `origin`, as its metadata names it
+ * (the SDK writes the issuer URL's href: the origin and a slash), and as every redirect back
+ * to a client carries it in `iss` (RFC 9207).
+ */
+export const issuerOf = (origin: string): string => new URL(origin).href;

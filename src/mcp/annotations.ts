@@ -1,4 +1,4 @@
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { Operation } from '../operations/define.js';
 import { isReadOperation } from '../modules/auth/index.js';
 
@@ -10,7 +10,7 @@ import { isReadOperation } from '../modules/auth/index.js';
  * nothing more: reads, PATCH and DELETE, and POSTs that answer the existing record
  * (`answersExisting`). Every tool acts on this workspace only: no open world.
  */
-export function annotationsOf(op: Operation): ToolAnnotations {
+export function hintsOf(op: Operation): Required<Omit<ToolAnnotations, 'title'>> {
   const read = isReadOperation(op);
   return {
     readOnlyHint: read,
@@ -18,4 +18,20 @@ export function annotationsOf(op: Operation): ToolAnnotations {
     idempotentHint: op.method !== 'POST' || op.answersExisting === true,
     openWorldHint: false,
   };
+}
+
+/** What the protocol assumes of a tool that says nothing (MCP ToolAnnotations). */
+const PROTOCOL_DEFAULTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+
+/**
+ * The hints as a tool list carries them: only those the protocol's defaults do not already
+ * say, since every client reads every tool on every session. A read says only that it
+ * reads (the protocol ignores the destructive and idempotent hints of a read tool).
+ */
+export function annotationsOf(op: Operation): ToolAnnotations {
+  const hints = hintsOf(op);
+  const said = hints.readOnlyHint ? { readOnlyHint: true, openWorldHint: false } : hints;
+  return Object.fromEntries(
+    Object.entries(said).filter(([name, value]) => PROTOCOL_DEFAULTS[name as keyof typeof PROTOCOL_DEFAULTS] !== value),
+  );
 }

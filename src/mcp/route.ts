@@ -1,6 +1,4 @@
-import type { IncomingMessage } from 'node:http';
-import type * as StreamableHttp from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config.js';
 import { ApiError, isApiError } from '../core/errors.js';
 import type { Database } from '../db/database.js';
@@ -8,10 +6,13 @@ import { requireAuth } from '../http/auth.js';
 import { buildCtx } from '../http/operations.js';
 import type { Operation } from '../operations/define.js';
 import type { ClaimHolder } from '../modules/idempotency/index.js';
+import type * as Eras from './eras.js';
+import type * as McpServerModule from './server.js';
 import { parseSelection, toolSelector, type Selection } from './selection.js';
 import { droppedArgumentNames } from './sent-arguments.js';
+import { authInfoOf, McpSession, sessionOf } from './session.js';
+import { canStepUp, stepUpChallenge, writeToolCalled } from './step-up.js';
 import { routeIndex, toolFormOf } from './suggestions.js';
-import type * as McpServerModule from './server.js';
 import { buildTools } from './tools.js';
 import { checkToolsets } from './toolsets.js';
 
@@ -19,35 +20,42 @@ const MCP_PATH = '/api/mcp';
 
 /**
  * The MCP SDK and the server built on it load on the first /api/mcp request: importing them
- * is a fifth of the process's start-up, and /healthz should answer before that.
+ * is a large part of the process's start-up, and /healthz should answer before that.
  */
-let mcpModules: Promise<[typeof StreamableHttp, typeof McpServerModule]> | undefined;
-const loadMcpModules = () =>
-  (mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('./server.js')]));
+let mcpModules: Promise<[typeof Eras, typeof McpServerModule]> | undefined;
+const loadMcpModules = () => (mcpModules ??= Promise.all([import('./eras.js'), import('./server.js')]));
 
-/** The most JSON-RPC messages one POST may carry (the SDK itself stops at 100). */
+/** The most JSON-RPC messages one POST may carry (2025-03-26 clients may batch). */
 export const MAX_BATCH_MESSAGES = 50;
 
-/** Every answer is plain JSON (enableJsonResponse), whatever the client said it accepts. */
+/** Every answer is plain JSON, whatever the client said it accepts. */
 const ANSWERABLE = 'application/json, text/event-stream';
 
 /**
- * The transport refuses (406) a POST whose Accept does not name both JSON and SSE, as the
- * protocol asks clients to send. Answers here are always JSON, so a client that accepts
- * only application/json (or sends no Accept) is served rather than refused. The
- * transport reads the raw header list, so that is where the value is set.
+ * The request as the SDK takes it: its URL and headers, without a body. The body goes
+ * to the SDK already parsed (Fastify read it, within its size and depth limits), so it
+ * is never serialized again; a POST without one reaches the SDK as null, which answers
+ * a JSON-RPC parse error. The SDK refuses (406) a POST whose Accept does not name both
+ * JSON and SSE, as the protocol asks clients to send; answers here are always JSON, so a
+ * client that accepts only application/json (or sends no Accept) is served, not refused.
  */
-function acceptJsonAnswers(raw: IncomingMessage): void {
-  raw.headers.accept = ANSWERABLE;
-  const index = raw.rawHeaders.findIndex((name, position) => position % 2 === 0 && name.toLowerCase() === 'accept');
-  if (index >= 0) raw.rawHeaders[index + 1] = ANSWERABLE;
-  else raw.rawHeaders.push('Accept', ANSWERABLE);
+function webRequestOf(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || name === 'content-length' || name === 'transfer-encoding') continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  headers.set('accept', ANSWERABLE);
+  return new Request(`http://${request.host}${request.url}`, { method: 'POST', headers });
 }
 
-function jsonRpcError(reply: FastifyReply, status: number, message: string): void {
-  reply.raw.statusCode = status;
-  reply.raw.setHeader('content-type', 'application/json');
-  reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message }, id: null }));
+/** An SDK answer as this route's reply: always a complete JSON body (or none), never a stream. */
+async function sendResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
+  reply.code(response.status);
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length') reply.header(name, value);
+  });
+  return reply.send(await response.text());
 }
 
 /**
@@ -91,27 +99,15 @@ export function registerMcp(
 ): void {
   checkToolsets(operations);
   const tools = buildTools(operations);
+  const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   const select = toolSelector(tools);
   const routes = routeIndex(tools);
+  let handle: Eras.EraHandler | undefined;
 
-  app.post(MCP_PATH, async (request, reply) => {
+  const sessionFor = (request: FastifyRequest, reply: FastifyReply, selection: Selection): McpSession => {
     const auth = requireAuth(request);
-    let selection: Selection;
-    try {
-      selection = parseSelection(request.query, auth.accessLevel === 'read');
-    } catch (error) {
-      if (isApiError(error)) return invalidRequest(reply, error);
-      throw error;
-    }
-    // Each message of a batch is a request for the rate limit (the POST itself counted one),
-    // charged before any of them runs: past the budget the whole POST is refused with 429.
-    const messages = Array.isArray(request.body) ? request.body.length : 1;
-    if (messages > MAX_BATCH_MESSAGES) return invalidRequest(reply, batchTooLarge(messages));
-    if (messages > 1) await app.spendRequestBudget?.(request, reply, messages - 1);
-
-    const [{ StreamableHTTPServerTransport }, { buildMcpServer }] = await loadMcpModules();
     const selected = select(selection);
-    const server = buildMcpServer(
+    return new McpSession(
       selected,
       {
         makeCtx: () => buildCtx(request, database, config),
@@ -123,23 +119,44 @@ export function registerMcp(
       },
       droppedArgumentNames(request.body),
     );
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    // Headers set by earlier hooks (rate limit) must survive the hand-over to the transport.
-    for (const [name, value] of Object.entries(reply.getHeaders()))
-      if (value !== undefined) reply.raw.setHeader(name, value);
-    reply.hijack();
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
+  };
+
+  app.post(MCP_PATH, async (request, reply) => {
+    const auth = requireAuth(request);
+    let selection: Selection;
     try {
-      await server.connect(transport);
-      acceptJsonAnswers(request.raw);
-      // A POST without a body reaches the transport as null: it answers a JSON-RPC parse error.
-      await transport.handleRequest(request.raw, reply.raw, request.body ?? null);
+      // An OAuth client granted `read` sees every tool: a write call asks it to step up (step-up.ts).
+      selection = parseSelection(request.query, auth.accessLevel === 'read' && !canStepUp(auth));
+    } catch (error) {
+      if (isApiError(error)) return invalidRequest(reply, error);
+      throw error;
+    }
+    // Each message of a batch is a request for the rate limit (the POST itself counted one),
+    // charged before any of them runs: past the budget the whole POST is refused with 429.
+    const messages = Array.isArray(request.body) ? request.body.length : 1;
+    if (messages > MAX_BATCH_MESSAGES) return invalidRequest(reply, batchTooLarge(messages));
+    if (messages > 1) await app.spendRequestBudget?.(request, reply, messages - 1);
+    if (canStepUp(auth)) {
+      const write = writeToolCalled(request.body, byName);
+      if (write) return sendResponse(reply, stepUpChallenge(write, app.resourceMetadataUrl?.(request)));
+    }
+
+    const [eras, { buildMcpServer }] = await loadMcpModules();
+    handle ??= eras.bothEras(
+      (authInfo) => buildMcpServer(sessionOf(authInfo)),
+      (error) => app.log.debug({ err: error }, 'MCP request refused'),
+    );
+    const session = sessionFor(request, reply, selection);
+    try {
+      const webRequest = webRequestOf(request);
+      const scopes = auth.accessLevel === 'write' ? ['read', 'write'] : ['read'];
+      return await sendResponse(reply, await handle(webRequest, request.body ?? null, authInfoOf(session, scopes)));
     } catch (error) {
       request.log.error({ err: error }, 'MCP request failed');
-      if (!reply.raw.headersSent) jsonRpcError(reply, 500, 'Internal error');
+      return reply
+        .code(500)
+        .type('application/json')
+        .send({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
     }
   });
 

@@ -6,13 +6,15 @@ import { aliasOf, isCommonParameter } from '../operations/schema-helpers.js';
  * schema on every session, so it is the catalog's schema made compact, saying the same:
  * - alias fields (schema-helpers `alias`: `labels`, `project`, `epicId`, …) are left out,
  *   one name per concept; the tool refuses them (aliasesSent);
- * - common parameters (limit, cursor, fields, …) have no description: the server's
- *   instructions explain them once;
+ * - common parameters (limit, cursor, fields, …) have no description, and some are not
+ *   listed at all (HOISTED): the server's instructions explain them once;
  * - a set of literals is an `enum`, a nullable field a `type` pair, not an `anyOf` of
  *   one-value schemas;
- * - a long description keeps its first sentence (the OpenAPI document has the rest);
- * - length and count bounds are left out: the call still enforces them (VALIDATION_FAILED
- *   with details.max), and the OpenAPI document lists them.
+ * - a description keeps its first sentence if that is short, else nothing, and no error
+ *   code it names in parentheses (the OpenAPI document has them whole; the call answers
+ *   the code with its own message);
+ * - length, count and number bounds are left out: the call still enforces them
+ *   (VALIDATION_FAILED with details.min / details.max), and the OpenAPI document lists them.
  */
 
 type JsonSchema = Record<string, unknown>;
@@ -22,17 +24,26 @@ export interface Fields {
   required: string[];
 }
 
+/**
+ * Common parameters a tool list leaves out: the server's instructions say which tools take
+ * them (every list that syncs: sort=updatedAt with updatedSince; every read: fields).
+ */
+const HOISTED = new Set(['fields', 'sort', 'updatedSince']);
+
 /** Descriptions longer than this keep their first sentence. */
-const LONG_DESCRIPTION = 100;
+const LONG_DESCRIPTION = 20;
+/** An error code named in parentheses, "(TITLE_REQUIRED)": the call answers it, with its own message. */
+const NAMED_CODE = /\s*\([^()]*\b[A-Z][A-Z_]{4,}\b[^()]*\)/g;
 
 const isObject = (value: unknown): value is JsonSchema =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The first sentence: up to a full stop followed by a space (not the one of "e.g."). */
-function shortDescription(text: string): string {
+function shortDescription(described: string): string | undefined {
+  const text = described.replace(NAMED_CODE, '');
   if (text.length <= LONG_DESCRIPTION) return text;
-  const end = /^.+?(?<!\be\.g|\bi\.e)\.(?=\s)/.exec(text);
-  return end ? end[0] : text;
+  const first = /^.+?(?<!\be\.g|\bi\.e)\.(?=\s)/.exec(text)?.[0];
+  return first && first.length <= LONG_DESCRIPTION ? first : undefined;
 }
 
 const mapValues = (record: Record<string, unknown>, f: (value: unknown) => unknown) =>
@@ -58,7 +69,9 @@ function compact(node: unknown): unknown {
   const out: JsonSchema = { ...rest };
   delete out.maxLength;
   delete out.maxItems;
-  if (typeof description === 'string') out.description = shortDescription(description);
+  delete out.minimum;
+  const short = typeof description === 'string' ? shortDescription(description) : undefined;
+  if (short) out.description = short;
   if (isObject(properties)) out.properties = mapValues(properties, compact);
   if (items !== undefined) out.items = compact(items);
   if (!Array.isArray(anyOf)) return out;
@@ -68,21 +81,27 @@ function compact(node: unknown): unknown {
   return merged ? { ...merged, ...out } : { ...out, anyOf: members };
 }
 
-/** The schema as plain, compact JSON Schema, without alias fields (or TypeBox's symbols). */
-export function toolJsonSchema(schema: TSchema): JsonSchema {
+/**
+ * The schema as plain, compact JSON Schema, without alias fields (or TypeBox's symbols).
+ * `listed`: as a tool list shows it, without the common parameters HOISTED names, which
+ * the server's instructions describe once for every tool that takes them; the call still
+ * takes them.
+ */
+export function toolJsonSchema(schema: TSchema, listed = false): JsonSchema {
   const json = JSON.parse(
-    JSON.stringify(schema, (_key, value: unknown) => {
+    JSON.stringify(schema, (key, value: unknown) => {
       if (aliasOf(value) !== undefined) return undefined;
-      return isCommonParameter(value) ? { ...(value as JsonSchema), description: undefined } : value;
+      if (!isCommonParameter(value)) return value;
+      return listed && HOISTED.has(key) ? undefined : { ...(value as JsonSchema), description: undefined };
     }),
   ) as JsonSchema;
   return compact(json) as JsonSchema;
 }
 
-/** Properties of an object schema, or of every member of a union of object schemas. */
-export function fieldsOf(schema: TSchema | undefined): Fields {
+/** Properties of an object schema, or of every member of a union of object schemas (`listed`: see toolJsonSchema). */
+export function fieldsOf(schema: TSchema | undefined, listed = false): Fields {
   if (!schema) return { properties: {}, required: [] };
-  const json = toolJsonSchema(schema);
+  const json = toolJsonSchema(schema, listed);
   if (isObject(json.properties))
     return { properties: json.properties as Record<string, JsonSchema>, required: (json.required as string[]) ?? [] };
   const members = (json.anyOf ?? json.oneOf) as JsonSchema[] | undefined;

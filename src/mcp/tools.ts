@@ -1,8 +1,9 @@
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import { ApiError } from '../core/errors.js';
 import { acceptsIdempotencyKey, takesVersionCondition, type Operation } from '../operations/define.js';
 import { assertValidKey } from '../modules/idempotency/index.js';
 import { annotationsOf } from './annotations.js';
+import { outputSchemaOf, type OutputSchema } from './output-schema.js';
 import { aliasesSent, fieldsOf } from './tool-schema.js';
 
 /**
@@ -19,10 +20,18 @@ type JsonSchema = Record<string, unknown>;
 
 export interface ToolDefinition {
   name: string;
+  /** For people: the name with its words spelled out (`list_issues` → "List issues"). */
+  title: string;
   description: string;
   inputSchema: { type: 'object'; properties: Record<string, JsonSchema>; required?: string[] };
+  outputSchema: OutputSchema;
   annotations: ToolAnnotations;
 }
+
+const titleOf = (name: string): string => {
+  const words = name.replaceAll('_', ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
 
 export interface RawInput {
   params: Record<string, unknown>;
@@ -36,7 +45,7 @@ export interface RawInput {
 
 // Common to many tools, so described once, in the server's instructions (server.ts).
 const EXPECTED_VERSION = 'expectedVersion';
-const expectedVersionSchema = { type: 'integer', minimum: 1 };
+const expectedVersionSchema = { type: 'integer' };
 const IDEMPOTENCY_KEY = 'idempotencyKey';
 const idempotencyKeySchema = { type: 'string' };
 
@@ -64,7 +73,7 @@ function byKeyTwin(op: Operation, operations: Operation[]): Operation | undefine
 
 function definitionOf(op: Operation, twin: Operation | undefined): ToolDefinition {
   const params = fieldsOf(op.params);
-  const query = fieldsOf(op.query);
+  const query = fieldsOf(op.query, true);
   const body = fieldsOf(op.body);
   const aliases = Object.entries(op.mcpAliases ?? {});
   const twinParams = twin ? fieldsOf(twin.params).properties : {};
@@ -80,6 +89,7 @@ function definitionOf(op: Operation, twin: Operation | undefined): ToolDefinitio
   const twinKeys = Object.keys(twinParams).filter((name) => !Object.hasOwn(op.mcpAliases ?? {}, name));
   return {
     name: op.id,
+    title: titleOf(op.id),
     description: twinKeys.length ? `${op.summary} (or by ${twinKeys.join(' and ')})` : op.summary,
     inputSchema: {
       type: 'object',
@@ -94,6 +104,7 @@ function definitionOf(op: Operation, twin: Operation | undefined): ToolDefinitio
       },
       ...(required.length ? { required } : {}),
     },
+    outputSchema: outputSchemaOf(op.response),
     annotations: annotationsOf(op),
   };
 }

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { UpstreamOidc } from '../config.js';
 import type { InstallationSecrets } from '../db/installation-secrets.js';
 import type { DB } from '../db/schema.js';
+import { issuerOf } from '../http/public-url.js';
 import { acceptFormBodies } from './form-body.js';
 import { oidcRoutes } from './oidc/routes.js';
 import { connectorRoutes } from './routes/connectors.js';
@@ -30,7 +31,7 @@ export function registerWeb(app: FastifyInstance, db: Kysely<DB>, options: WebOp
   app.register(async (scope) => {
     acceptFormBodies(scope);
     loginRoutes(scope, db, options.secureCookies);
-    consentRoutes(scope, db, options.oidc?.issuerHost);
+    consentRoutes(scope, db, () => issuerOf(options.publicOrigin()), options.oidc?.issuerHost);
     connectorRoutes(scope, db);
     logoutRoutes(scope, db, options.secureCookies);
     if (options.oidc) oidcRoutes(scope, db, { ...options, settings: options.oidc });

@@ -82,8 +82,9 @@ describe('MCP over Streamable HTTP', () => {
     expect(Object.keys(byName.get('get_issue')?.inputSchema.properties ?? {})).toEqual(
       expect.arrayContaining(['issueId', 'issueKey']),
     );
-    expect(byName.get('list_projects')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-    expect(byName.get('delete_webhook')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    // Hints the protocol's defaults already say (not read-only, destructive) are left out.
+    expect(byName.get('list_projects')?.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+    expect(byName.get('delete_webhook')?.annotations).toEqual({ idempotentHint: true, openWorldHint: false });
   });
 
   it('answers a tool call with the body of the matching HTTP call', async () => {

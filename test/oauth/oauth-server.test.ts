@@ -112,7 +112,7 @@ async function approvedCode(clientId: string, scopes: string[], extra: Record<st
   const { verifier, challenge } = pkce();
   const consent = await authorize(clientId, { code_challenge: challenge, scope: scopes.join(' '), ...extra });
   const requestId = consent.searchParams.get('request') as string;
-  const redirect = new URL(await approveAuthorization(s.h.database.db, requestId, s.person, scopes));
+  const redirect = new URL(await approveAuthorization(s.h.database.db, requestId, s.person, scopes, `${s.base}/`));
   expect(redirect.searchParams.get('state')).toBe('st-1');
   return { code: redirect.searchParams.get('code') as string, verifier };
 }
@@ -317,28 +317,30 @@ describe('authorization', () => {
     const clientId = await publicClient();
     const consent = await authorize(clientId, { code_challenge: pkce().challenge });
     const requestId = consent.searchParams.get('request') as string;
-    const redirect = new URL(await denyAuthorization(s.h.database.db, requestId));
+    const redirect = new URL(await denyAuthorization(s.h.database.db, requestId, `${s.base}/`));
     expect(redirect.origin + redirect.pathname).toBe(LOOPBACK_REDIRECT);
     expect(redirect.searchParams.get('error')).toBe('access_denied');
     expect(redirect.searchParams.get('state')).toBe('st-1');
     expect(await readPendingAuthorization(s.h.database.db, requestId)).toBeUndefined();
-    await expect(approveAuthorization(s.h.database.db, requestId, s.person, ['read'])).rejects.toMatchObject({
+    await expect(
+      approveAuthorization(s.h.database.db, requestId, s.person, ['read'], `${s.base}/`),
+    ).rejects.toMatchObject({
       reason: 'gone',
     });
   });
 
-  // The router checks the PKCE method before it reads `state`, so that refusal comes back without it.
   it.each([
-    ['the plain PKCE method', { code_challenge_method: 'plain' }, 'invalid_request', null],
-    ['an unknown scope', { scope: 'admin' }, 'invalid_scope', 'st-1'],
-    ['a foreign resource', { resource: 'https://elsewhere.example/api/mcp' }, 'invalid_target', 'st-1'],
-  ])('redirects %s back with the RFC error', async (_label, params, error, state) => {
+    ['the plain PKCE method', { code_challenge_method: 'plain' }, 'invalid_request'],
+    ['an unknown scope', { scope: 'admin' }, 'invalid_scope'],
+    ['a foreign resource', { resource: 'https://elsewhere.example/api/mcp' }, 'invalid_target'],
+  ])('redirects %s back with the RFC error, the state and the issuer', async (_label, params, error) => {
     const clientId = await publicClient();
     const back = await authorize(clientId, { code_challenge: pkce().challenge, ...params });
     expect(back.origin + back.pathname).toBe(LOOPBACK_REDIRECT);
     expect(back.searchParams.get('error')).toBe(error);
     expect(back.searchParams.get('code')).toBeNull();
-    expect(back.searchParams.get('state')).toBe(state);
+    expect(back.searchParams.get('state')).toBe('st-1');
+    expect(back.searchParams.get('iss')).toBe(`${s.base}/`);
   });
 
   it('answers an unregistered redirect URI directly, never redirecting to it', async () => {
@@ -377,11 +379,22 @@ describe('tokens', () => {
     const write = await api('POST', '/issues', tokens.access_token, { projectKey: 'API', teamKey: 'ENG', title: 'x' });
     expect(write.status).toBe(403);
     expect(write.body.code).toBe('TOKEN_READ_ONLY');
+    // On /api/mcp the client may step up: it sees the write tools, and a call to one is a
+    // 403 insufficient_scope challenge naming the scope to ask for, before anything runs.
     const listed = await mcp(tokens.access_token, 'tools/list');
     expect(listed.status).toBe(200);
-    const tools = (await listed.json()).result.tools as Array<{ annotations?: { readOnlyHint?: boolean } }>;
-    expect(tools.length).toBeGreaterThan(0);
-    expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
+    const tools = (await listed.json()).result.tools as Array<{ name: string }>;
+    expect(tools.map((tool) => tool.name)).toContain('create_issue');
+    const call = await mcp(tokens.access_token, 'tools/call', {
+      name: 'create_issue',
+      arguments: { projectKey: 'API', teamKey: 'ENG', title: 'Step up first' },
+    });
+    expect(call.status).toBe(403);
+    const challenge = call.headers.get('www-authenticate') ?? '';
+    expect(challenge).toContain('error="insufficient_scope"');
+    expect(challenge).toContain('scope="write"');
+    expect(challenge).toContain(`resource_metadata="${s.base}/.well-known/oauth-protected-resource/api/mcp"`);
+    expect((await api('GET', '/issues?q=Step%20up%20first', tokens.access_token)).body.issues).toEqual([]);
   });
 
   it('issues a token that writes for scope write, acting as the approving person', async () => {

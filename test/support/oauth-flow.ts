@@ -108,7 +108,7 @@ export async function connectClient(
   const authorized = await authorizeRequest(base, clientId, challenge, headers);
   if (authorized.status !== 302) throw new Error(`authorize answered ${authorized.status}`);
   const requestId = new URL(authorized.headers.get('location')!, base).searchParams.get('request')!;
-  const redirect = new URL(await approveAuthorization(h.database.db, requestId, person, ['read', 'write']));
+  const redirect = new URL(await approveAuthorization(h.database.db, requestId, person, ['read', 'write'], `${base}/`));
   const exchanged = await tokenRequest(
     base,
     {

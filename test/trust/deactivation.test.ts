@@ -185,7 +185,7 @@ describe('users[].active: false deactivates a person', () => {
     // The approval itself checks, whatever session the route was given.
     const pending = await flow.pendingRequest();
     await expect(
-      approveAuthorization(h.database.db, pending.requestId, await personOf('hal'), ['read']),
+      approveAuthorization(h.database.db, pending.requestId, await personOf('hal'), ['read'], `${origin}/`),
     ).rejects.toSatisfy((error) => error instanceof AuthorizationRequestError && error.reason === 'user');
     expect(await grantsOf('hal')).toEqual([]);
   });

@@ -208,6 +208,26 @@ describe('refused requests per client address, read through the trusted proxy', 
     expect((await junkRefresh(s.base, clientId, from(randomIPv4()))).status).toBe(400);
   });
 
+  it('charges authorization requests refused to the browser, a refused client_id URL among them', async () => {
+    const noisy = randomIPv4();
+    const authorize = (clientId: string, ip: string) =>
+      fetch(
+        `${s.base}/authorize?${new URLSearchParams({
+          response_type: 'code',
+          client_id: clientId,
+          code_challenge: 'a'.repeat(43),
+          code_challenge_method: 'S256',
+        })}`,
+        { redirect: 'manual', headers: from(ip) },
+      );
+    for (let i = 0; i < FAILURE_LIMIT; i++)
+      expect((await authorize('https://10.0.0.7/client.json', noisy)).status).toBe(400);
+    const limited = await authorize('ocl_nobody', noisy);
+    expect(limited.status).toBe(429);
+    expect((await limited.json()).error).toBe('too_many_requests');
+    expect((await authorize('ocl_nobody', randomIPv4())).status).toBe(400);
+  });
+
   it('reads X-Forwarded-For only from a trusted proxy', async () => {
     const strict = await start({ authFailureLimit: FAILURE_LIMIT, trustProxy: ['10.255.255.1'] });
     try {

@@ -1,19 +1,22 @@
 /** Row types of the OAuth authorization server's tables (see migration 0017_oauth). */
 
 /**
- * A client that registered itself (RFC 7591). Installation-wide: the workspace is chosen
- * by the person who approves it. Its secret, when it has one, is never stored (see
+ * A client that registered itself (RFC 7591), or one known by its metadata document (its
+ * client_id is the document's URL; the row is written from each fetch of the document, see
+ * src/modules/oauth/clients.ts). Installation-wide: the workspace is chosen by the person who
+ * approves it. Its secret, when it has one, is never stored (see
  * src/modules/oauth/client-secret.ts).
  */
 export interface OauthClientRow {
-  /** `ocl_…`, the client_id. */
+  /** The client_id: `ocl_…` for a registration, the document's URL otherwise. */
   id: string;
   /** The name the client gave itself, or null. */
   client_name: string | null;
-  /** JSON: the registered metadata as answered to the client (checked and bounded). */
+  /** JSON: the registered metadata as answered to the client, or the document's (checked and bounded). */
   metadata: string;
   /** 1: a confidential client (client_secret_post); 0: a public one (token_endpoint_auth_method none). */
   confidential: number;
+  /** When it registered; for a document's client, when the document was last fetched. */
   created_at: string;
 }
 

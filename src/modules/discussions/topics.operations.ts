@@ -37,9 +37,8 @@ export const topicOperations: Operation[] = [
     method: 'GET',
     path: '/api/external/discussion/topics',
     tag,
-    summary:
-      'Search the topics of the groups the caller can see, newest first, or oldest change first with sort=updatedAt; ' +
-      'q matches title, description and tags.',
+    summary: 'Search topics the caller can see, newest first or by last change (sort=updatedAt).',
+    description: 'Topics of the discussion groups the caller can see; q matches title, description and tags.',
     query: SearchTopicsQuery,
     errors: ['DISCUSSION_GROUP_NOT_FOUND'],
     response: TopicListResponse,

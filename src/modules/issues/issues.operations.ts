@@ -57,9 +57,10 @@ const issueOperations: Operation[] = [
     method: 'GET',
     path: '/api/external/issues',
     tag,
-    summary:
-      'List issues newest first, or oldest change first with sort=updatedAt (sync from updatedSince); ' +
-      'filter by project, team, assignee (or assignedToMe), status, text, archived.',
+    summary: 'List issues, newest first or by last change (sort=updatedAt); filter by project, assignee, status, text.',
+    description:
+      'Oldest change first with sort=updatedAt (sync from updatedSince). Filters: project, team, assignee ' +
+      '(or assignedToMe), status, text (q), archived.',
     query: ListIssuesQuery,
     errors: [
       'ASSIGNEE_FILTER_CONFLICT',

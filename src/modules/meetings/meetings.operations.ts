@@ -32,9 +32,8 @@ const meetingOperations: Operation[] = [
     method: 'GET',
     path: '/api/external/meetings',
     tag,
-    summary:
-      'List meetings the caller can see, newest first, or oldest change first with sort=updatedAt; ' +
-      'active ones unless archived=true or a sync.',
+    summary: 'List meetings the caller can see, newest first or by last change (sort=updatedAt).',
+    description: 'Active meetings unless archived=true or a sync (sort=updatedAt with updatedSince).',
     query: ListMeetingsQuery,
     errors: ['PROJECT_NOT_FOUND', 'TEAM_NOT_FOUND'],
     response: MeetingListResponse,

@@ -3,7 +3,9 @@ import { nowIso } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { DB } from '../../db/schema.js';
 import type { OauthAuthorizationRequestRow } from '../../db/tables/oauth.js';
+import { authorizationResponseUrl } from './authorization-response.js';
 import { issueCode } from './codes.js';
+import { documentHost } from './client-id-url.js';
 import { shownClientName } from './client-name.js';
 import { grantForApproval } from './grants.js';
 import { storedScopes, type Scope } from './scopes.js';
@@ -12,7 +14,7 @@ import { storedScopes, type Scope } from './scopes.js';
  * Authorization requests between `/authorize` and the person's answer on the consent page
  * (src/web). The provider saves one and sends the browser to the page; the page reads it,
  * and approving or denying it consumes it and answers where the browser goes next: the
- * client's redirect URI with a code, or with `error=access_denied`.
+ * client's redirect URI with a code, or with `error=access_denied`, and the issuer (`iss`).
  */
 
 /** A request waits this long for an answer. */
@@ -41,9 +43,11 @@ export class AuthorizationRequestError extends Error {
 
 export interface PendingAuthorization {
   requestId: string;
-  /** The name the client registered (its own claim), or its id when it gave none. */
+  /** The name the client registered or its metadata document gives (its own claim), or its id when it gave none. */
   clientName: string;
   clientId: string;
+  /** For a client whose id is its metadata document's URL: that URL's host, the one fact about it a person can judge. */
+  clientHost?: string;
   redirectUri: string;
   scopes: string[];
   resource?: string;
@@ -87,10 +91,12 @@ export async function readPendingAuthorization(
 ): Promise<PendingAuthorization | undefined> {
   const row = await findPending(db, requestId, now);
   if (!row) return undefined;
+  const clientHost = documentHost(row.client_id);
   return {
     requestId: row.id,
     clientName: shownClientName(row.client_name) ?? row.client_id,
     clientId: row.client_id,
+    ...(clientHost ? { clientHost } : {}),
     redirectUri: row.redirect_uri,
     scopes: storedScopes(row.scopes),
     ...(row.resource ? { resource: row.resource } : {}),
@@ -103,23 +109,17 @@ async function consume(db: Kysely<DB>, requestId: string): Promise<boolean> {
   return Number(result.numDeletedRows) === 1;
 }
 
-function redirectTo(row: { redirect_uri: string; state: string | null }, params: Record<string, string>): string {
-  const url = new URL(row.redirect_uri);
-  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-  if (row.state !== null) url.searchParams.set('state', row.state);
-  return url.href;
-}
-
 /**
  * The person approves the request for `scopes` (those of the request they keep; at least
  * one). Consumes the request, records the grant and answers the redirect URI with a
- * one-minute code and the client's state.
+ * one-minute code, the client's state and `issuer`.
  */
 export async function approveAuthorization(
   db: Kysely<DB>,
   requestId: string,
   person: { workspaceId: string; userId: string },
   scopes: string[],
+  issuer: string,
   now = Date.now(),
 ): Promise<string> {
   return db.transaction().execute(async (trx) => {
@@ -157,14 +157,24 @@ export async function approveAuthorization(
       },
       now,
     );
-    return redirectTo(row, { code });
+    return authorizationResponseUrl(row.redirect_uri, issuer, { code }, row.state);
   });
 }
 
-/** The person refuses: consumes the request and answers the redirect URI with `error=access_denied`. */
-export async function denyAuthorization(db: Kysely<DB>, requestId: string, now = Date.now()): Promise<string> {
+/** The person refuses: consumes the request and answers the redirect URI with `error=access_denied` and `issuer`. */
+export async function denyAuthorization(
+  db: Kysely<DB>,
+  requestId: string,
+  issuer: string,
+  now = Date.now(),
+): Promise<string> {
   const row = await findPending(db, requestId, now);
   if (!row || !(await consume(db, row.id)))
     throw new AuthorizationRequestError('gone', 'The authorization request is unknown, expired or answered.');
-  return redirectTo(row, { error: 'access_denied', error_description: 'The person denied the request.' });
+  return authorizationResponseUrl(
+    row.redirect_uri,
+    issuer,
+    { error: 'access_denied', error_description: 'The person denied the request.' },
+    row.state,
+  );
 }

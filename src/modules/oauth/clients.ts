@@ -1,11 +1,17 @@
 import type { Kysely } from 'kysely';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import { CustomOAuthError, InvalidClientMetadataError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import {
+  CustomOAuthError,
+  InvalidClientError,
+  InvalidClientMetadataError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { nowIso } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { InstallationSecrets } from '../../db/installation-secrets.js';
 import type { DB } from '../../db/schema.js';
+import type { ClientDocuments } from './client-documents.js';
+import { ClientDocumentProblem, isClientIdUrl } from './client-id-url.js';
 import { ClientMetadataProblem, registeredMetadata, type RegisteredMetadata } from './client-metadata.js';
 import { clientSecretFor } from './client-secret.js';
 
@@ -15,17 +21,26 @@ const UNUSED_CLIENT_TTL_MS = 24 * 60 * 60_000;
 const MAX_CLIENT_ID_LENGTH = 64;
 
 /**
- * Registered clients over the database (the router's clients store). Client ids are
+ * The router's clients store. Registered clients are over the database: their ids are
  * `ocl_…`; a confidential client's secret is derived, never stored (client-secret.ts), and
- * does not expire (`client_secret_expires_at: 0`).
+ * does not expire (`client_secret_expires_at: 0`). A client_id that is a URL names the
+ * client's metadata document instead (client-documents.ts); such a client also has a row,
+ * refreshed from each fetch of its document, which its authorization requests, grants and
+ * tokens refer to and the pages read its name from.
  */
 export class ClientsStore implements OAuthRegisteredClientsStore {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly secrets: InstallationSecrets,
+    private readonly documents: ClientDocuments,
   ) {}
 
+  /**
+   * The client, or undefined when no client has that id. A refused metadata document throws
+   * invalid_client with the reason, which the router answers as for an unknown client.
+   */
   async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
+    if (isClientIdUrl(clientId)) return this.documentClient(clientId);
     if (clientId.length > MAX_CLIENT_ID_LENGTH) return undefined;
     const row = await this.db.selectFrom('oauth_clients').selectAll().where('id', '=', clientId).executeTakeFirst();
     if (!row) return undefined;
@@ -60,6 +75,37 @@ export class ClientsStore implements OAuthRegisteredClientsStore {
       })
       .execute();
     return this.information(id, metadata, createdAt);
+  }
+
+  private async documentClient(clientId: string): Promise<OAuthClientInformationFull> {
+    let resolved;
+    try {
+      resolved = await this.documents.resolve(clientId);
+    } catch (error) {
+      if (error instanceof ClientDocumentProblem) throw new InvalidClientError(error.message);
+      throw error;
+    }
+    if (resolved.fetched) await this.saveDocumentClient(clientId, resolved.metadata, Date.now());
+    return { ...resolved.metadata, client_id: clientId };
+  }
+
+  /**
+   * The row of a client known by its document, written from the document just fetched. Its
+   * `created_at` is the time of that fetch: like a registration, a row under which nobody
+   * approved anything is deleted a day after, here a day after its document was last read.
+   */
+  private async saveDocumentClient(clientId: string, metadata: RegisteredMetadata, now: number): Promise<void> {
+    const row = {
+      client_name: metadata.client_name ?? null,
+      metadata: JSON.stringify(metadata),
+      confidential: 0,
+      created_at: nowIso(now),
+    };
+    await this.db
+      .insertInto('oauth_clients')
+      .values({ id: clientId, ...row })
+      .onConflict((conflict) => conflict.column('id').doUpdateSet(row))
+      .execute();
   }
 
   private async information(

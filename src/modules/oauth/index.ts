@@ -10,6 +10,7 @@ export {
   denyAuthorization,
   readPendingAuthorization,
 } from './authorization-requests.js';
+export { authorizationResponseUrl } from './authorization-response.js';
 export { listGrants, revokeGrant } from './grants.js';
 export { RESOURCE_PATHS } from './resources.js';
 export { SCOPES } from './scopes.js';

@@ -18,6 +18,9 @@ import type { InstallationSecrets } from '../../db/installation-secrets.js';
 import type { DB } from '../../db/schema.js';
 import { hashSecret, revokeGrantById } from '../auth/index.js';
 import { consentUrl, saveAuthorizationRequest } from './authorization-requests.js';
+import { MAX_STATE_LENGTH } from './authorization-response.js';
+import { ClientDocuments } from './client-documents.js';
+import { isLocalDevelopment } from './client-id-url.js';
 import { ClientsStore } from './clients.js';
 import { findCode, spendCode } from './codes.js';
 import { useLiveGrant } from './grants.js';
@@ -35,10 +38,8 @@ import {
 
 /** An S256 challenge is the base64url SHA-256 of the verifier: 43 characters (RFC 7636 §4.2). */
 const S256_CHALLENGE_RE = /^[A-Za-z0-9_-]{43}$/;
-/** The longest `state` kept for the redirect back; clients use a random value or a short signed blob. */
-const MAX_STATE_LENGTH = 2048;
 
-/** What `authorize` needs of the response: a redirect (the router hands an Express response). */
+/** What `authorize` needs of the response: a redirect (the authorization endpoint hands its Express response). */
 interface Redirecting {
   redirect(status: number, url: string): void;
 }
@@ -59,9 +60,11 @@ const personEnded = () =>
   );
 
 /**
- * wsx's authorization server behind the MCP SDK's router (`mcpAuthRouter`): the router checks
- * the protocol (parameters, PKCE S256, client authentication, RFC error answers); this
- * decides over the database. `issuer` is the public base URL.
+ * wsx's authorization server behind the MCP SDK's router (`mcpAuthRouter`) and wsx's own
+ * authorization endpoint (src/http/oauth-authorize.ts): they check the protocol (parameters,
+ * PKCE S256, client authentication, RFC error answers); this decides over the database.
+ * `issuer` is the public base URL; `allowPrivateDocumentHosts` is WSX_WEBHOOK_ALLOW_PRIVATE,
+ * which admits client metadata documents on private addresses as it admits webhook receivers.
  */
 export class WsxOAuthProvider implements OAuthServerProvider {
   readonly clientsStore: ClientsStore;
@@ -71,8 +74,13 @@ export class WsxOAuthProvider implements OAuthServerProvider {
     secrets: InstallationSecrets,
     private readonly issuer: URL,
     private readonly lifetimes: TokenLifetimes,
+    allowPrivateDocumentHosts: boolean,
   ) {
-    this.clientsStore = new ClientsStore(db, secrets);
+    const documents = new ClientDocuments({
+      allowPrivate: allowPrivateDocumentHosts,
+      localDevelopment: isLocalDevelopment(issuer),
+    });
+    this.clientsStore = new ClientsStore(db, secrets, documents);
   }
 
   /** Checks what the router leaves to the server, saves the request and sends the browser to the consent page. */

@@ -39,9 +39,9 @@ export const subtaskOperations: Operation[] = [
     method: 'POST',
     path: '/api/external/issues/{issueId}/subtasks',
     tag,
-    summary:
-      'Create a sub-task; needs sub-tasks enabled on the project and the parent issue. ' +
-      'Reporter, project and container come from the parent.',
+    summary: 'Create a sub-task of an issue whose project has sub-tasks enabled.',
+    description:
+      'Needs sub-tasks enabled on the project and the parent issue. Reporter, project and container come from the parent.',
     params: IssueParams,
     body: CreateSubtaskBody,
     errors: [

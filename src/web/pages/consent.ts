@@ -9,6 +9,8 @@ export interface ConsentRequest {
   requestId: string;
   clientName: string;
   clientId: string;
+  /** The host of a client_id that is the URL of the client's metadata document. */
+  clientHost?: string;
   scopes: string[];
   resource?: string;
 }
@@ -28,7 +30,8 @@ const decisionForm = (
   </form>`;
 
 /**
- * The question put to the person: which client (by the name it registered, its own claim),
+ * The question put to the person: which client (by the name it registered or its metadata
+ * document gives, its own claim, and for the latter the host that publishes the document),
  * where the browser goes once they answer (the one fact about the client a person can
  * check, so it stands out right under the question), which workspace, and what it may do
  * there, with Approve and Deny.
@@ -48,6 +51,14 @@ export function consentPage(session: BrowserSession, request: ConsentRequest, re
         check) asks to act as you, <strong>${session.userName}</strong>, in the workspace
         <strong>${session.workspaceName}</strong> (${session.workspaceSlug}).
       </p>
+      ${
+        request.clientHost
+          ? html`<p>
+              It describes itself in a document at <strong><code>${request.clientHost}</code></strong
+              >: check that this is the site of the application you started.
+            </p>`
+          : ''
+      }
       <dl>
         <dt>Client id</dt>
         <dd><code>${request.clientId}</code></dd>

@@ -29,15 +29,25 @@ const goneRequestPage = messagePage(
   'Start the connection again from the application.',
 );
 
+/** Where a client known by its metadata document is described: the one fact about it a person can judge. */
+const describedAt = (clientHost: string | undefined): string =>
+  clientHost === undefined ? '' : ` (described at ${clientHost})`;
+
 const requestIdOf = (value: unknown): string | undefined =>
   typeof value === 'string' && REQUEST_ID_RE.test(value) ? value : undefined;
 
 /**
  * The consent page: GET shows the pending request to the signed-in person (or how to sign
  * in), POST records the answer and sends the browser back to the client with a code or
- * `error=access_denied`. The request is the one the OAuth core saved at /authorize.
+ * `error=access_denied`, and `iss`, the identifier `issuer` answers. The request is the one
+ * the OAuth core saved at /authorize.
  */
-export function consentRoutes(scope: FastifyInstance, db: Kysely<DB>, upstreamHost?: string): void {
+export function consentRoutes(
+  scope: FastifyInstance,
+  db: Kysely<DB>,
+  issuer: () => string,
+  upstreamHost?: string,
+): void {
   scope.get(CONSENT_PATH, async (request, reply) => {
     const requestId = requestIdOf((request.query as { request?: unknown }).request);
     if (!requestId) return sendPage(reply, 400, noRequestPage);
@@ -53,7 +63,7 @@ export function consentRoutes(scope: FastifyInstance, db: Kysely<DB>, upstreamHo
         401,
         signInPage(
           consentUrl(requestId),
-          `An application that calls itself “${pending.clientName}” asks to connect as you; ` +
+          `An application that calls itself “${pending.clientName}”${describedAt(pending.clientHost)} asks to connect as you; ` +
             `your answer goes to ${target.label}. Sign in to answer.`,
           upstreamHost,
         ),
@@ -89,8 +99,9 @@ export function consentRoutes(scope: FastifyInstance, db: Kysely<DB>, upstreamHo
               requestId,
               { workspaceId: session.workspaceId, userId: session.userId },
               pending.scopes,
+              issuer(),
             )
-          : await denyAuthorization(db, requestId);
+          : await denyAuthorization(db, requestId, issuer());
     } catch (error) {
       // Another answer (a second tab, a double click) consumed the request meanwhile.
       if (error instanceof AuthorizationRequestError && error.reason === 'gone')

@@ -173,9 +173,9 @@ describe('writes', () => {
 describe('MCP', () => {
   const WRITE_TOOLS = ['create_issue', 'update_issue', 'delete_comment', 'create_webhook', 'bulk_create_issues'];
 
-  /** One JSON-RPC message to /api/mcp (every tool set), answering its `result`. */
-  async function mcp(token: string, method: string, params: Record<string, unknown>) {
-    const reply = await h.app.inject({
+  /** One JSON-RPC message to /api/mcp (every tool set); `mcp` answers its `result`. */
+  const post = (token: string, method: string, params: Record<string, unknown>) =>
+    h.app.inject({
       method: 'POST',
       url: '/api/mcp?toolsets=all',
       payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
@@ -185,24 +185,27 @@ describe('MCP', () => {
         authorization: `Bearer ${token}`,
       },
     });
+  async function mcp(token: string, method: string, params: Record<string, unknown>) {
+    const reply = await post(token, method, params);
     expect(reply.statusCode).toBe(200);
     return JSON.parse(reply.body).result;
   }
+  const writeCalls = (): Array<[string, Record<string, unknown>]> => [
+    ['create_issue', { projectKey: 'API', teamKey: 'ENG', title: 'Never over MCP' }],
+    ['update_issue', { issueId: issue.issueId, title: 'Renamed over MCP' }],
+    ['delete_comment', { issueId: issue.issueId, commentId }],
+  ];
 
-  it('lists no write tool to a read-only credential and answers its write calls TOKEN_READ_ONLY', async () => {
+  it('lists no write tool to a read-only workspace token and answers its write calls TOKEN_READ_ONLY', async () => {
     const all = (await mcp(TOKENS.admin, 'tools/list', {})).tools.map((tool: { name: string }) => tool.name);
     expect(all).toEqual(expect.arrayContaining(WRITE_TOOLS));
     const before = await footprint();
-    for (const [label, token] of Object.entries(readers())) {
+    const workspaceTokens = Object.entries(readers()).filter(([label]) => label !== 'OAuth token');
+    for (const [label, token] of workspaceTokens) {
       const names = (await mcp(token, 'tools/list', {})).tools.map((tool: { name: string }) => tool.name);
       expect(names, label).toEqual(expect.arrayContaining(['whoami', 'list_issues', 'get_issue']));
       for (const name of WRITE_TOOLS) expect(names, `${label} ${name}`).not.toContain(name);
-      const calls: Array<[string, Record<string, unknown>]> = [
-        ['create_issue', { projectKey: 'API', teamKey: 'ENG', title: 'Never over MCP' }],
-        ['update_issue', { issueId: issue.issueId, title: 'Renamed over MCP' }],
-        ['delete_comment', { issueId: issue.issueId, commentId }],
-      ];
-      for (const [name, args] of calls) {
+      for (const [name, args] of writeCalls()) {
         const result = await mcp(token, 'tools/call', { name, arguments: args });
         expect(result, `${label} ${name}`).toMatchObject({
           isError: true,
@@ -211,6 +214,22 @@ describe('MCP', () => {
       }
     }
     expect(await footprint()).toEqual(before);
+  });
+
+  it('lists the write tools to a read-scoped OAuth token and asks it to step up (403 insufficient_scope) on a write', async () => {
+    const names = (await mcp(OAUTH_READER, 'tools/list', {})).tools.map((tool: { name: string }) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(WRITE_TOOLS));
+    const before = await footprint();
+    for (const [name, args] of writeCalls()) {
+      const reply = await post(OAUTH_READER, 'tools/call', { name, arguments: args });
+      expect(reply.statusCode, name).toBe(403);
+      expect(reply.headers['www-authenticate']).toMatch(/^Bearer /);
+      expect(reply.headers['www-authenticate']).toContain('error="insufficient_scope"');
+      expect(reply.headers['www-authenticate']).toContain('scope="write"');
+    }
+    expect(await footprint()).toEqual(before);
+    const read = await mcp(OAUTH_READER, 'tools/call', { name: 'get_issue', arguments: { issueId: issue.issueId } });
+    expect(read.isError).toBeUndefined();
   });
 });
 

@@ -79,7 +79,7 @@ describe('GET /api/external/events', () => {
     }
   };
   const callTool = async (token: string, name: string, args: Record<string, unknown>) => {
-    const res = await h.call('POST', '/api/mcp', {
+    const res = await h.call('POST', '/api/mcp?toolsets=admin', {
       token,
       headers: { accept: 'application/json, text/event-stream' },
       body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
