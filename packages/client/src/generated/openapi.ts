@@ -180,7 +180,9 @@ export interface paths {
     };
     /**
      * List issues
-     * @description List issues newest first, or oldest change first with sort=updatedAt (sync from updatedSince); filter by project, team, assignee (or assignedToMe), status, text, archived.
+     * @description List issues, newest first or by last change (sort=updatedAt); filter by project, assignee, status, text.
+     *
+     *     Oldest change first with sort=updatedAt (sync from updatedSince). Filters: project, team, assignee (or assignedToMe), status, text (q), archived.
      */
     get: operations['list_issues'];
     put?: never;
@@ -398,7 +400,9 @@ export interface paths {
     put?: never;
     /**
      * Create sub-task
-     * @description Create a sub-task; needs sub-tasks enabled on the project and the parent issue. Reporter, project and container come from the parent.
+     * @description Create a sub-task of an issue whose project has sub-tasks enabled.
+     *
+     *     Needs sub-tasks enabled on the project and the parent issue. Reporter, project and container come from the parent.
      */
     post: operations['create_subtask'];
     delete?: never;
@@ -584,7 +588,9 @@ export interface paths {
     };
     /**
      * List meetings
-     * @description List meetings the caller can see, newest first, or oldest change first with sort=updatedAt; active ones unless archived=true or a sync.
+     * @description List meetings the caller can see, newest first or by last change (sort=updatedAt).
+     *
+     *     Active meetings unless archived=true or a sync (sort=updatedAt with updatedSince).
      */
     get: operations['list_meetings'];
     put?: never;
@@ -1124,7 +1130,9 @@ export interface paths {
     };
     /**
      * List discussion topics
-     * @description Search the topics of the groups the caller can see, newest first, or oldest change first with sort=updatedAt; q matches title, description and tags.
+     * @description Search topics the caller can see, newest first or by last change (sort=updatedAt).
+     *
+     *     Topics of the discussion groups the caller can see; q matches title, description and tags.
      */
     get: operations['list_discussion_topics'];
     put?: never;
