@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { AppConfig } from '../config.js';
 import type { AccessLevel } from '../core/access-level.js';
 import type { ProjectAccess, Principal, WorkspaceRef } from '../core/context.js';
+import type { RequestTrace } from '../core/trace-context.js';
 import type { Database, DialectName } from './database.js';
 import type { DB } from './schema.js';
 
@@ -24,4 +25,9 @@ export interface Ctx {
   /** The request's instant: every row written by one request shares it. */
   nowMs: number;
   now: string;
+  /**
+   * The caller's trace the request continues (W3C Trace Context), if any: the events its
+   * writes record carry it on to their webhook deliveries.
+   */
+  trace?: RequestTrace;
 }

@@ -144,15 +144,22 @@ export async function claimAttempts(database: Database, config: AppConfig, optio
   });
 }
 
-function signedHeaders(attempt: Attempt): Record<string, string> {
+/**
+ * The attempt's headers. `traceparent`, when the event has one, is not signed: the Standard
+ * Webhooks signature covers the id, the timestamp and the body only, so a receiver's check
+ * is the same with it or without it.
+ */
+function deliveryHeaders(attempt: Attempt): Record<string, string> {
   const timestamp = Math.floor(Date.now() / 1000);
   const messageId = attempt.job.event_id;
+  const { traceparent } = attempt.job;
   return {
     'content-type': 'application/json',
     'user-agent': 'wsx-webhooks/1',
     'webhook-id': messageId,
     'webhook-timestamp': String(timestamp),
     'webhook-signature': signatureHeader(attempt.secrets, messageId, timestamp, attempt.body),
+    ...(traceparent !== null ? { traceparent } : {}),
   };
 }
 
@@ -162,7 +169,7 @@ export async function sendAttempt(database: Database, config: AppConfig, attempt
     ? { ok: false, responseStatus: null, durationMs: 0, error: attempt.refused }
     : await sendWebhook({
         url: attempt.url,
-        headers: signedHeaders(attempt),
+        headers: deliveryHeaders(attempt),
         body: attempt.body,
         allowPrivate: config.webhookAllowPrivate,
       });

@@ -23,6 +23,8 @@ export interface PendingEvent {
   project_id: string | null;
   /** See audience.ts; null when the event concerns its own project only. */
   audience: string | null;
+  /** What its deliveries send as `traceparent` (W3C Trace Context); null when its write continued no trace. */
+  traceparent: string | null;
   created_at: string;
 }
 
@@ -35,7 +37,7 @@ const undispatchedEvents = queryTemplate((db, _slots: Record<string, never>, sha
   const [dialect, limit] = shape.split(' ');
   const query = db
     .selectFrom('outbox_events')
-    .select(['id', 'workspace_id', 'type', 'project_id', 'audience', 'created_at'])
+    .select(['id', 'workspace_id', 'type', 'project_id', 'audience', 'traceparent', 'created_at'])
     .where('dispatched_at', 'is', null)
     .orderBy('id')
     .limit(sql.lit(Number(limit)));

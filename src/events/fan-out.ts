@@ -110,6 +110,7 @@ export async function fanOutEvents(database: Database, batchSize: number, now: s
             eventId: event.id,
             eventType: event.type,
             body: view.body,
+            traceparent: event.traceparent,
             now,
           }),
         );

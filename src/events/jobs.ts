@@ -13,6 +13,8 @@ export interface NewJob {
   body: string | null;
   /** A ping a client asked for: sent even while the subscription is inactive. */
   requested?: boolean;
+  /** The `traceparent` its attempts send: the event's, or a ping's request's; null sends none. */
+  traceparent: string | null;
   now: string;
 }
 
@@ -32,6 +34,7 @@ export const newJob = (job: NewJob): WebhookJobRow => ({
   holder_pid: null,
   requested: job.requested ? 1 : 0,
   attempt_limit: null,
+  traceparent: job.traceparent,
   created_at: job.now,
   updated_at: job.now,
 });

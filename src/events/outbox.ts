@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Ctx } from '../db/context.js';
 import { newId } from '../core/ids.js';
+import { traceparentOf, type RequestTrace } from '../core/trace-context.js';
 import { singleQuery } from '../db/compiled-query.js';
 import type { DialectName } from '../db/database.js';
 import type { DB } from '../db/schema.js';
@@ -57,12 +58,13 @@ export type EventActor = { kind: 'api_token' | 'user' | 'system'; id: string };
 
 export const SYSTEM_ACTOR: EventActor = { kind: 'system', id: 'wsx' };
 
-/** Where and when an event happens, and by whom. */
+/** Where and when an event happens, and by whom; `trace`: the caller's trace its deliveries continue. */
 export interface EventOrigin {
   workspaceId: string;
   actor: EventActor;
   nowMs: number;
   now: string;
+  trace?: RequestTrace;
 }
 
 export const originOf = (ctx: Ctx): EventOrigin => ({
@@ -70,6 +72,7 @@ export const originOf = (ctx: Ctx): EventOrigin => ({
   actor: { kind: ctx.principal.kind, id: ctx.principal.id },
   nowMs: ctx.nowMs,
   now: ctx.now,
+  trace: ctx.trace,
 });
 
 /** The body every receiver gets (docs/events.md); its `id` is also the `webhook-id`. */
@@ -100,6 +103,7 @@ export async function appendEvent(
     projectId: event.projectId,
     payload: JSON.stringify(payload),
     audience: serialiseAudience(event.audience),
+    traceparent: traceparentOf(origin.trace),
     createdAt: origin.now,
   });
 }
@@ -115,6 +119,7 @@ const outboxInsert = singleQuery(
       projectId: string | null;
       payload: string;
       audience: string | null;
+      traceparent: string | null;
       createdAt: string;
     },
   ) =>
@@ -126,6 +131,7 @@ const outboxInsert = singleQuery(
       project_id: slots.projectId,
       payload: slots.payload,
       audience: slots.audience,
+      traceparent: slots.traceparent,
       created_at: slots.createdAt,
     }),
 );

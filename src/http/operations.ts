@@ -86,6 +86,8 @@ export function buildCtx(request: FastifyRequest, database: Database, config: Ap
     accessLevel: auth.accessLevel,
     nowMs,
     now: nowIso(nowMs),
+    // Set as the request arrived (observability/request-hooks.ts) or by continueTrace (trace.ts).
+    trace: request.trace,
   };
 }
 

@@ -26,6 +26,11 @@ export interface CallContext {
   charge: (extra: number) => Promise<void>;
   /** Where idempotency keys are kept, shared with the HTTP routes. */
   keys: { database: Database; holder: ClaimHolder; ttlHours: number };
+  /**
+   * Continues the trace a call's `_meta.traceparent` names, when the request's header named
+   * none (W3C Trace Context): its log line and its writes' webhook deliveries carry it.
+   */
+  continueTrace: (traceparent: unknown) => void;
   /** An error's suggestion as an MCP caller can follow it: tools named for routes (suggestions.ts). */
   suggestFor?: (suggestion: string) => string;
 }

@@ -4,6 +4,7 @@ import { ApiError, isApiError } from '../core/errors.js';
 import type { Database } from '../db/database.js';
 import { requireAuth } from '../http/auth.js';
 import { buildCtx } from '../http/operations.js';
+import { continueTrace } from '../http/trace.js';
 import type { Operation } from '../operations/define.js';
 import type { ClaimHolder } from '../modules/idempotency/index.js';
 import type * as Eras from './eras.js';
@@ -115,6 +116,7 @@ export function registerMcp(
         log: request.log,
         charge: async (extra) => app.spendRequestBudget?.(request, reply, extra),
         keys: { database, holder, ttlHours: config.idempotencyTtlHours },
+        continueTrace: (traceparent) => continueTrace(request, traceparent),
         suggestFor: (suggestion) => toolFormOf(suggestion, routes, selected.callable),
       },
       droppedArgumentNames(request.body),

@@ -1,4 +1,10 @@
-import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  TRACEPARENT_META_KEY,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import { isApiError } from '../core/errors.js';
 import { DEFAULT_RESULT_BUDGET } from './budget.js';
 import { callTool, runTool } from './call.js';
@@ -46,6 +52,7 @@ export function buildMcpServer(session: McpSession): Server {
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const tool = tools.callable.get(request.params.name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    call.continueTrace(request.params._meta?.[TRACEPARENT_META_KEY]);
     const result = await callTool(tool, request.params.arguments ?? {}, call, {
       dropped: session.dropped(ctx.mcpReq.id),
       meta: request.params._meta,

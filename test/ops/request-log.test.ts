@@ -1,5 +1,4 @@
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -9,6 +8,7 @@ import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
 import { closeTestDatabase, openTestDatabase } from '../support/database.js';
 import { ACME, TOKENS } from '../support/fixtures.js';
 import { callerOf, type Harness } from '../support/harness.js';
+import { captureLogLines } from '../support/log-lines.js';
 
 const API = '/api/external';
 
@@ -17,25 +17,15 @@ describe('one log line per request', () => {
   let app: FastifyInstance;
   let call: Harness['call'];
   let origin: string;
-  const lines: Array<Record<string, any>> = [];
-  const raw: string[] = [];
+  const log = captureLogLines();
 
   beforeAll(async () => {
     database = await openTestDatabase();
     await applyWorkspaceFile(database.db, ACME);
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-          raw.push(line);
-          lines.push(JSON.parse(line));
-        }
-        done();
-      },
-    });
     app = await buildApp({
       database,
       config: { ...loadConfig({}), rateLimitPerMinute: 0, authFailureLimit: 0 },
-      logStream: stream,
+      logStream: log.stream,
     });
     call = callerOf(app);
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -46,8 +36,7 @@ describe('one log line per request', () => {
     await closeTestDatabase(database);
   });
 
-  /** The lines logged for one request id (an unknown id: none). */
-  const linesOf = (requestId: unknown) => lines.filter((line) => line.requestId === requestId);
+  const linesOf = log.of;
 
   it('logs a read once, with its operation, status, duration, workspace, credential and request id', async () => {
     const reply = await call('GET', `${API}/projects`, { token: TOKENS.admin, headers: { 'x-request-id': 'trace-1' } });
@@ -117,9 +106,75 @@ describe('one log line per request', () => {
     ]);
   });
 
+  describe('W3C trace context', () => {
+    const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const PARENT_ID = '00f067aa0ba902b7';
+    const traced = (requestId: string, traceparent: string, token: string | null = TOKENS.admin) =>
+      call('GET', `${API}/projects`, {
+        token: token ?? undefined,
+        headers: { 'x-request-id': requestId, traceparent },
+      });
+
+    it('continues a traceparent: the caller’s trace and span, and a span of its own', async () => {
+      expect((await traced('tp-1', `00-${TRACE_ID}-${PARENT_ID}-01`)).status).toBe(200);
+      expect((await traced('tp-2', `00-${TRACE_ID}-${PARENT_ID}-01`)).status).toBe(200);
+      const [first] = linesOf('tp-1');
+      const [second] = linesOf('tp-2');
+      expect(first).toMatchObject({ operation: 'list_projects', traceId: TRACE_ID, parentSpanId: PARENT_ID });
+      expect(first.spanId).toMatch(/^[0-9a-f]{16}$/);
+      expect(first.spanId).not.toBe(PARENT_ID);
+      // Each request is a span of its own.
+      expect(second.spanId).not.toBe(first.spanId);
+    });
+
+    it('logs the trace of a request refused before it runs, and of an MCP request', async () => {
+      expect((await traced('tp-anon', `00-${TRACE_ID}-${PARENT_ID}-00`, null)).status).toBe(401);
+      expect(linesOf('tp-anon')).toEqual([
+        expect.objectContaining({ status: 401, traceId: TRACE_ID, parentSpanId: PARENT_ID }),
+      ]);
+
+      const res = await fetch(`${origin}/api/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKENS.admin}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'x-request-id': 'tp-mcp',
+          traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+      expect(linesOf('tp-mcp')).toEqual([
+        expect.objectContaining({ operation: '/api/mcp', traceId: TRACE_ID, parentSpanId: PARENT_ID }),
+      ]);
+    });
+
+    it('ignores a traceparent that is not a valid one, and a request without one has no trace fields', async () => {
+      const invalid = [
+        `00-${TRACE_ID.toUpperCase()}-${PARENT_ID}-01`,
+        `00-${'0'.repeat(32)}-${PARENT_ID}-01`,
+        `ff-${TRACE_ID}-${PARENT_ID}-01`,
+        `00-${TRACE_ID}-${PARENT_ID}-01-more`,
+        `cc-${TRACE_ID}-${PARENT_ID}-01-${'x'.repeat(256)}`,
+        'not a traceparent',
+      ];
+      for (const [n, traceparent] of invalid.entries()) {
+        expect((await traced(`tp-bad-${n}`, traceparent)).status).toBe(200);
+        const [line] = linesOf(`tp-bad-${n}`);
+        expect(line).toMatchObject({ operation: 'list_projects', status: 200 });
+        expect(line).not.toHaveProperty('traceId');
+        expect(line).not.toHaveProperty('spanId');
+      }
+      await call('GET', `${API}/projects`, { token: TOKENS.admin, headers: { 'x-request-id': 'tp-none' } });
+      expect(Object.keys(linesOf('tp-none')[0]).filter((key) => /trace|span/i.test(key))).toEqual([]);
+    });
+  });
+
   it('writes no token secret in any line', () => {
     const secrets = Object.values(TOKENS);
-    for (const line of raw) for (const secret of secrets) expect(line).not.toContain(secret);
-    expect(raw.some((line) => /authorization|bearer/i.test(line))).toBe(false);
+    for (const line of log.raw) for (const secret of secrets) expect(line).not.toContain(secret);
+    expect(log.raw.some((line) => /authorization|bearer/i.test(line))).toBe(false);
   });
 });

@@ -14,6 +14,19 @@ const SIGNATURE_HEADERS = [
   ['webhook-signature', 'Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures.'],
 ].map(([name, description]) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } }));
 
+/** Sent only when the write that caused the event continued a caller's trace; not signed. */
+const TRACE_HEADER = {
+  name: 'traceparent',
+  in: 'header',
+  required: false,
+  description:
+    'W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and ' +
+    'flags, with the span of that request as parent-id. Not signed.',
+  schema: { type: 'string', pattern: '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' },
+};
+
+const DELIVERY_HEADERS = [...SIGNATURE_HEADERS, TRACE_HEADER];
+
 const RECEIVER_ANSWERS = {
   '200': { description: 'Any 2xx acknowledges the event.' },
   '400': { description: 'Any other answer (or none within 10 s) is retried with backoff.' },
@@ -36,7 +49,7 @@ export function webhookSection(converter: SchemaConverter): Record<string, unkno
             ? `${type}, sent by POST /api/external/webhooks/{webhookId}/ping to that subscription only.`
             : `${type}, sent to subscriptions whose events include it or "*".`,
         tags: ['Webhook events'],
-        parameters: SIGNATURE_HEADERS,
+        parameters: DELIVERY_HEADERS,
         requestBody: { required: true, content: { 'application/json': { schema: ref } } },
         responses: RECEIVER_ANSWERS,
       },
@@ -57,7 +70,7 @@ export function webhookSection(converter: SchemaConverter): Record<string, unkno
       summary: 'Any event',
       description: 'Any event, sent to subscriptions whose events are ["*"].',
       tags: ['Webhook events'],
-      parameters: SIGNATURE_HEADERS,
+      parameters: DELIVERY_HEADERS,
       requestBody: {
         required: true,
         content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } },

@@ -26,6 +26,7 @@ import * as foreignKeys from './0024_foreign_keys.js';
 import * as searchScope from './0025_search_scope.js';
 import * as userDeactivation from './0026_user_deactivation.js';
 import * as webhookThroughput from './0027_webhook_throughput.js';
+import * as traceContext from './0028_trace_context.js';
 
 /**
  * A migration, and what it needs done once it has committed: every pending migration runs
@@ -65,4 +66,5 @@ export const migrations: Record<string, CatalogMigration> = {
   '0025_search_scope': searchScope,
   '0026_user_deactivation': userDeactivation,
   '0027_webhook_throughput': webhookThroughput,
+  '0028_trace_context': traceContext,
 };

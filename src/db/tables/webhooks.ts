@@ -63,6 +63,11 @@ export interface WebhookJobRow {
   requested: number;
   /** The last attempt this job may make, set by a redelivery; null: WSX_WEBHOOK_MAX_ATTEMPTS. */
   attempt_limit: number | null;
+  /**
+   * What every attempt sends as `traceparent` (W3C Trace Context): the outbox event's, or a
+   * ping's own; null sends none (migration 0028_trace_context).
+   */
+  traceparent: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -91,6 +96,11 @@ export interface OutboxDispatchColumns {
   dispatched_at: string | null;
   /** JSON EventAudience (events/audience.ts): parts of the event that depend on other projects; null when none. */
   audience: string | null;
+  /**
+   * The `traceparent` the event's deliveries send: the span of the request whose write
+   * recorded it, under the caller's trace; null when that request continued none.
+   */
+  traceparent: string | null;
 }
 
 export interface WebhooksTables {

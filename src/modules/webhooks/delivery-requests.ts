@@ -1,5 +1,6 @@
 import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
+import { traceparentOf } from '../../core/trace-context.js';
 import { insertJobs } from '../../events/dispatch.repository.js';
 import { newJob } from '../../events/jobs.js';
 import { newEnvelope, originOf, PING_EVENT_TYPE } from '../../events/outbox.js';
@@ -38,6 +39,7 @@ export async function pingWebhook(ctx: Ctx, webhookId: string): Promise<QueuedDe
       eventType: event.type,
       body: JSON.stringify(event),
       requested: true,
+      traceparent: traceparentOf(ctx.trace),
       now: ctx.now,
     }),
   ]);

@@ -15309,6 +15309,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15345,6 +15347,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15381,6 +15385,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15417,6 +15423,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15453,6 +15461,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15489,6 +15499,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15525,6 +15537,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15561,6 +15575,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15597,6 +15613,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15633,6 +15651,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15669,6 +15689,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15705,6 +15727,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15741,6 +15765,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15777,6 +15803,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15813,6 +15841,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15849,6 +15879,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15885,6 +15917,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15921,6 +15955,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15957,6 +15993,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -15993,6 +16031,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -16029,6 +16069,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -16065,6 +16107,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -16101,6 +16145,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -16137,6 +16183,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -16173,6 +16221,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -16209,6 +16259,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -16245,6 +16297,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -16281,6 +16335,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
@@ -16317,6 +16373,8 @@ export interface operations {
         'webhook-timestamp': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` signatures. */
         'webhook-signature': string;
+        /** @description W3C Trace Context, when the request that caused the event sent a valid traceparent: the same trace-id and flags, with the span of that request as parent-id. Not signed. */
+        traceparent?: string;
       };
       path?: never;
       cookie?: never;
