@@ -1,7 +1,7 @@
-import type { LookupAddress } from 'node:dns';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
+import { pinnedLookup } from './pinned-lookup.js';
 import { bareHostname, isLocalhostName, judgeAddress, lookupHost, refusalMessage } from './receiver-address.js';
 
 /** One HTTP POST to a receiver, with the address policy applied to the address actually dialled. */
@@ -47,15 +47,7 @@ const guardedLookup =
           .map((address) => judgeAddress(address, allowPrivate))
           .find((verdict) => verdict.refusedAs);
         if (refused) return callback(new Error(refusalMessage(refused)), '', 0);
-        const entries: LookupAddress[] = addresses.map((address) => ({ address, family: isIP(address) }));
-        const wanted =
-          options.family === 4 || options.family === 6
-            ? entries.filter((entry) => entry.family === options.family)
-            : entries;
-        if (wanted.length === 0)
-          return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-        if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, wanted);
-        return callback(null, wanted[0].address, wanted[0].family);
+        pinnedLookup(addresses)(hostname, options, callback);
       },
       (error: Error) => callback(error, '', 0),
     );

@@ -1,7 +1,7 @@
-import type { LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { pinnedLookup } from '../../events/pinned-lookup.js';
 import { bareHostname, judgeAddress, resolveWithin } from '../../events/receiver-address.js';
 import { ClientDocumentProblem, isLoopbackAddress } from './client-id-url.js';
 
@@ -49,21 +49,6 @@ async function judgedAddresses(url: URL, allowPrivate: boolean): Promise<string[
       );
   }
   return addresses;
-}
-
-/** dns.lookup's shape, answering only the addresses already judged. */
-function pinnedLookup(addresses: string[]): LookupFunction {
-  const entries: LookupAddress[] = addresses.map((address) => ({ address, family: isIP(address) }));
-  return (hostname, options, callback) => {
-    const wanted =
-      options.family === 4 || options.family === 6
-        ? entries.filter((entry) => entry.family === options.family)
-        : entries;
-    if (wanted.length === 0)
-      return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-    if (options.all) return (callback as unknown as (error: null, all: LookupAddress[]) => void)(null, wanted);
-    return callback(null, wanted[0].address, wanted[0].family);
-  };
 }
 
 const tooLarge = () =>
