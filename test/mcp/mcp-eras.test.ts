@@ -208,36 +208,47 @@ describe('MCP in both protocol eras', () => {
       const client = await modern(TOKENS.admin, '?toolsets=all');
       const { tools } = await client.listTools();
       const ajv = new Ajv({ strict: false });
-      const byName = new Map(tools.map((tool) => [tool.name, ajv.compile(tool.outputSchema ?? {})]));
+      const validators = new Map(tools.map((tool) => [tool.name, ajv.compile(tool.outputSchema ?? {})]));
       expect(tools.length).toBeGreaterThan(80);
-      // Every tool's schema compiles; the reads answer here without arguments or with the workspace's keys.
-      const issue = ((await client.callTool({ name: 'list_issues', arguments: { limit: 1 } })) as Result)
-        .structuredContent.issues[0];
-      const calls: Array<[string, Record<string, unknown>]> = [
-        ['whoami', {}],
-        ['list_teams', {}],
-        ['list_users', {}],
-        ['list_statuses', {}],
-        ['list_tags', {}],
-        ['list_projects', {}],
-        ['get_project', { teamKey: 'ENG', projectKey: 'API' }],
-        ['list_issues', {}],
-        ['get_issue', { issueId: issue.issueKey }],
-        ['list_comments', { issueId: issue.issueKey }],
-        ['list_subtasks', { issueId: issue.issueKey }],
-        ['list_meetings', {}],
-        ['list_discussion_topics', {}],
-        ['list_events', {}],
-        ['list_webhooks', {}],
-        ['create_issue', { title: 'Schema check', teamKey: 'ENG', projectKey: 'API' }],
-        ['add_comment', { issueId: issue.issueKey, body: 'Schema check' }],
-      ];
-      for (const [name, args] of calls) {
+      // Ids met in any answer (issueId, meetingId, groupId, …), to name records in the reads after.
+      const ids = new Map<string, string>();
+      const harvest = (value: unknown): void => {
+        if (Array.isArray(value)) value.forEach(harvest);
+        else if (typeof value === 'object' && value !== null)
+          for (const [key, item] of Object.entries(value)) {
+            if (/Id$/.test(key) && typeof item === 'string' && !ids.has(key)) ids.set(key, item);
+            else harvest(item);
+          }
+      };
+      const validated = new Set<string>();
+      const check = async (name: string, args: Record<string, unknown>) => {
         const result = (await client.callTool({ name, arguments: args })) as Result;
-        expect(result.isError, `${name}: ${JSON.stringify(result.structuredContent)}`).toBeUndefined();
-        const validate = byName.get(name)!;
+        if (result.isError) return result;
+        const validate = validators.get(name)!;
         expect(validate(result.structuredContent), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+        harvest(result.structuredContent);
+        validated.add(name);
+        return result;
+      };
+      // Writes that make one record of each kind, so every read below has something to read.
+      const issue = (await check('create_issue', { title: 'Schema check', teamKey: 'ENG', projectKey: 'API' }))
+        .structuredContent.issue;
+      await check('add_comment', { issueId: issue.issueKey, body: 'Schema check' });
+      await check('create_meeting', { title: 'Schema check', teamKey: 'ENG' });
+      await check('create_agenda_item', { meetingId: ids.get('meetingId'), title: 'Schema check' });
+      await check('create_discussion_group', { name: 'Schema check' });
+      await check('create_discussion_topic', { groupId: ids.get('groupId'), title: 'Schema check' });
+      await check('create_webhook', { url: 'https://hooks.example.test/schema', events: ['*'] });
+      for (const tool of tools.filter((candidate) => candidate.annotations?.readOnlyHint)) {
+        const named = Object.keys(tool.inputSchema.properties ?? {}).filter(
+          (name) => ids.has(name) && (tool.name.startsWith('get_') || tool.inputSchema.required?.includes(name)),
+        );
+        const args = Object.fromEntries(named.map((name) => [name, ids.get(name)]));
+        if ('issueId' in (tool.inputSchema.properties ?? {})) args.issueId = issue.issueKey;
+        await check(tool.name, args);
       }
+      const reads = tools.filter((tool) => tool.annotations?.readOnlyHint).length;
+      expect(validated.size, [...validated].join(', ')).toBeGreaterThan(reads * 0.8);
     });
   });
 });
