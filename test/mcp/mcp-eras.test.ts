@@ -191,6 +191,27 @@ describe('MCP in both protocol eras', () => {
       expect(refused).toMatchObject({ isError: true, structuredContent: { code: 'VALIDATION_FAILED' } });
     });
 
+    it('pages, retries idempotently and refuses a read-only token’s write, as the 2026 client does', async () => {
+      const client = await legacy(TOKENS.admin);
+      const call = async (name: string, args: Record<string, unknown>) =>
+        (await client.callTool({ name, arguments: args })) as Result;
+      const args = { title: 'Legacy retry', teamKey: 'ENG', projectKey: 'API', idempotencyKey: 'legacy-retry-1' };
+      const made = await call('create_issue', args);
+      const again = await call('create_issue', args);
+      expect(again.structuredContent.issue.issueId).toBe(made.structuredContent.issue.issueId);
+      expect(again._meta?.['wsx/idempotentReplayed']).toBe(true);
+      const first = await call('list_issues', { limit: 1 });
+      const next = await call('list_issues', { limit: 1, cursor: first.structuredContent.pageInfo.nextCursor });
+      expect(next.structuredContent.issues[0].issueId).not.toBe(first.structuredContent.issues[0].issueId);
+
+      const reader = await legacy(READER);
+      const write = (await reader.callTool({
+        name: 'create_issue',
+        arguments: { title: 'Legacy reader write', teamKey: 'ENG', projectKey: 'API' },
+      })) as Result;
+      expect(write).toMatchObject({ isError: true, structuredContent: { code: 'TOKEN_READ_ONLY' } });
+    });
+
     it('answers a 2025-06-18 initialize with that revision', async () => {
       const reply = await post({
         jsonrpc: '2.0',
