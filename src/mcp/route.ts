@@ -47,7 +47,13 @@ function webRequestOf(request: FastifyRequest): Request {
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
   headers.set('accept', ANSWERABLE);
-  return new Request(`http://${request.host}${request.url}`, { method: 'POST', headers });
+  // The SDK reads the method, headers and query, never the host: a fixed origin keeps a
+  // hostile Host header out of the URL.
+  const query = request.url.indexOf('?');
+  return new Request(`http://localhost${MCP_PATH}${query < 0 ? '' : request.url.slice(query)}`, {
+    method: 'POST',
+    headers,
+  });
 }
 
 /** An SDK answer as this route's reply: always a complete JSON body (or none), never a stream. */
