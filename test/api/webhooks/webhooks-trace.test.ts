@@ -145,23 +145,29 @@ describe('trace context in webhook deliveries', () => {
     expect(redelivered.headers.traceparent).toBe(original.headers.traceparent);
   });
 
-  it('continues the trace of an MCP tool call’s request', async () => {
-    const res = await fetch(`${origin}/api/mcp?toolsets=all`, {
+  /** One MCP tools/call that renames the project, with the given headers. */
+  const renameOverMcp = (headers: Record<string, string>, params: Record<string, unknown>) =>
+    fetch(`${origin}/api/mcp?toolsets=all`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${TOKENS.admin}`,
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
-        'x-request-id': 'w-mcp',
-        traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`,
+        ...headers,
       },
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/call',
-        params: { name: 'update_project', arguments: { projectId, name: 'Traced by MCP' } },
+        params: { name: 'update_project', ...params },
       }),
     });
+
+  it('continues the trace of an MCP tool call’s request', async () => {
+    const res = await renameOverMcp(
+      { 'x-request-id': 'w-mcp', traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` },
+      { arguments: { projectId, name: 'Traced by MCP' } },
+    );
     expect(res.status).toBe(200);
     expect((await res.json()).result.isError).toBeFalsy();
     const [delivery] = await deliveriesOf('Traced by MCP');
@@ -169,25 +175,13 @@ describe('trace context in webhook deliveries', () => {
   });
 
   it('continues the trace an MCP tool call names in _meta.traceparent, when no header names one', async () => {
-    const res = await fetch(`${origin}/api/mcp?toolsets=all`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${TOKENS.admin}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'x-request-id': 'w-mcp-meta',
+    const res = await renameOverMcp(
+      { 'x-request-id': 'w-mcp-meta' },
+      {
+        arguments: { projectId, name: 'Traced by MCP meta' },
+        _meta: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` },
       },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name: 'update_project',
-          arguments: { projectId, name: 'Traced by MCP meta' },
-          _meta: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` },
-        },
-      }),
-    });
+    );
     expect(res.status).toBe(200);
     expect((await res.json()).result.isError).toBeFalsy();
     const [delivery] = await deliveriesOf('Traced by MCP meta');
