@@ -12,6 +12,7 @@
  * BENCH_DURATION     measured seconds per run (default 15)
  * BENCH_CONNECTIONS  wrk connections (default 32)
  * BENCH_LARGE        issues of the large store for lists and search (default 1,000,000; 0 skips)
+ * BENCH_ONLY         one scenario by name (e.g. '50 issues by assignee'); default all three
  * FLOOR_DIR          the floor's folder (default ../shared/perf-floor beside the project)
  * PG_SERVER_URL      PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
  */
@@ -42,11 +43,14 @@ const pgUrl = (database: string) => `${PG_SERVER.replace(/\/[^/]*$/, '')}/${data
 const FLOOR_PORT = 3801;
 const WSX_PORT = 3802;
 
-const SCENARIOS = [
+const ALL_SCENARIOS = [
   { name: 'issue by key', floor: 'bykey.lua', wsx: 'wsx-bykey.lua' },
   { name: '50 issues by assignee', floor: 'list.lua', wsx: 'wsx-list.lua' },
   { name: 'create', floor: 'post.lua', wsx: 'wsx-post.lua' },
 ];
+const ONLY = process.env.BENCH_ONLY;
+const SCENARIOS = ONLY ? ALL_SCENARIOS.filter((scenario) => scenario.name === ONLY) : ALL_SCENARIOS;
+if (SCENARIOS.length === 0) throw new Error(`BENCH_ONLY names no scenario: ${ONLY}`);
 
 async function admin(statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: PG_SERVER });

@@ -43,8 +43,9 @@ function send(
   reply.code(result.status);
   if (location !== undefined) reply.header('Location', location);
   if (result.status === 204 || result.body === undefined) return reply.send();
-  // The tag is hashed from the text the reply sends (as its UTF-8 bytes).
-  const body = JSON.stringify(result.body);
+  // Encoded once: the tag is hashed from the very bytes the reply sends, and the socket is
+  // handed those bytes, so a page is not encoded again for the hash or joined to its headers.
+  const body = Buffer.from(JSON.stringify(result.body));
   const version = versionOf(op, result);
   if (op.method === 'GET' || version !== undefined) {
     const tag = entityTag(body, version);

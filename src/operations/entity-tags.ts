@@ -9,11 +9,11 @@ import { ApiError } from '../core/errors.js';
  * any representation of the record (a `fields=` selection too), or just `"7"`.
  */
 
-// The one-shot hash: a Hash object per answer cost more than hashing the body itself. A
-// string body is hashed as its UTF-8 bytes, the bytes it is sent as.
-const hashOf = (body: Buffer | string): string => hash('sha256', body, 'base64url').slice(0, 22);
+// The one-shot hash: a Hash object per answer cost more than hashing the body itself. The
+// body is the encoded answer, the bytes it is sent as.
+const hashOf = (body: Buffer): string => hash('sha256', body, 'base64url').slice(0, 22);
 
-export const entityTag = (body: Buffer | string, version?: number): string =>
+export const entityTag = (body: Buffer, version?: number): string =>
   version === undefined ? `"${hashOf(body)}"` : `"${version}-${hashOf(body)}"`;
 
 /** At most this many tags, and characters, in one If-Match or If-None-Match header: every loop over input is bounded. */
