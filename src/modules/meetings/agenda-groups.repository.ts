@@ -1,6 +1,4 @@
-import { sql } from 'kysely';
 import type { Ctx } from '../../db/context.js';
-import { batches } from '../../db/batches.js';
 import type { AgendaGroupRow } from '../../db/tables/meetings.js';
 
 export const listGroupRows = (ctx: Ctx, meetingId: string): Promise<AgendaGroupRow[]> =>
@@ -33,26 +31,6 @@ export async function updateGroupRow(ctx: Ctx, groupId: string, changes: Partial
     .where('workspace_id', '=', ctx.workspace.id)
     .where('id', '=', groupId)
     .execute();
-}
-
-/** Writes new positions, a few hundred rows per statement (each binds its id twice; the workspace and time once). */
-export async function updateGroupPositions(ctx: Ctx, moves: Array<{ id: string; position: number }>): Promise<void> {
-  for (const batch of batches(moves, 2, 2)) {
-    const position = sql<number>`case ${sql.ref('id')} ${sql.join(
-      batch.map((m) => sql`when ${m.id} then ${sql.lit(m.position)}`),
-      sql` `,
-    )} end`;
-    await ctx.db
-      .updateTable('agenda_groups')
-      .set({ position, updated_at: ctx.now })
-      .where('workspace_id', '=', ctx.workspace.id)
-      .where(
-        'id',
-        'in',
-        batch.map((m) => m.id),
-      )
-      .execute();
-  }
 }
 
 export async function deleteGroupRow(ctx: Ctx, groupId: string): Promise<void> {

@@ -11,11 +11,11 @@ import {
   findGroupRow,
   insertGroupRow,
   listGroupRows,
-  updateGroupPositions,
   updateGroupRow,
 } from './agenda-groups.repository.js';
 import { listItemsInGroup } from './agenda-items.repository.js';
 import { requireVisibleMeeting } from './meeting-access.js';
+import { storeOrder } from './positions.repository.js';
 
 export interface AgendaGroupInput {
   name?: unknown;
@@ -98,16 +98,7 @@ export async function deleteAgendaGroup(ctx: Ctx, meetingId: string, groupId: st
   ]);
   await storeItemOrder(ctx, [...ungrouped, ...released], null);
   await deleteGroupRow(ctx, group.id);
-  await storeGroupOrder(ctx, await listGroupRows(ctx, meeting.id));
-}
-
-/** Stores positions 0..n-1 in the given order, writing only the groups that moved, in batches. */
-async function storeGroupOrder(ctx: Ctx, ordered: AgendaGroupRow[]): Promise<AgendaGroupRow[]> {
-  const moves = ordered.flatMap((group, position) => (group.position === position ? [] : [{ id: group.id, position }]));
-  await updateGroupPositions(ctx, moves);
-  return ordered.map((group, position) =>
-    group.position === position ? group : { ...group, position, updated_at: ctx.now },
-  );
+  await storeOrder(ctx, 'agenda_groups', await listGroupRows(ctx, meeting.id));
 }
 
 /** A new group order: the complete list of the meeting's groups, each once. Items keep their places inside groups. */
@@ -132,8 +123,9 @@ export async function reorderAgendaGroups(
     });
   }
   return (
-    await storeGroupOrder(
+    await storeOrder(
       ctx,
+      'agenda_groups',
       (ids as string[]).map((id) => byId.get(id) as AgendaGroupRow),
     )
   ).map(presentAgendaGroup);

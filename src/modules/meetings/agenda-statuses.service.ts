@@ -6,13 +6,13 @@ import { LIMITS } from '../../core/limits.js';
 import { hasOwn, nonBlank } from '../../core/values.js';
 import type { DB } from '../../db/schema.js';
 import type { AgendaStatusRow } from '../../db/tables/meetings.js';
+import { storeOrder } from './positions.repository.js';
 import { presentAgendaStatus, type AgendaStatusView } from './settings.presenter.js';
 import {
   deleteStatusRow,
   insertStatusesIfMissing,
   listStatusRows,
   statusIsUsed,
-  updateStatusPositions,
   updateStatusRow,
 } from './settings.repository.js';
 
@@ -140,17 +140,6 @@ export async function renameAgendaStatus(
   return presentAgendaStatus({ ...status, ...changes });
 }
 
-/** Stores positions 0..n-1 in the given order, writing only the rows that moved, in batches. */
-async function storeOrder(ctx: Ctx, ordered: AgendaStatusRow[]): Promise<AgendaStatusRow[]> {
-  const moves = ordered.flatMap((status, position) =>
-    status.position === position ? [] : [{ id: status.id, position }],
-  );
-  await updateStatusPositions(ctx, moves);
-  return ordered.map((status, position) =>
-    status.position === position ? status : { ...status, position, updated_at: ctx.now },
-  );
-}
-
 export async function deleteAgendaStatus(ctx: Ctx, statusId: string): Promise<void> {
   const status = await requireAgendaStatus(ctx, statusId);
   if (status.system === 1)
@@ -162,7 +151,7 @@ export async function deleteAgendaStatus(ctx: Ctx, statusId: string): Promise<vo
   if (await statusIsUsed(ctx, status.id))
     throw new ApiError('AGENDA_STATUS_DELETE_BLOCKED', { statusId, reason: 'in_use' });
   await deleteStatusRow(ctx, status.id);
-  await storeOrder(ctx, await listAgendaStatusRows(ctx));
+  await storeOrder(ctx, 'agenda_statuses', await listAgendaStatusRows(ctx));
 }
 
 /** A new order: every workspace status exactly once; item assignments are untouched. */
@@ -187,6 +176,7 @@ export async function reorderAgendaStatuses(
   return (
     await storeOrder(
       ctx,
+      'agenda_statuses',
       (ids as string[]).map((id) => byId.get(id) as AgendaStatusRow),
     )
   ).map(presentAgendaStatus);

@@ -1,6 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Ctx } from '../../db/context.js';
-import { batches } from '../../db/batches.js';
 import type { DB } from '../../db/schema.js';
 import type { AgendaStatusRow, ExternalOwnerPresetRow } from '../../db/tables/meetings.js';
 
@@ -40,26 +39,6 @@ export async function updateStatusRow(
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', statusId)
     .execute();
-}
-
-/** Writes new positions, a few hundred rows per statement (each binds its id twice; the workspace and time once). */
-export async function updateStatusPositions(ctx: Ctx, moves: Array<{ id: string; position: number }>): Promise<void> {
-  for (const batch of batches(moves, 2, 2)) {
-    const position = sql<number>`case ${sql.ref('id')} ${sql.join(
-      batch.map((m) => sql`when ${m.id} then ${sql.lit(m.position)}`),
-      sql` `,
-    )} end`;
-    await ctx.db
-      .updateTable('agenda_statuses')
-      .set({ position, updated_at: ctx.now })
-      .where('workspace_id', '=', ctx.workspace.id)
-      .where(
-        'id',
-        'in',
-        batch.map((m) => m.id),
-      )
-      .execute();
-  }
 }
 
 export async function deleteStatusRow(ctx: Ctx, statusId: string): Promise<void> {
