@@ -31,7 +31,7 @@ export {
   listComments,
   removeCommentsOf,
 } from './comments.service.js';
-export { checkAssignee, parseIssueTitle, parseTagFields, TITLE_MAX } from './issue-rules.js';
+export { checkAssignee, parseIssueTitle, parseTagFields } from './issue-rules.js';
 export { touchIssuesMadeFrom } from './issue-touch.js';
 export { issuesOperations } from './issues.operations.js';
 export { issueRef } from './issues.presenter.js';

@@ -1,5 +1,5 @@
 import type { Ctx } from '../../db/context.js';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, type ErrorCode } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { nonBlank } from '../../core/values.js';
 import type { StatusRow } from '../../db/schema.js';
@@ -19,9 +19,14 @@ export const TITLE_MAX = LIMITS.title;
 /** What an issue shows of its status. */
 export type IssueStatus = Pick<StatusRow, 'id' | 'key' | 'category'>;
 
-export function parseIssueTitle(value: unknown): string {
+/**
+ * An issue's title, or the title of a record that can become an issue (a topic, a sub-task)
+ * and so follows the same rule. `missing` is the code for a blank title: a sub-task answers
+ * its own.
+ */
+export function parseIssueTitle(value: unknown, missing: ErrorCode = 'TITLE_REQUIRED'): string {
   const title = nonBlank(value);
-  if (!title) throw new ApiError('TITLE_REQUIRED', { field: 'title' });
+  if (!title) throw new ApiError(missing, { field: 'title' });
   if (title.length > TITLE_MAX)
     throw new ApiError(
       'VALIDATION_FAILED',

@@ -1,13 +1,13 @@
 import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import { hasOwn, nonBlank } from '../../core/values.js';
+import { hasOwn } from '../../core/values.js';
 import type { SubtaskRow } from '../../db/tables/planning.js';
 import type { EventType } from '../../events/outbox.js';
 import { plain, recordWriteEvent } from '../../events/resource-event.js';
 import {
   checkAssignee,
-  TITLE_MAX,
+  parseIssueTitle,
   touchIssuesMadeFrom,
   issueRef,
   requireVisibleIssue,
@@ -132,17 +132,8 @@ export async function recordSubtaskEvent(
   );
 }
 
-function validTitle(value: unknown): string {
-  const title = nonBlank(value);
-  if (!title) throw new ApiError('SUBTASK_TITLE_REQUIRED', { field: 'title' });
-  if (title.length > TITLE_MAX)
-    throw new ApiError(
-      'VALIDATION_FAILED',
-      { field: 'title' },
-      { message: `title must be at most ${TITLE_MAX} characters.` },
-    );
-  return title;
-}
+/** A sub-task can become an issue (promotion), so its title follows the issue title rule. */
+const validTitle = (value: unknown): string => parseIssueTitle(value, 'SUBTASK_TITLE_REQUIRED');
 
 export async function listSubtasks(ctx: Ctx, issueId: string) {
   const parent = await requireVisibleIssue(ctx, issueId);

@@ -2,6 +2,7 @@ import type { Ctx } from '../../db/context.js';
 import { whereProjectVisible } from '../../db/access.js';
 import { batches } from '../../db/batches.js';
 import { touchRows, WORK_LINK_OWNER_TABLES } from '../../db/touch.js';
+import type { DB } from '../../db/schema.js';
 import type { WorkLinkRow } from '../../db/tables/meetings.js';
 
 type OwnerType = WorkLinkRow['owner_type'];
@@ -21,15 +22,17 @@ export async function listLinkRows(ctx: Ctx, ownerType: OwnerType, ownerIds: str
     .execute();
 }
 
-export const findLinkRow = (ctx: Ctx, ownerType: OwnerType, ownerId: string, linkId: string) =>
+/** The links one owner holds, whole rows; a lookup of one of them narrows it further. */
+const linksOfOwner = (ctx: Ctx, ownerType: OwnerType, ownerId: string) =>
   ctx.db
     .selectFrom('work_links')
     .selectAll()
     .where('workspace_id', '=', ctx.workspace.id)
     .where('owner_type', '=', ownerType)
-    .where('owner_id', '=', ownerId)
-    .where('id', '=', linkId)
-    .executeTakeFirst();
+    .where('owner_id', '=', ownerId);
+
+export const findLinkRow = (ctx: Ctx, ownerType: OwnerType, ownerId: string, linkId: string) =>
+  linksOfOwner(ctx, ownerType, ownerId).where('id', '=', linkId).executeTakeFirst();
 
 export const findLinkToTarget = (
   ctx: Ctx,
@@ -38,12 +41,7 @@ export const findLinkToTarget = (
   targetType: TargetType,
   targetId: string,
 ) =>
-  ctx.db
-    .selectFrom('work_links')
-    .selectAll()
-    .where('workspace_id', '=', ctx.workspace.id)
-    .where('owner_type', '=', ownerType)
-    .where('owner_id', '=', ownerId)
+  linksOfOwner(ctx, ownerType, ownerId)
     .where('target_type', '=', targetType)
     .where('target_id', '=', targetId)
     .executeTakeFirst();
@@ -103,26 +101,38 @@ export async function deleteLinksAt(
 export const touchLinkOwner = (ctx: Ctx, ownerType: OwnerType, ownerId: string): Promise<void> =>
   touchRows(ctx, WORK_LINK_OWNER_TABLES[ownerType], (eb) => eb('id', '=', ownerId));
 
-/** issueId → issueKey for the given issues the caller can see. */
-export async function visibleIssueKeys(ctx: Ctx, issueIds: string[]): Promise<Map<string, string>> {
-  if (issueIds.length === 0) return new Map();
-  const query = ctx.db
-    .selectFrom('issues')
-    .select(['issues.id', 'issues.issue_key'])
-    .where('issues.workspace_id', '=', ctx.workspace.id)
-    .where('issues.id', 'in', issueIds);
-  const rows = await whereProjectVisible(ctx, query, 'issues.project_id').execute();
-  return new Map(rows.map((r) => [r.id, r.issue_key]));
+/** Where a target kind keeps its key, and the column naming the project that decides who sees it. */
+interface KeyedTable<T extends keyof DB> {
+  table: T;
+  key: keyof DB[T] & string;
+  projectColumn: keyof DB[T] & string;
 }
 
-/** projectId → projectKey for the given projects the caller can see. */
-export async function visibleProjectKeys(ctx: Ctx, projectIds: string[]): Promise<Map<string, string>> {
-  if (projectIds.length === 0) return new Map();
+/** The target kinds that have a key; a project decides for itself who sees it. */
+const TARGET_KEYS: { issue: KeyedTable<'issues'>; project: KeyedTable<'projects'> } = {
+  issue: { table: 'issues', key: 'issue_key', projectColumn: 'project_id' },
+  project: { table: 'projects', key: 'key', projectColumn: 'id' },
+};
+
+/** targetId → issueKey or projectKey, for the given targets of one kind that the caller can see. */
+export async function visibleTargetKeys(
+  ctx: Ctx,
+  type: keyof typeof TARGET_KEYS,
+  targetIds: string[],
+): Promise<Map<string, string>> {
+  if (targetIds.length === 0) return new Map();
+  const { table, key, projectColumn } = TARGET_KEYS[type];
+  const column = (name: string) => ctx.db.dynamic.ref(`${table}.${name}`);
   const query = ctx.db
-    .selectFrom('projects')
-    .select(['projects.id', 'projects.key'])
-    .where('projects.workspace_id', '=', ctx.workspace.id)
-    .where('projects.id', 'in', projectIds);
-  const rows = await whereProjectVisible(ctx, query, 'projects.id').execute();
-  return new Map(rows.map((r) => [r.id, r.key]));
+    .selectFrom(table)
+    .select([column('id'), column(key)])
+    .where(column('workspace_id'), '=', ctx.workspace.id)
+    .where(column('id'), 'in', targetIds);
+  // The columns are named at run time, so Kysely cannot type the rows: they hold the two selected.
+  const rows: Array<Record<string, string>> = await whereProjectVisible(
+    ctx,
+    query,
+    `${table}.${projectColumn}`,
+  ).execute();
+  return new Map(rows.map((row) => [row.id, row[key]]));
 }

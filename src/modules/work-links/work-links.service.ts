@@ -17,8 +17,7 @@ import {
   nextLinkPosition,
   setLinkPosition,
   touchLinkOwner,
-  visibleIssueKeys,
-  visibleProjectKeys,
+  visibleTargetKeys,
 } from './work-links.repository.js';
 
 /**
@@ -214,8 +213,8 @@ async function presentLinks(ctx: Ctx, rows: WorkLinkRow[]): Promise<Map<string, 
     ...new Set(shown.filter((r) => r.target_type === type).map((r) => r.target_id)),
   ];
   const [issueKeys, projectKeys] = await Promise.all([
-    visibleIssueKeys(ctx, idsOf('issue')),
-    visibleProjectKeys(ctx, idsOf('project')),
+    visibleTargetKeys(ctx, 'issue', idsOf('issue')),
+    visibleTargetKeys(ctx, 'project', idsOf('project')),
   ]);
   const keyOf = (row: WorkLinkRow) =>
     row.target_type === 'issue'
