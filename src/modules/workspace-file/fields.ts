@@ -81,8 +81,31 @@ export function optionalStringList(
   return readList(value, where).map((item, index) => checkString(item, at(where, index), rule));
 }
 
+/** How one entry of a list of objects reads (a user of `users`, a status of `teams[0].statuses`). */
+export interface EntryFormat<T> {
+  /** The keys an entry may have; any other is refused. */
+  keys: readonly string[];
+  /** Reads the entry's fields; `path` is the entry's own (`users[0]`). */
+  read(fields: Fields, path: string): T;
+  /**
+   * What no two entries may share, and what the refusal calls it (`duplicate handle "alice"`).
+   * Left out where entries may repeat.
+   */
+  unique?: { identity: (entry: T) => string; what: string };
+}
+
+/** A list of objects read entry by entry with `format`; a duplicate is refused only once every entry reads. */
+export function readEntries<T>(value: unknown, path: string, format: EntryFormat<T>): T[] {
+  const entries = readList(value, path).map((item, index) => {
+    const where = at(path, index);
+    return format.read(readObject(item, where, format.keys), where);
+  });
+  if (format.unique) refuseDuplicates(entries, path, format.unique.identity, format.unique.what);
+  return entries;
+}
+
 /** Refuses a second entry with the same identity (`what` names it in the message). */
-export function refuseDuplicates<T>(items: T[], path: string, identity: (item: T) => string, what: string): void {
+function refuseDuplicates<T>(items: T[], path: string, identity: (item: T) => string, what: string): void {
   const seen = new Set<string>();
   items.forEach((item, index) => {
     const id = identity(item);

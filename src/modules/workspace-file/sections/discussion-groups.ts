@@ -5,17 +5,9 @@ import type { DB } from '../../../db/schema.js';
 import type { DiscussionGroupRow, GroupApiVisibility, GroupVisibility } from '../../../db/tables/discussions.js';
 import { TOKEN_NAME_RE } from '../../auth/index.js';
 import { fail } from '../errors.js';
-import {
-  at,
-  optionalString,
-  optionalStringList,
-  readList,
-  readObject,
-  refuseDuplicates,
-  requiredString,
-} from '../fields.js';
+import { at, optionalString, optionalStringList, readEntries, requiredString, type EntryFormat } from '../fields.js';
 import { changedFields } from './converge.js';
-import { defineSection, type WorkspaceCtx } from './section.js';
+import { defineListSection, type WorkspaceCtx } from './section.js';
 import { HANDLE_RE } from './users.js';
 
 export interface DiscussionGroupSpec {
@@ -35,24 +27,19 @@ const IDENTITY_REF_RE = new RegExp(
 const VISIBILITY_RE = /^(?:workspace|members)$/;
 const API_VISIBILITY_RE = /^(?:visible|private)$/;
 
-function parseDiscussionGroups(raw: unknown, path: string): DiscussionGroupSpec[] {
-  const groups = readList(raw, path).map((item, index) => {
-    const where = at(path, index);
-    const fields = readObject(item, where, ['name', 'owner', 'members', 'visibility', 'apiVisibility', 'description']);
-    return {
-      name: requiredString(fields, 'name', where, { max: 200 }),
-      owner: requiredString(fields, 'owner', where, { pattern: IDENTITY_REF_RE }),
-      members: optionalStringList(fields, 'members', where, { pattern: IDENTITY_REF_RE }),
-      visibility: optionalString(fields, 'visibility', where, { pattern: VISIBILITY_RE }) as
-        GroupVisibility | undefined,
-      apiVisibility: optionalString(fields, 'apiVisibility', where, { pattern: API_VISIBILITY_RE }) as
-        GroupApiVisibility | undefined,
-      description: optionalString(fields, 'description', where, { max: 10_000 }),
-    };
-  });
-  refuseDuplicates(groups, path, (group) => group.name, 'group name');
-  return groups;
-}
+const discussionGroupEntry: EntryFormat<DiscussionGroupSpec> = {
+  keys: ['name', 'owner', 'members', 'visibility', 'apiVisibility', 'description'],
+  read: (fields, where) => ({
+    name: requiredString(fields, 'name', where, { max: 200 }),
+    owner: requiredString(fields, 'owner', where, { pattern: IDENTITY_REF_RE }),
+    members: optionalStringList(fields, 'members', where, { pattern: IDENTITY_REF_RE }),
+    visibility: optionalString(fields, 'visibility', where, { pattern: VISIBILITY_RE }) as GroupVisibility | undefined,
+    apiVisibility: optionalString(fields, 'apiVisibility', where, { pattern: API_VISIBILITY_RE }) as
+      GroupApiVisibility | undefined,
+    description: optionalString(fields, 'description', where, { max: 10_000 }),
+  }),
+  unique: { identity: (group) => group.name, what: 'group name' },
+};
 
 /** Resolves the file's identity references to identity ids (`usr_…`, `api-token:<name>`). */
 async function identityResolver(trx: Kysely<DB>, ws: WorkspaceCtx) {
@@ -85,11 +72,10 @@ async function convergeMembers(trx: Kysely<DB>, ws: WorkspaceCtx, groupId: strin
 }
 
 /** Discussion groups, matched by name (the oldest group of that name when the API made more). */
-export const discussionGroupsSection = defineSection<DiscussionGroupSpec[]>({
+export const discussionGroupsSection = defineListSection<DiscussionGroupSpec>({
   key: 'discussionGroups',
-  parse: parseDiscussionGroups,
+  parse: (raw, path) => readEntries(raw, path, discussionGroupEntry),
   async apply(trx, ws, groups, result) {
-    if (!groups) return;
     const resolve = await identityResolver(trx, ws);
     const stored = await trx
       .selectFrom('discussion_groups')

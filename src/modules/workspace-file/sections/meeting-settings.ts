@@ -1,5 +1,5 @@
 import { convergeAgendaStatuses, convergePresets, EMAIL_PATTERN, type PresetSpec } from '../../meetings/index.js';
-import { at, optionalString, readList, readObject, refuseDuplicates, requiredString } from '../fields.js';
+import { at, optionalString, readEntries, readObject, requiredString, type EntryFormat } from '../fields.js';
 import { defineSection } from './section.js';
 
 export interface MeetingSettingsSpec {
@@ -7,31 +7,33 @@ export interface MeetingSettingsSpec {
   externalOwnerPresets: PresetSpec[];
 }
 
+/** An agenda status entry is `{ name }`; the spec keeps the name alone. */
+const agendaStatusEntry: EntryFormat<string> = {
+  keys: ['name'],
+  read: (status, where) => requiredString(status, 'name', where, { max: 100 }),
+  unique: { identity: (name) => name.toLowerCase(), what: 'agenda status' },
+};
+
+const presetEntry: EntryFormat<PresetSpec> = {
+  keys: ['name', 'externalName', 'externalEmail'],
+  read: (preset, where) => ({
+    name: requiredString(preset, 'name', where, { max: 200 }),
+    externalName: optionalString(preset, 'externalName', where, { max: 200 }),
+    externalEmail: optionalString(preset, 'externalEmail', where, { pattern: EMAIL_PATTERN, max: 320 }),
+  }),
+  unique: { identity: (preset) => preset.name, what: 'preset name' },
+};
+
 function parseMeetingSettings(raw: unknown, path: string): MeetingSettingsSpec {
   const fields = readObject(raw, path, ['agendaStatuses', 'externalOwnerPresets']);
-  const statusesPath = at(path, 'agendaStatuses');
   const agendaStatuses =
     fields.agendaStatuses == null
       ? []
-      : readList(fields.agendaStatuses, statusesPath).map((item, index) => {
-          const where = at(statusesPath, index);
-          return requiredString(readObject(item, where, ['name']), 'name', where, { max: 100 });
-        });
-  refuseDuplicates(agendaStatuses, statusesPath, (name) => name.toLowerCase(), 'agenda status');
-  const presetsPath = at(path, 'externalOwnerPresets');
+      : readEntries(fields.agendaStatuses, at(path, 'agendaStatuses'), agendaStatusEntry);
   const externalOwnerPresets =
     fields.externalOwnerPresets == null
       ? []
-      : readList(fields.externalOwnerPresets, presetsPath).map((item, index) => {
-          const where = at(presetsPath, index);
-          const preset = readObject(item, where, ['name', 'externalName', 'externalEmail']);
-          return {
-            name: requiredString(preset, 'name', where, { max: 200 }),
-            externalName: optionalString(preset, 'externalName', where, { max: 200 }),
-            externalEmail: optionalString(preset, 'externalEmail', where, { pattern: EMAIL_PATTERN, max: 320 }),
-          };
-        });
-  refuseDuplicates(externalOwnerPresets, presetsPath, (preset) => preset.name, 'preset name');
+      : readEntries(fields.externalOwnerPresets, at(path, 'externalOwnerPresets'), presetEntry);
   return { agendaStatuses, externalOwnerPresets };
 }
 

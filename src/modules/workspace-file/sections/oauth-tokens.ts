@@ -1,9 +1,9 @@
 import { convergeOauthToken, OAT_SECRET_RE } from '../../auth/index.js';
 import { atEntry, fail } from '../errors.js';
-import { at, optionalBoolean, optionalString, readList, readObject, requiredString } from '../fields.js';
+import { at, optionalBoolean, optionalString, readEntries, requiredString, type EntryFormat } from '../fields.js';
 import type { AccessLevel } from '../../../core/access-level.js';
 import { optionalAccess, optionalExpiry, strongSecret } from './credential-fields.js';
-import { defineSection } from './section.js';
+import { defineListSection } from './section.js';
 import { HANDLE_RE } from './users.js';
 
 export interface OauthTokenSpec {
@@ -17,10 +17,10 @@ export interface OauthTokenSpec {
   access?: AccessLevel;
 }
 
-function parseOauthTokens(raw: unknown, path: string): OauthTokenSpec[] {
-  return readList(raw, path).map((item, index) => {
-    const where = at(path, index);
-    const fields = readObject(item, where, ['user', 'secret', 'active', 'expiresAt', 'access']);
+/** No `unique`: one user may have several entries (one per token, and one about all of them). */
+const oauthTokenEntry: EntryFormat<OauthTokenSpec> = {
+  keys: ['user', 'secret', 'active', 'expiresAt', 'access'],
+  read(fields, where) {
     const user = requiredString(fields, 'user', where, { pattern: HANDLE_RE });
     const secret = optionalString(fields, 'secret', where, { pattern: OAT_SECRET_RE });
     return {
@@ -31,19 +31,18 @@ function parseOauthTokens(raw: unknown, path: string): OauthTokenSpec[] {
       expiresAt: optionalExpiry(fields, 'expiresAt', where),
       access: optionalAccess(fields, 'access', where),
     };
-  });
-}
+  },
+};
 
 /**
  * OAuth access tokens approved by human users. An entry with a secret is that one token
  * (`active: false` revokes it); one without is about all the user's tokens (`active: false`
  * revokes them all). See convergeOauthToken.
  */
-export const oauthTokensSection = defineSection<OauthTokenSpec[]>({
+export const oauthTokensSection = defineListSection<OauthTokenSpec>({
   key: 'oauthTokens',
-  parse: parseOauthTokens,
+  parse: (raw, path) => readEntries(raw, path, oauthTokenEntry),
   async apply(trx, ws, tokens, result) {
-    if (!tokens) return;
     const users = await trx.selectFrom('users').select(['id', 'handle']).where('workspace_id', '=', ws.id).execute();
     const userIds = new Map(users.map((row) => [row.handle, row.id]));
     for (const [index, token] of tokens.entries()) {

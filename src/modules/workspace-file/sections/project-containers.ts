@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { newId } from '../../../core/ids.js';
 import type { DB, IssueContainerRow } from '../../../db/schema.js';
 import { fail } from '../errors.js';
-import { at, optionalDate, readList, readObject, refuseDuplicates, requiredString, type Fields } from '../fields.js';
+import { at, optionalDate, readEntries, requiredString, type EntryFormat, type Fields } from '../fields.js';
 import { changedFields } from './converge.js';
 import type { WorkspaceCtx } from './section.js';
 
@@ -14,20 +14,19 @@ export interface ContainerSpec {
   dueDate?: string;
 }
 
+const containerEntry: EntryFormat<ContainerSpec> = {
+  keys: ['name', 'startDate', 'dueDate'],
+  read: (container, where) => ({
+    name: requiredString(container, 'name', where, { max: 200 }),
+    startDate: optionalDate(container, 'startDate', where),
+    dueDate: optionalDate(container, 'dueDate', where),
+  }),
+  unique: { identity: (container) => container.name, what: 'container name' },
+};
+
 export function parseContainers(fields: Fields, path: string): ContainerSpec[] | undefined {
   if (fields.containers === undefined || fields.containers === null) return undefined;
-  const where = at(path, 'containers');
-  const containers = readList(fields.containers, where).map((item, index) => {
-    const itemPath = at(where, index);
-    const container = readObject(item, itemPath, ['name', 'startDate', 'dueDate']);
-    return {
-      name: requiredString(container, 'name', itemPath, { max: 200 }),
-      startDate: optionalDate(container, 'startDate', itemPath),
-      dueDate: optionalDate(container, 'dueDate', itemPath),
-    };
-  });
-  refuseDuplicates(containers, where, (container) => container.name, 'container name');
-  return containers;
+  return readEntries(fields.containers, at(path, 'containers'), containerEntry);
 }
 
 /** Every container of the workspace, keyed `projectId/name`, loaded once per apply. */

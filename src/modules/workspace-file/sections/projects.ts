@@ -9,14 +9,13 @@ import {
   optionalBoolean,
   optionalString,
   optionalStringList,
-  readList,
-  readObject,
-  refuseDuplicates,
+  readEntries,
   requiredString,
+  type EntryFormat,
 } from '../fields.js';
 import { changedFields, flag, sameSet } from './converge.js';
 import { convergeContainers, loadContainers, parseContainers, type ContainerSpec } from './project-containers.js';
-import { defineSection, type WorkspaceCtx } from './section.js';
+import { defineListSection, type WorkspaceCtx } from './section.js';
 import { STATUS_KEY_RE } from './team-workflow.js';
 import { TEAM_KEY_RE } from './teams.js';
 import { declaredTokenNames } from './tokens.js';
@@ -46,33 +45,20 @@ function parseOwner(fields: Record<string, unknown>, path: string): string | und
   return owner;
 }
 
-function parseProjects(raw: unknown, path: string): ProjectSpec[] {
-  const projects = readList(raw, path).map((item, index) => {
-    const where = at(path, index);
-    const fields = readObject(item, where, [
-      'team',
-      'key',
-      'name',
-      'owner',
-      'subtasks',
-      'issueContainers',
-      'statuses',
-      'containers',
-    ]);
-    return {
-      team: requiredString(fields, 'team', where, { pattern: TEAM_KEY_RE }),
-      key: requiredString(fields, 'key', where, { pattern: PROJECT_KEY_RE, upperCase: true }),
-      name: requiredString(fields, 'name', where, { max: 200 }),
-      owner: parseOwner(fields, where),
-      subtasks: optionalBoolean(fields, 'subtasks', where),
-      issueContainers: optionalBoolean(fields, 'issueContainers', where),
-      statuses: optionalStringList(fields, 'statuses', where, { pattern: STATUS_KEY_RE }),
-      containers: parseContainers(fields, where),
-    };
-  });
-  refuseDuplicates(projects, path, (project) => `${project.team}/${project.key}`, 'project');
-  return projects;
-}
+const projectEntry: EntryFormat<ProjectSpec> = {
+  keys: ['team', 'key', 'name', 'owner', 'subtasks', 'issueContainers', 'statuses', 'containers'],
+  read: (fields, where) => ({
+    team: requiredString(fields, 'team', where, { pattern: TEAM_KEY_RE }),
+    key: requiredString(fields, 'key', where, { pattern: PROJECT_KEY_RE, upperCase: true }),
+    name: requiredString(fields, 'name', where, { max: 200 }),
+    owner: parseOwner(fields, where),
+    subtasks: optionalBoolean(fields, 'subtasks', where),
+    issueContainers: optionalBoolean(fields, 'issueContainers', where),
+    statuses: optionalStringList(fields, 'statuses', where, { pattern: STATUS_KEY_RE }),
+    containers: parseContainers(fields, where),
+  }),
+  unique: { identity: (project) => `${project.team}/${project.key}`, what: 'project' },
+};
 
 /** What a project spec may refer to, loaded once per apply. */
 interface Lookups {
@@ -145,11 +131,10 @@ async function convergeWorkflow(
 }
 
 /** Projects with their workflow and containers, matched by team and key. */
-export const projectsSection = defineSection<ProjectSpec[]>({
+export const projectsSection = defineListSection<ProjectSpec>({
   key: 'projects',
-  parse: parseProjects,
+  parse: (raw, path) => readEntries(raw, path, projectEntry),
   async apply(trx, ws, projects, result) {
-    if (!projects) return;
     const lookups = await loadLookups(trx, ws);
     const storedProjects = await trx.selectFrom('projects').selectAll().where('workspace_id', '=', ws.id).execute();
     const byTeamAndKey = new Map(storedProjects.map((row) => [`${row.team_id}/${row.key}`, row]));

@@ -32,3 +32,21 @@ export interface Section<T> {
 
 /** Erases a section's value type so sections of different shapes share one ordered list. */
 export const defineSection = <T>(section: Section<T>): Section<unknown> => section;
+
+/**
+ * A section whose value is a list of entries, each matched to a stored row. A file that
+ * leaves the section out says nothing about those rows, so `apply` runs only for a given list.
+ */
+export interface ListSection<T> {
+  key: string;
+  parse(raw: unknown, path: string): T[];
+  apply(trx: Kysely<DB>, ws: WorkspaceCtx, entries: T[], result: ApplyResult): Promise<void>;
+}
+
+export const defineListSection = <T>(section: ListSection<T>): Section<unknown> =>
+  defineSection<T[]>({
+    ...section,
+    apply: async (trx, ws, entries, result) => {
+      if (entries) await section.apply(trx, ws, entries, result);
+    },
+  });

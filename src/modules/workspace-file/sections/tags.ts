@@ -1,8 +1,8 @@
 import { newId } from '../../../core/ids.js';
 import type { TagRow } from '../../../db/schema.js';
-import { at, optionalStringList, readList, readObject, refuseDuplicates, requiredString } from '../fields.js';
+import { optionalStringList, readEntries, requiredString, type EntryFormat } from '../fields.js';
 import { changedFields } from './converge.js';
-import { defineSection } from './section.js';
+import { defineListSection } from './section.js';
 
 export const TAG_SCOPES = ['issues', 'agenda', 'discussion'] as const;
 export type TagScope = (typeof TAG_SCOPES)[number];
@@ -15,29 +15,24 @@ export interface TagSpec {
 
 const SCOPE_RE = new RegExp(`^(?:${TAG_SCOPES.join('|')})$`);
 
-function parseTags(raw: unknown, path: string): TagSpec[] {
-  const tags = readList(raw, path).map((item, index) => {
-    const where = at(path, index);
-    const fields = readObject(item, where, ['name', 'scopes']);
-    return {
-      name: requiredString(fields, 'name', where, { max: 50 }),
-      scopes: optionalStringList(fields, 'scopes', where, { pattern: SCOPE_RE }) as TagScope[] | undefined,
-    };
-  });
-  refuseDuplicates(tags, path, (tag) => tag.name.toLowerCase(), 'tag');
-  return tags;
-}
+const tagEntry: EntryFormat<TagSpec> = {
+  keys: ['name', 'scopes'],
+  read: (fields, where) => ({
+    name: requiredString(fields, 'name', where, { max: 50 }),
+    scopes: optionalStringList(fields, 'scopes', where, { pattern: SCOPE_RE }) as TagScope[] | undefined,
+  }),
+  unique: { identity: (tag) => tag.name.toLowerCase(), what: 'tag' },
+};
 
 /** Stored as a JSON list in one fixed order, so equal scope sets compare equal as text. */
 const storedScopes = (scopes: readonly TagScope[]): string =>
   JSON.stringify(TAG_SCOPES.filter((scope) => scopes.includes(scope)));
 
 /** Managed tags, matched by name case-insensitively (a new spelling renames the tag). */
-export const tagsSection = defineSection<TagSpec[]>({
+export const tagsSection = defineListSection<TagSpec>({
   key: 'tags',
-  parse: parseTags,
+  parse: (raw, path) => readEntries(raw, path, tagEntry),
   async apply(trx, ws, tags) {
-    if (!tags) return;
     const stored = await trx.selectFrom('tags').selectAll().where('workspace_id', '=', ws.id).execute();
     const byName = new Map(stored.map((row) => [row.name_lower, row]));
     const inserts: TagRow[] = [];

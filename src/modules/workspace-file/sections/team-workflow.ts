@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { newId } from '../../../core/ids.js';
 import type { DB, StatusRow } from '../../../db/schema.js';
 import { fail } from '../errors.js';
-import { at, checkString, readList, readObject, refuseDuplicates, requiredString, type Fields } from '../fields.js';
+import { at, checkString, readEntries, readList, requiredString, type EntryFormat, type Fields } from '../fields.js';
 import { changedFields, sameSet } from './converge.js';
 import type { WorkspaceCtx } from './section.js';
 
@@ -33,20 +33,19 @@ export const DEFAULT_STATUSES: readonly StatusSpec[] = [
 export const STATUS_KEY_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const CATEGORY_RE = new RegExp(`^(?:${STATUS_CATEGORIES.join('|')})$`);
 
+const statusEntry: EntryFormat<StatusSpec> = {
+  keys: ['key', 'name', 'category'],
+  read: (status, where) => ({
+    key: requiredString(status, 'key', where, { pattern: STATUS_KEY_RE, max: 50 }),
+    name: requiredString(status, 'name', where, { max: 100 }),
+    category: requiredString(status, 'category', where, { pattern: CATEGORY_RE }) as StatusCategory,
+  }),
+  unique: { identity: (status) => status.key, what: 'status key' },
+};
+
 export function parseStatuses(fields: Fields, path: string): StatusSpec[] | undefined {
   if (fields.statuses === undefined || fields.statuses === null) return undefined;
-  const where = at(path, 'statuses');
-  const statuses = readList(fields.statuses, where).map((item, index) => {
-    const itemPath = at(where, index);
-    const status = readObject(item, itemPath, ['key', 'name', 'category']);
-    return {
-      key: requiredString(status, 'key', itemPath, { pattern: STATUS_KEY_RE, max: 50 }),
-      name: requiredString(status, 'name', itemPath, { max: 100 }),
-      category: requiredString(status, 'category', itemPath, { pattern: CATEGORY_RE }) as StatusCategory,
-    };
-  });
-  refuseDuplicates(statuses, where, (status) => status.key, 'status key');
-  return statuses;
+  return readEntries(fields.statuses, at(path, 'statuses'), statusEntry);
 }
 
 export function parseTransitions(fields: Fields, path: string): TransitionsSpec | undefined {

@@ -2,17 +2,9 @@ import type { Kysely } from 'kysely';
 import { newId } from '../../../core/ids.js';
 import type { DB } from '../../../db/schema.js';
 import { fail } from '../errors.js';
-import {
-  at,
-  optionalBoolean,
-  optionalStringList,
-  readList,
-  readObject,
-  refuseDuplicates,
-  requiredString,
-} from '../fields.js';
+import { at, optionalBoolean, optionalStringList, readEntries, requiredString, type EntryFormat } from '../fields.js';
 import { changedFields } from './converge.js';
-import { defineSection, type WorkspaceCtx } from './section.js';
+import { defineListSection, type WorkspaceCtx } from './section.js';
 import {
   convergeStatuses,
   convergeTransitions,
@@ -35,20 +27,21 @@ export interface TeamSpec {
 
 export const TEAM_KEY_RE = /^[A-Z][A-Z0-9]{0,9}$/;
 
+const teamEntry: EntryFormat<TeamSpec> = {
+  keys: ['key', 'name', 'default', 'members', 'statuses', 'transitions'],
+  read: (fields, where) => ({
+    key: requiredString(fields, 'key', where, { pattern: TEAM_KEY_RE }),
+    name: requiredString(fields, 'name', where, { max: 200 }),
+    default: optionalBoolean(fields, 'default', where),
+    members: optionalStringList(fields, 'members', where, { pattern: HANDLE_RE }),
+    statuses: parseStatuses(fields, where),
+    transitions: parseTransitions(fields, where),
+  }),
+  unique: { identity: (team) => team.key, what: 'team key' },
+};
+
 function parseTeams(raw: unknown, path: string): TeamSpec[] {
-  const teams = readList(raw, path).map((item, index) => {
-    const where = at(path, index);
-    const fields = readObject(item, where, ['key', 'name', 'default', 'members', 'statuses', 'transitions']);
-    return {
-      key: requiredString(fields, 'key', where, { pattern: TEAM_KEY_RE }),
-      name: requiredString(fields, 'name', where, { max: 200 }),
-      default: optionalBoolean(fields, 'default', where),
-      members: optionalStringList(fields, 'members', where, { pattern: HANDLE_RE }),
-      statuses: parseStatuses(fields, where),
-      transitions: parseTransitions(fields, where),
-    };
-  });
-  refuseDuplicates(teams, path, (team) => team.key, 'team key');
+  const teams = readEntries(raw, path, teamEntry);
   const defaults = teams.flatMap((team, index) => (team.default === true ? [index] : []));
   if (defaults.length > 1) fail(at(at(path, defaults[1]), 'default'), 'only one team may be the default');
   return teams;
@@ -115,11 +108,10 @@ async function convergeDefaultTeam(trx: Kysely<DB>, ws: WorkspaceCtx, teams: Tea
 }
 
 /** Teams with their members, statuses and transition rules, matched by key. */
-export const teamsSection = defineSection<TeamSpec[]>({
+export const teamsSection = defineListSection<TeamSpec>({
   key: 'teams',
   parse: parseTeams,
   async apply(trx, ws, teams, result) {
-    if (!teams) return;
     const storedTeams = await trx.selectFrom('teams').selectAll().where('workspace_id', '=', ws.id).execute();
     const byKey = new Map(storedTeams.map((row) => [row.key, row]));
     const users = await trx.selectFrom('users').select(['id', 'handle']).where('workspace_id', '=', ws.id).execute();

@@ -5,14 +5,14 @@ import {
   checkString,
   optionalBoolean,
   optionalString,
+  readEntries,
   readList,
-  readObject,
-  refuseDuplicates,
   requiredString,
+  type EntryFormat,
 } from '../fields.js';
 import type { AccessLevel } from '../../../core/access-level.js';
 import { optionalAccess, optionalExpiry, strongSecret } from './credential-fields.js';
-import { defineSection } from './section.js';
+import { defineListSection } from './section.js';
 
 export interface TokenSpec {
   name: string;
@@ -41,10 +41,9 @@ function parseProjects(value: unknown, path: string): Pick<TokenSpec, 'allProjec
   return { allProjects: true, projects: [] };
 }
 
-function parseTokens(raw: unknown, path: string): TokenSpec[] {
-  const tokens = readList(raw, path).map((item, index) => {
-    const where = at(path, index);
-    const fields = readObject(item, where, ['name', 'secret', 'projects', 'active', 'expiresAt', 'access']);
+const tokenEntry: EntryFormat<TokenSpec> = {
+  keys: ['name', 'secret', 'projects', 'active', 'expiresAt', 'access'],
+  read(fields, where) {
     const name = requiredString(fields, 'name', where, { pattern: TOKEN_NAME_RE });
     const secret = optionalString(fields, 'secret', where, { pattern: PAT_SECRET_RE });
     return {
@@ -55,20 +54,18 @@ function parseTokens(raw: unknown, path: string): TokenSpec[] {
       expiresAt: optionalExpiry(fields, 'expiresAt', where),
       access: optionalAccess(fields, 'access', where),
     };
-  });
-  refuseDuplicates(tokens, path, (token) => token.name, 'token name');
-  return tokens;
-}
+  },
+  unique: { identity: (token) => token.name, what: 'token name' },
+};
 
 /**
  * Workspace tokens: project grants are only added (apply never takes a project away);
  * `access` sets the level both ways, and a change applies to the token's next request.
  */
-export const tokensSection = defineSection<TokenSpec[]>({
+export const tokensSection = defineListSection<TokenSpec>({
   key: 'tokens',
-  parse: parseTokens,
+  parse: (raw, path) => readEntries(raw, path, tokenEntry),
   async apply(trx, ws, tokens, result) {
-    if (!tokens) return;
     const projectIds = await projectIdsByRef(trx, ws.id);
     for (const [index, token] of tokens.entries()) {
       const where = at('tokens', index);

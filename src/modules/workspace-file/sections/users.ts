@@ -2,17 +2,9 @@ import { newId } from '../../../core/ids.js';
 import type { UserRow } from '../../../db/schema.js';
 import { endPersonAccess } from '../../auth/index.js';
 import { emailKey } from '../../users/index.js';
-import {
-  at,
-  optionalBoolean,
-  optionalString,
-  readList,
-  readObject,
-  refuseDuplicates,
-  requiredString,
-} from '../fields.js';
+import { optionalBoolean, optionalString, readEntries, requiredString, type EntryFormat } from '../fields.js';
 import { changedFields } from './converge.js';
-import { defineSection } from './section.js';
+import { defineListSection } from './section.js';
 
 export interface UserSpec {
   handle: string;
@@ -25,20 +17,16 @@ export interface UserSpec {
 export const HANDLE_RE = /^[A-Za-z0-9._-]{1,64}$/;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;
 
-function parseUsers(raw: unknown, path: string): UserSpec[] {
-  const users = readList(raw, path).map((item, index) => {
-    const where = at(path, index);
-    const fields = readObject(item, where, ['handle', 'name', 'email', 'active']);
-    return {
-      handle: requiredString(fields, 'handle', where, { pattern: HANDLE_RE }),
-      name: requiredString(fields, 'name', where, { max: 200 }),
-      email: optionalString(fields, 'email', where, { pattern: EMAIL_RE, max: 320 }),
-      active: optionalBoolean(fields, 'active', where),
-    };
-  });
-  refuseDuplicates(users, path, (user) => user.handle, 'handle');
-  return users;
-}
+const userEntry: EntryFormat<UserSpec> = {
+  keys: ['handle', 'name', 'email', 'active'],
+  read: (fields, where) => ({
+    handle: requiredString(fields, 'handle', where, { pattern: HANDLE_RE }),
+    name: requiredString(fields, 'name', where, { max: 200 }),
+    email: optionalString(fields, 'email', where, { pattern: EMAIL_RE, max: 320 }),
+    active: optionalBoolean(fields, 'active', where),
+  }),
+  unique: { identity: (user) => user.handle, what: 'handle' },
+};
 
 /** The stored deactivation a file entry asks for: undefined keeps what is stored. */
 function desiredDeactivation(user: UserSpec, row: UserRow | undefined, now: string): string | null | undefined {
@@ -53,11 +41,10 @@ function desiredDeactivation(user: UserSpec, row: UserRow | undefined, now: stri
  * approve a connector or act through a token. `active: true` lets them sign in again; what
  * was ended stays ended. Leaving `active` out keeps the stored state.
  */
-export const usersSection = defineSection<UserSpec[]>({
+export const usersSection = defineListSection<UserSpec>({
   key: 'users',
-  parse: parseUsers,
+  parse: (raw, path) => readEntries(raw, path, userEntry),
   async apply(trx, ws, users, result) {
-    if (!users) return;
     const stored = await trx.selectFrom('users').selectAll().where('workspace_id', '=', ws.id).execute();
     const byHandle = new Map(stored.map((row) => [row.handle, row]));
     const inserts: UserRow[] = [];

@@ -7,12 +7,12 @@ import {
   at,
   optionalBoolean,
   optionalString,
+  readEntries,
   readList,
-  readObject,
-  refuseDuplicates,
   requiredString,
+  type EntryFormat,
 } from '../fields.js';
-import { defineSection } from './section.js';
+import { defineListSection } from './section.js';
 
 /**
  * Webhook subscriptions declared by the operator, matched by URL. They see every project
@@ -21,13 +21,9 @@ import { defineSection } from './section.js';
  * They count towards the workspace's cap of 25 subscriptions like any other.
  */
 
-function parseWebhooks(raw: unknown, path: string): FileWebhookSpec[] {
-  const list = readList(raw, path);
-  if (list.length > WEBHOOK_LIMIT)
-    fail(path, `at most ${WEBHOOK_LIMIT} webhook subscriptions per workspace (the file lists ${list.length})`);
-  const webhooks = list.map((item, index) => {
-    const where = at(path, index);
-    const fields = readObject(item, where, ['url', 'events', 'secret', 'active']);
+const webhookEntry: EntryFormat<FileWebhookSpec> = {
+  keys: ['url', 'events', 'secret', 'active'],
+  read(fields, where) {
     const url = requiredString(fields, 'url', where);
     if (!isHttpUrl(url)) fail(at(where, 'url'), 'must be an absolute http or https URL of at most 2,048 characters');
     const events = checkEventFilter(fields.events);
@@ -37,16 +33,21 @@ function parseWebhooks(raw: unknown, path: string): FileWebhookSpec[] {
     if (secret !== undefined && !isWebhookSecret(secret))
       fail(at(where, 'secret'), 'must be whsec_ followed by base64 of 24 to 64 bytes');
     return { url, events: events.events, secret, active: optionalBoolean(fields, 'active', where) };
-  });
-  refuseDuplicates(webhooks, path, (webhook) => webhook.url, 'webhook url');
-  return webhooks;
+  },
+  unique: { identity: (webhook) => webhook.url, what: 'webhook url' },
+};
+
+function parseWebhooks(raw: unknown, path: string): FileWebhookSpec[] {
+  const list = readList(raw, path);
+  if (list.length > WEBHOOK_LIMIT)
+    fail(path, `at most ${WEBHOOK_LIMIT} webhook subscriptions per workspace (the file lists ${list.length})`);
+  return readEntries(list, path, webhookEntry);
 }
 
-export const webhooksSection = defineSection<FileWebhookSpec[]>({
+export const webhooksSection = defineListSection<FileWebhookSpec>({
   key: 'webhooks',
   parse: parseWebhooks,
   async apply(trx, ws, webhooks, result) {
-    if (!webhooks) return;
     try {
       Object.assign(result.webhooks, await convergeFileWebhooks(trx, ws.id, ws.now, webhooks));
     } catch (error) {
