@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, SelectQueryBuilder, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import { nowIso } from '../../core/clock.js';
 import type { DB } from '../../db/schema.js';
 import { forgetCachedCredentials } from './credential-cache.js';
@@ -9,6 +9,44 @@ import { forgetCachedCredentials } from './credential-cache.js';
  * grants, and the OAuth server (modules/oauth/) revokes through it.
  */
 
+/** An update of oauth_grants, as Grants.rows narrows it. */
+type GrantsUpdate = UpdateQueryBuilder<DB, 'oauth_grants', 'oauth_grants', UpdateResult>;
+
+/**
+ * The grants endGrants ends. `rows` narrows the update of oauth_grants to them (endGrants adds
+ * "not revoked yet"); `issuedUnder` is how what was issued under them is found by its
+ * grant_id: equal to one grant's id, or in a subquery of grant ids.
+ */
+interface Grants {
+  rows: (update: GrantsUpdate) => GrantsUpdate;
+  issuedUnder: readonly ['=', string] | readonly ['in', SelectQueryBuilder<DB, 'oauth_grants', { id: string }>];
+}
+
+/**
+ * The four statements that end grants, run on `db` (a transaction, so that they end together):
+ * marks those in force revoked, deactivates their access tokens and deletes their refresh
+ * tokens and codes. Answers how many grants were in force and how many of their access tokens
+ * were active.
+ */
+async function endGrants(db: Kysely<DB>, grants: Grants, at: string): Promise<{ grants: number; tokens: number }> {
+  const [operator, grantIds] = grants.issuedUnder;
+  const revoked = await db
+    .updateTable('oauth_grants')
+    .set({ revoked_at: at, updated_at: at })
+    .$call(grants.rows)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  const tokens = await db
+    .updateTable('oauth_tokens')
+    .set({ active: 0, updated_at: at })
+    .where('grant_id', operator, grantIds)
+    .where('active', '=', 1)
+    .executeTakeFirst();
+  await db.deleteFrom('oauth_refresh_tokens').where('grant_id', operator, grantIds).execute();
+  await db.deleteFrom('oauth_codes').where('grant_id', operator, grantIds).execute();
+  return { grants: Number(revoked.numUpdatedRows), tokens: Number(tokens.numUpdatedRows) };
+}
+
 /**
  * Ends a grant: marks it revoked, deactivates its access tokens and deletes its codes and
  * refresh tokens, in one transaction. The credential caches of this process are emptied
@@ -17,25 +55,13 @@ import { forgetCachedCredentials } from './credential-cache.js';
  */
 export async function revokeGrantById(db: Kysely<DB>, grantId: string, now = Date.now()): Promise<boolean> {
   const at = nowIso(now);
-  const revoked = await db.transaction().execute(async (trx) => {
-    const result = await trx
-      .updateTable('oauth_grants')
-      .set({ revoked_at: at, updated_at: at })
-      .where('id', '=', grantId)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    await trx
-      .updateTable('oauth_tokens')
-      .set({ active: 0, updated_at: at })
-      .where('grant_id', '=', grantId)
-      .where('active', '=', 1)
-      .execute();
-    await trx.deleteFrom('oauth_refresh_tokens').where('grant_id', '=', grantId).execute();
-    await trx.deleteFrom('oauth_codes').where('grant_id', '=', grantId).execute();
-    return Number(result.numUpdatedRows) > 0;
-  });
+  const ended = await db
+    .transaction()
+    .execute((trx) =>
+      endGrants(trx, { rows: (update) => update.where('id', '=', grantId), issuedUnder: ['=', grantId] }, at),
+    );
   forgetCachedCredentials();
-  return revoked;
+  return ended.grants > 0;
 }
 
 /**
@@ -53,25 +79,17 @@ export async function revokeGrantsOfPerson(
   person: { workspaceId: string; userId: string },
   at: string,
 ): Promise<{ grants: number; tokens: number }> {
-  const revoked = await db
-    .updateTable('oauth_grants')
-    .set({ revoked_at: at, updated_at: at })
-    .where('workspace_id', '=', person.workspaceId)
-    .where('user_id', '=', person.userId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
   const grantIds = db
     .selectFrom('oauth_grants')
     .select('id')
     .where('workspace_id', '=', person.workspaceId)
     .where('user_id', '=', person.userId);
-  const tokens = await db
-    .updateTable('oauth_tokens')
-    .set({ active: 0, updated_at: at })
-    .where('grant_id', 'in', grantIds)
-    .where('active', '=', 1)
-    .executeTakeFirst();
-  await db.deleteFrom('oauth_refresh_tokens').where('grant_id', 'in', grantIds).execute();
-  await db.deleteFrom('oauth_codes').where('grant_id', 'in', grantIds).execute();
-  return { grants: Number(revoked.numUpdatedRows), tokens: Number(tokens.numUpdatedRows) };
+  return endGrants(
+    db,
+    {
+      rows: (update) => update.where('workspace_id', '=', person.workspaceId).where('user_id', '=', person.userId),
+      issuedUnder: ['in', grantIds],
+    },
+    at,
+  );
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import {
   InvalidGrantError,
@@ -124,23 +124,19 @@ export class WsxOAuthProvider implements OAuthServerProvider {
     redirectUri?: string,
     resource?: URL,
   ): Promise<OAuthTokens> {
-    this.resourceOf(resource);
-    const now = Date.now();
-    return this.settle(
-      await this.db.transaction().execute(async (trx): Promise<Exchange> => {
-        const row = await findCode(trx, code, now);
-        if (!row || row.client_id !== client.client_id) return { error: invalidGrant() };
-        const grant = await useLiveGrant(trx, row.grant_id, now);
-        if (!grant) return { error: invalidGrant() };
-        // Spent before the redirect URI is compared: a code presented with another one is not usable again.
-        if (!(await spendCode(trx, row, now))) return { reused: row.grant_id };
-        if (redirectUri !== undefined && redirectUri !== row.redirect_uri)
-          return { error: new InvalidGrantError('redirect_uri differs from the one of the authorization request.') };
-        const standing = await issuableStanding(trx, grant, now);
-        if (!standing) return { error: personEnded() };
-        return { tokens: await issueTokens(trx, grant, storedScopes(row.scopes), this.lifetimes, now, standing) };
-      }),
-    );
+    return this.exchange(resource, async (trx, now) => {
+      const row = await findCode(trx, code, now);
+      if (!row || row.client_id !== client.client_id) return { error: invalidGrant() };
+      const grant = await useLiveGrant(trx, row.grant_id, now);
+      if (!grant) return { error: invalidGrant() };
+      // Spent before the redirect URI is compared: a code presented with another one is not usable again.
+      if (!(await spendCode(trx, row, now))) return { reused: row.grant_id };
+      if (redirectUri !== undefined && redirectUri !== row.redirect_uri)
+        return { error: new InvalidGrantError('redirect_uri differs from the one of the authorization request.') };
+      const standing = await issuableStanding(trx, grant, now);
+      if (!standing) return { error: personEnded() };
+      return { tokens: await issueTokens(trx, grant, storedScopes(row.scopes), this.lifetimes, now, standing) };
+    });
   }
 
   /**
@@ -153,26 +149,22 @@ export class WsxOAuthProvider implements OAuthServerProvider {
     scopes?: string[],
     resource?: URL,
   ): Promise<OAuthTokens> {
-    this.resourceOf(resource);
-    const now = Date.now();
-    return this.settle(
-      await this.db.transaction().execute(async (trx): Promise<Exchange> => {
-        const row = await findRefreshToken(trx, refreshToken, now);
-        if (!row || row.client_id !== client.client_id) return { error: invalidGrant() };
-        if (row.rotated_at !== null) return { reused: row.grant_id };
-        const grant = await useLiveGrant(trx, row.grant_id, now);
-        if (!grant) return { error: invalidGrant() };
-        const granted = storedScopes(grant.scopes);
-        const wanted = this.refreshScopes(scopes, granted);
-        if (!wanted)
-          return { error: new InvalidScopeError(`scope must be among the granted ones: ${granted.join(' ')}.`) };
-        // Refused before the rotation: the refresh token stays usable should the ceiling be lifted.
-        const standing = await issuableStanding(trx, grant, now);
-        if (!standing) return { error: personEnded() };
-        if (!(await rotateRefreshToken(trx, row, now))) return { reused: row.grant_id };
-        return { tokens: await issueTokens(trx, grant, wanted, this.lifetimes, now, standing) };
-      }),
-    );
+    return this.exchange(resource, async (trx, now) => {
+      const row = await findRefreshToken(trx, refreshToken, now);
+      if (!row || row.client_id !== client.client_id) return { error: invalidGrant() };
+      if (row.rotated_at !== null) return { reused: row.grant_id };
+      const grant = await useLiveGrant(trx, row.grant_id, now);
+      if (!grant) return { error: invalidGrant() };
+      const granted = storedScopes(grant.scopes);
+      const wanted = this.refreshScopes(scopes, granted);
+      if (!wanted)
+        return { error: new InvalidScopeError(`scope must be among the granted ones: ${granted.join(' ')}.`) };
+      // Refused before the rotation: the refresh token stays usable should the ceiling be lifted.
+      const standing = await issuableStanding(trx, grant, now);
+      if (!standing) return { error: personEnded() };
+      if (!(await rotateRefreshToken(trx, row, now))) return { reused: row.grant_id };
+      return { tokens: await issueTokens(trx, grant, wanted, this.lifetimes, now, standing) };
+    });
   }
 
   /**
@@ -251,6 +243,19 @@ export class WsxOAuthProvider implements OAuthServerProvider {
     if (named.length === 0) return granted;
     const wanted = parseScopes(named);
     return wanted?.every((scope) => granted.includes(scope)) ? wanted : undefined;
+  }
+
+  /**
+   * A token request: `resource` checked before anything else, then `decide` in one transaction
+   * at one instant, and its outcome settled once that transaction is over.
+   */
+  private async exchange(
+    resource: URL | undefined,
+    decide: (trx: Transaction<DB>, now: number) => Promise<Exchange>,
+  ): Promise<OAuthTokens> {
+    this.resourceOf(resource);
+    const now = Date.now();
+    return this.settle(await this.db.transaction().execute((trx) => decide(trx, now)));
   }
 
   private async settle(exchange: Exchange): Promise<OAuthTokens> {
