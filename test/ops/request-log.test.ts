@@ -1,42 +1,23 @@
-import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import type { Database } from '../../src/db/database.js';
-import { buildApp } from '../../src/server/app.js';
-import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
-import { closeTestDatabase, openTestDatabase } from '../support/database.js';
 import { ACME, TOKENS } from '../support/fixtures.js';
-import { callerOf, type Harness } from '../support/harness.js';
-import { captureLogLines } from '../support/log-lines.js';
+import type { Harness } from '../support/harness.js';
+import { startLoggedApp, type LoggedApp } from '../support/logged-app.js';
 
 const API = '/api/external';
 
 describe('one log line per request', () => {
-  let database: Database;
-  let app: FastifyInstance;
+  let server: LoggedApp;
   let call: Harness['call'];
   let origin: string;
-  const log = captureLogLines();
 
   beforeAll(async () => {
-    database = await openTestDatabase();
-    await applyWorkspaceFile(database.db, ACME);
-    app = await buildApp({
-      database,
-      config: { ...loadConfig({}), rateLimitPerMinute: 0, authFailureLimit: 0 },
-      logStream: log.stream,
-    });
-    call = callerOf(app);
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    server = await startLoggedApp([ACME]);
+    call = server.call;
+    origin = server.origin;
   });
-  afterAll(async () => {
-    await app.close();
-    await closeTestDatabase(database);
-  });
+  afterAll(() => server.close());
 
-  const linesOf = log.of;
+  const linesOf = (requestId: string) => server.log.of(requestId);
 
   it('logs a read once, with its operation, status, duration, workspace, credential and request id', async () => {
     const reply = await call('GET', `${API}/projects`, { token: TOKENS.admin, headers: { 'x-request-id': 'trace-1' } });
@@ -87,17 +68,21 @@ describe('one log line per request', () => {
     );
   });
 
-  it('echoes the request id on MCP answers, handed to the MCP transport', async () => {
-    const res = await fetch(`${origin}/api/mcp`, {
+  /** One MCP tools/list, over a real connection, with the given headers. */
+  const listToolsOverMcp = (headers: Record<string, string>) =>
+    fetch(`${origin}/api/mcp`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${TOKENS.admin}`,
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
-        'x-request-id': 'mcp-1',
+        ...headers,
       },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
+
+  it('echoes the request id on MCP answers, handed to the MCP transport', async () => {
+    const res = await listToolsOverMcp({ 'x-request-id': 'mcp-1' });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBe('mcp-1');
     await res.text();
@@ -133,17 +118,7 @@ describe('one log line per request', () => {
         expect.objectContaining({ status: 401, traceId: TRACE_ID, parentSpanId: PARENT_ID }),
       ]);
 
-      const res = await fetch(`${origin}/api/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${TOKENS.admin}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'x-request-id': 'tp-mcp',
-          traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`,
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
+      const res = await listToolsOverMcp({ 'x-request-id': 'tp-mcp', traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` });
       expect(res.status).toBe(200);
       await res.text();
       expect(linesOf('tp-mcp')).toEqual([
@@ -174,7 +149,7 @@ describe('one log line per request', () => {
 
   it('writes no token secret in any line', () => {
     const secrets = Object.values(TOKENS);
-    for (const line of log.raw) for (const secret of secrets) expect(line).not.toContain(secret);
-    expect(log.raw.some((line) => /authorization|bearer/i.test(line))).toBe(false);
+    for (const line of server.log.raw) for (const secret of secrets) expect(line).not.toContain(secret);
+    expect(server.log.raw.some((line) => /authorization|bearer/i.test(line))).toBe(false);
   });
 });

@@ -1,24 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, TOKENS } from '../support/fixtures.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { postMcp, toolCall } from '../support/raw-mcp.js';
 
 /** JSON-RPC batches on /api/mcp: every message counts against the credential's budget, and a batch is bounded. */
-
-const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-/** Posts raw JSON text, so keys such as "__proto__" arrive exactly as an attacker writes them. */
-async function postMcp(h: Harness, text: string, token = TOKENS.admin) {
-  const reply = await h.app.inject({
-    method: 'POST',
-    url: '/api/mcp',
-    payload: text,
-    headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` },
-  });
-  return { status: reply.statusCode, headers: reply.headers, body: reply.body ? JSON.parse(reply.body) : undefined };
-}
-
-const toolCall = (id: number, name: string, argumentsJson: string) =>
-  `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${argumentsJson}}}`;
 
 /** Read from the database, so checking spends no request budget. */
 const projectNames = async (h: Harness): Promise<string[]> =>

@@ -1,15 +1,8 @@
-import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import type { Database } from '../../../src/db/database.js';
-import { applyWorkspaceFile } from '../../../src/modules/workspace-file/apply.js';
-import { buildApp } from '../../../src/server/app.js';
-import { closeTestDatabase, openTestDatabase } from '../../support/database.js';
 import { ACME, TOKENS } from '../../support/fixtures.js';
-import { callerOf, type Harness } from '../../support/harness.js';
-import { captureLogLines } from '../../support/log-lines.js';
+import type { Harness } from '../../support/harness.js';
+import { startLoggedApp, type LoggedApp } from '../../support/logged-app.js';
 import {
   startReceiver,
   webhookTestConfig,
@@ -26,14 +19,12 @@ const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_ID = '00f067aa0ba902b7';
 
 describe('trace context in webhook deliveries', () => {
-  let database: Database;
-  let app: FastifyInstance;
+  let server: LoggedApp;
   let call: Harness['call'];
   let receiver: Receiver;
   let origin: string;
   let projectId: string;
   let hook: { webhookId: string; secret: string };
-  const log = captureLogLines();
 
   /** Renames the project (a project.updated event) as request `requestId`, with these headers. */
   const rename = async (name: string, requestId: string, headers: Record<string, string> = {}) => {
@@ -53,24 +44,17 @@ describe('trace context in webhook deliveries', () => {
   const deliveriesOf = (name: string, count = 1) => arrived((r) => r.json.data.project?.name === name, count);
   /** The span this server logged for a request. */
   const spanOf = (requestId: string): string => {
-    const [line] = log.of(requestId);
+    const [line] = server.log.of(requestId);
     expect(line).toMatchObject({ traceId: TRACE_ID, parentSpanId: PARENT_ID });
     return line.spanId;
   };
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    database = await openTestDatabase();
-    projectId = (await applyWorkspaceFile(database.db, ACME)).projects['ENG/API'];
-    app = await buildApp({
-      database,
-      config: { ...loadConfig({}), rateLimitPerMinute: 0, authFailureLimit: 0, ...webhookTestConfig() },
-      logStream: log.stream,
-      workers: true,
-    });
-    call = callerOf(app);
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    server = await startLoggedApp([ACME], { config: webhookTestConfig(), workers: true });
+    call = server.call;
+    origin = server.origin;
+    projectId = server.applied[0].projects['ENG/API'];
     const res = await call('POST', '/api/external/webhooks', {
       token: TOKENS.admin,
       body: { url: receiver.url('/trace'), events: ['project.updated'] },
@@ -79,8 +63,7 @@ describe('trace context in webhook deliveries', () => {
     hook = res.body.webhook;
   });
   afterAll(async () => {
-    await app.close();
-    await closeTestDatabase(database);
+    await server.close();
     await receiver.close();
   });
 
@@ -117,7 +100,7 @@ describe('trace context in webhook deliveries', () => {
     for (const n of sent.keys()) {
       const [delivery] = await deliveriesOf(`Untraced ${n}`);
       expect(delivery.headers).not.toHaveProperty('traceparent');
-      expect(log.of(`w-untraced-${n}`)[0]).not.toHaveProperty('traceId');
+      expect(server.log.of(`w-untraced-${n}`)[0]).not.toHaveProperty('traceId');
     }
   });
 
