@@ -9,8 +9,11 @@
 # nothing, published types that reach outside dist/, a README example that no longer compiles.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/check-exit.sh
+source scripts/lib/check-exit.sh
 # shellcheck source=lib/installed-server.sh
 source scripts/lib/installed-server.sh
+check_name=check-client-package
 checkout="$PWD"
 started=$SECONDS
 
@@ -20,19 +23,9 @@ client_pack=""
 cleanup() {
   # A failed server pack leaves the client's pack running: let it end before its directory goes.
   [[ -n "$client_pack" ]] && { wait "$client_pack" 2>/dev/null || true; }
-  # The server runs in its own process group (setsid): npx and the node it started end together.
-  if [[ -n "$server_pid" ]] && kill -0 -- "-$server_pid" 2>/dev/null; then
-    kill -KILL -- "-$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
-  rm -rf "$work"
+  end_server_and_remove_work
 }
 trap cleanup EXIT
-fail() {
-  echo "check-client-package: $*" >&2
-  [[ -f "$work/serve.log" ]] && sed 's/^/  serve| /' "$work/serve.log" >&2
-  exit 1
-}
 
 echo "-- versions"
 server_version="$(node -p "require('./package.json').version")"

@@ -5,37 +5,27 @@
 # tarball, a dependency only development installs, a broken `wsx` executable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/check-exit.sh
+source scripts/lib/check-exit.sh
 # shellcheck source=lib/installed-server.sh
 source scripts/lib/installed-server.sh
+check_name=check-package
 started=$SECONDS
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/wsx-package-XXXXXX")"
 server_pid=""
-cleanup() {
-  # The server runs in its own process group (setsid): after a failure, npx and the node it
-  # started end together.
-  if [[ -n "$server_pid" ]] && kill -0 -- "-$server_pid" 2>/dev/null; then
-    kill -KILL -- "-$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-fail() {
-  echo "check-package: $*" >&2
-  [[ -f "$work/serve.log" ]] && sed 's/^/  serve| /' "$work/serve.log" >&2
-  exit 1
-}
+trap end_server_and_remove_work EXIT
 
 echo "-- npm pack"
 tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
 [[ -f "$tarball" ]] || fail "npm pack wrote no tarball"
 # Exactly what serving needs: the manifest, the bundled build, the README (and a LICENSE, if
-# any), and the docs the README links to, so its links work in an installed package too.
-unexpected="$(tar -tzf "$tarball" | grep -vE '^package/(package\.json|README\.md|LICENSE|dist/.+\.js|docs/.+\.md|examples/[^/]+\.(md|ts|json))$' || true)"
+# any), and the docs and the client's README the README links to, so its links work in an
+# installed package too (test/cli/packaged-links.test.ts checks every shipped page's links).
+unexpected="$(tar -tzf "$tarball" | grep -vE '^package/(package\.json|README\.md|LICENSE|dist/.+\.js|docs/.+\.md|examples/[^/]+\.(md|ts|json)|packages/client/README\.md)$' || true)"
 [[ -z "$unexpected" ]] || fail "unexpected files in $(basename "$tarball"):"$'\n'"$unexpected"
 packed="$(tar -tzf "$tarball")"
-for linked in $(grep -oE '\]\((docs|examples)/[^)#]+' README.md | sed 's/^](//' | sort -u); do
+for linked in $(grep -oE '\]\((docs|examples|packages)/[^)#]+' README.md | sed 's/^](//' | sort -u); do
   grep -qx "package/$linked" <<<"$packed" || fail "README links $linked, which the tarball lacks"
 done
 echo "   $(basename "$tarball"): $(tar -tzf "$tarball" | wc -l) files, $(du -k "$tarball" | cut -f1) KiB"

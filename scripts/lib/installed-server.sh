@@ -1,6 +1,6 @@
 # Steps the package checks share (scripts/check-package.sh, scripts/check-client-package.sh):
-# sourced, not run. Each expects the caller's `fail` (prints its message and exits 1), `work`
-# (its temporary directory) and the `server_pid` variable its cleanup reads.
+# sourced, not run. Each expects `fail` (scripts/lib/check-exit.sh, which the caller sources),
+# `work` (its temporary directory) and the `server_pid` variable the EXIT trap reads.
 
 # better-sqlite3 is the one dependency with an install script: without a prebuilt binary (no
 # network but the registry) it compiles SQLite, which takes minutes. The checkout's install
