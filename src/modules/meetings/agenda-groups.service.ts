@@ -16,6 +16,7 @@ import {
 import { listItemsInGroup } from './agenda-items.repository.js';
 import { requireVisibleMeeting } from './meeting-access.js';
 import { storeOrder } from './positions.repository.js';
+import { rowsInGivenOrder } from './given-order.js';
 
 export interface AgendaGroupInput {
   name?: unknown;
@@ -109,24 +110,12 @@ export async function reorderAgendaGroups(
 ): Promise<AgendaGroupView[]> {
   const meeting = await requireVisibleMeeting(ctx, meetingId);
   const groups = await listGroupRows(ctx, meeting.id);
-  const byId = new Map(groups.map((g) => [g.id, g]));
-  const ids = input.agendaGroupIds;
-  const complete =
-    Array.isArray(ids) &&
-    ids.length === groups.length &&
-    new Set(ids).size === ids.length &&
-    ids.every((id) => byId.has(id as string));
-  if (!complete) {
+  const ordered = rowsInGivenOrder(groups, input.agendaGroupIds);
+  if (!ordered) {
     throw new ApiError('INVALID_AGENDA_GROUP_ORDER', {
       field: 'agendaGroupIds',
       expectedAgendaGroupIds: groups.map((g) => g.id),
     });
   }
-  return (
-    await storeOrder(
-      ctx,
-      'agenda_groups',
-      (ids as string[]).map((id) => byId.get(id) as AgendaGroupRow),
-    )
-  ).map(presentAgendaGroup);
+  return (await storeOrder(ctx, 'agenda_groups', ordered)).map(presentAgendaGroup);
 }

@@ -7,6 +7,7 @@ import { hasOwn, nonBlank } from '../../core/values.js';
 import type { DB } from '../../db/schema.js';
 import type { AgendaStatusRow } from '../../db/tables/meetings.js';
 import { storeOrder } from './positions.repository.js';
+import { rowsInGivenOrder } from './given-order.js';
 import { presentAgendaStatus, type AgendaStatusView } from './settings.presenter.js';
 import {
   deleteStatusRow,
@@ -160,24 +161,12 @@ export async function reorderAgendaStatuses(
   input: { orderedStatusIds?: unknown },
 ): Promise<AgendaStatusView[]> {
   const rows = await listAgendaStatusRows(ctx);
-  const ids = input.orderedStatusIds;
-  const byId = new Map(rows.map((s) => [s.id, s]));
-  const complete =
-    Array.isArray(ids) &&
-    ids.length === rows.length &&
-    new Set(ids).size === ids.length &&
-    ids.every((id) => byId.has(id as string));
-  if (!complete) {
+  const ordered = rowsInGivenOrder(rows, input.orderedStatusIds);
+  if (!ordered) {
     throw new ApiError('INVALID_AGENDA_STATUS_ORDER', {
       field: 'orderedStatusIds',
       expectedStatusIds: rows.map((s) => s.id),
     });
   }
-  return (
-    await storeOrder(
-      ctx,
-      'agenda_statuses',
-      (ids as string[]).map((id) => byId.get(id) as AgendaStatusRow),
-    )
-  ).map(presentAgendaStatus);
+  return (await storeOrder(ctx, 'agenda_statuses', ordered)).map(presentAgendaStatus);
 }
