@@ -158,6 +158,26 @@ describe('the writes of one workspace on PostgreSQL', () => {
     expect(log).toEqual(['t1 begin', 't1 order', 't1 a', 't1 rollback', 't2 begin', 't2 order', 't2 b', 't2 commit']);
   });
 
+  it('fail every write of a group whose savepoint fails, with the savepoint’s error', async () => {
+    const log: string[] = [];
+    const store = recordingStore(log);
+    store.savepoint = async (trx, step) => {
+      log.push(`${trx} ${step}`);
+      throw new Error('savepoint refused');
+    };
+    const groups = new WorkspaceGroups(store);
+    const [a, b, c] = ['a', 'b', 'c'].map((name) => heldWrite(log, name));
+    const first = groups.run('ws', a.work);
+    const results = [groups.run('ws', b.work), groups.run('ws', c.work)];
+    a.release();
+    b.release();
+    c.release();
+    expect(await first).toBe('a');
+    await expect(results[0]).rejects.toThrow('savepoint refused');
+    await expect(results[1]).rejects.toThrow('savepoint refused');
+    expect(log.slice(log.indexOf('t2 begin'))).toEqual(['t2 begin', 't2 order', 't2 savepoint', 't2 rollback']);
+  });
+
   it('give each write of a group an instant past the one before, and leave the clock at the last', async () => {
     const log: string[] = [];
     const groups = new WorkspaceGroups(recordingStore(log));

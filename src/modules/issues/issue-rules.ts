@@ -132,12 +132,19 @@ export function defaultStatus(project: ProjectWithDefaultStatus): IssueStatus {
 
 /**
  * An assignee that may hold work in the project: a member of the project's team, or an
- * active automation agent with access to the project. null unassigns.
+ * active automation agent with access to the project. null unassigns. A project whose lookup
+ * read the assignee (`teamCandidate`) spares the read.
  */
-export async function checkAssignee(ctx: Ctx, assigneeId: unknown, project: ProjectWithTeam): Promise<string | null> {
+export async function checkAssignee(
+  ctx: Ctx,
+  assigneeId: unknown,
+  project: ProjectWithTeam & Pick<ProjectWithDefaultStatus, 'teamCandidate'>,
+): Promise<string | null> {
   if (assigneeId === null) return null;
   const found =
-    typeof assigneeId === 'string' ? await resolveActiveIdentityInTeam(ctx, assigneeId, project.team_id) : undefined;
+    typeof assigneeId === 'string'
+      ? await resolveActiveIdentityInTeam(ctx, assigneeId, project.team_id, project.teamCandidate)
+      : undefined;
   const details = { field: 'assigneeId', assigneeId, projectId: project.id };
   if (!found) throw new ApiError('ASSIGNEE_NOT_IN_WORKSPACE', details);
   const { identity, inTeam } = found;

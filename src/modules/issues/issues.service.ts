@@ -158,7 +158,12 @@ export async function createIssue(
   options: { source?: IssueSource } = {},
 ): Promise<IssueView> {
   const title = parseIssueTitle(input.title);
-  const project = await resolveProjectRef(ctx, input);
+  // The project's lookup reads the assignee too: one statement fewer in the write.
+  const project = await resolveProjectRef(
+    ctx,
+    input,
+    typeof input.assigneeId === 'string' ? input.assigneeId : undefined,
+  );
   if (!project) throw new ApiError('PROJECT_REQUIRED', { field: 'projectId' });
   const { status, assigneeId, reporterId, containerId, milestoneId } = await checkReferences(ctx, input, project);
   const priority = input.priority !== undefined ? parsePriority(input.priority) : 'none';

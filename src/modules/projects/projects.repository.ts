@@ -10,7 +10,7 @@ import type { ListOrder } from '../../core/list-order.js';
 /** Project columns plus its team's key: everything the presenter needs in one row. */
 export type ProjectWithTeam = ProjectRow & { team_key: string };
 
-/** The status a new issue of the project takes when none is named (see selectProjectsWithDefaultStatus). */
+/** The status a new issue of the project takes when none is named (see withCreateContext). */
 export interface DefaultStatus {
   default_status_id: string | null;
   default_status_key: string | null;
@@ -29,11 +29,22 @@ const selectProjects = (ctx: Ctx) =>
   whereProjectVisible(ctx, projectsWithTeamKey(ctx.db, ctx.workspace.id), 'projects.id');
 
 /**
- * The lookup of one project (by id or key) with its default status joined in, so creating an
- * issue needs one read for both: the first `unstarted` status (by position) among those the project allows (its
- * workflow, else every status of its team), else the first allowed one.
+ * What a create reads of a user it names (its assignee) together with the project: the
+ * user's id when they are a member of the workspace, and whether they belong to the
+ * project's team (0/1 on SQLite, a boolean on PostgreSQL). Both null when no user is named.
  */
-const withDefaultStatus = (projects: ReturnType<typeof projectsWithTeamKey>) =>
+export interface TeamCandidateColumns {
+  candidate_user_id: string | null;
+  candidate_in_team: number | boolean | null;
+}
+
+/**
+ * The lookup of one project (by id or key) as creating an issue needs it, in one read: the
+ * project with its default status, the first `unstarted` status (by position) among those the
+ * project allows (its workflow, else every status of its team), else the first allowed one;
+ * and what TeamCandidateColumns says of `candidateId` (null names no one).
+ */
+const withCreateContext = (projects: ReturnType<typeof projectsWithTeamKey>, candidateId: string | null) =>
   projects
     .leftJoin('statuses as default_status', (join) =>
       join.on((eb) =>
@@ -62,40 +73,66 @@ const withDefaultStatus = (projects: ReturnType<typeof projectsWithTeamKey>) =>
         ),
       ),
     )
-    .select([
+    .select((eb) => [
       'default_status.id as default_status_id',
       'default_status.key as default_status_key',
       'default_status.category as default_status_category',
+      eb
+        .selectFrom('users as candidate')
+        .select('candidate.id')
+        .whereRef('candidate.workspace_id', '=', 'projects.workspace_id')
+        .where('candidate.id', '=', candidateId)
+        .as('candidate_user_id'),
+      eb
+        .exists(
+          eb
+            .selectFrom('team_members as candidate_membership')
+            .select('candidate_membership.user_id')
+            .whereRef('candidate_membership.team_id', '=', 'projects.team_id')
+            .where('candidate_membership.user_id', '=', candidateId),
+        )
+        .as('candidate_in_team'),
     ]);
 
-const selectProjectsWithDefaultStatus = (ctx: Ctx) => withDefaultStatus(selectProjects(ctx));
+/** A project as a create's lookup answers it (withCreateContext). */
+export type ProjectForCreate = ProjectWithTeam & DefaultStatus & TeamCandidateColumns;
 
-/** One visible project by id with its default status: compiled once per shape (every create reads it). */
+/** One visible project by id as a create reads it: compiled once per shape (every create reads it). */
 const projectById = queryTemplate(
-  (db, slots: { workspaceId: string; tokenId: string | null; projectId: string }, visibility: VisibilityShape) => {
+  (
+    db,
+    slots: { workspaceId: string; tokenId: string | null; projectId: string; candidateId: string | null },
+    visibility: VisibilityShape,
+  ) => {
     const projects = projectsWithTeamKey(db, slots.workspaceId);
     const visible = whereProjectVisibleTo(projects, 'projects.id', visibility, slots.tokenId);
-    return withDefaultStatus(visible).where('projects.id', '=', slots.projectId);
+    return withCreateContext(visible, slots.candidateId).where('projects.id', '=', slots.projectId);
   },
 );
 
-/** Visible projects only: a project outside the caller's grants does not exist for it. */
+/**
+ * Visible projects only: a project outside the caller's grants does not exist for it.
+ * `candidateId` is a user whose membership the caller checks next (withCreateContext).
+ */
 export const findVisibleProject = (
   ctx: Ctx,
   projectId: string,
-): Promise<(ProjectWithTeam & DefaultStatus) | undefined> =>
+  candidateId: string | null = null,
+): Promise<ProjectForCreate | undefined> =>
   projectById.first(ctx, visibilityShape(ctx), {
     workspaceId: ctx.workspace.id,
     tokenId: ctx.access.tokenId,
     projectId,
+    candidateId,
   });
 
 export const findVisibleProjectsByKey = (
   ctx: Ctx,
   projectKey: string,
   teamId?: string,
-): Promise<Array<ProjectWithTeam & DefaultStatus>> => {
-  let query = selectProjectsWithDefaultStatus(ctx).where('projects.key', '=', projectKey.toUpperCase());
+  candidateId: string | null = null,
+): Promise<ProjectForCreate[]> => {
+  let query = withCreateContext(selectProjects(ctx), candidateId).where('projects.key', '=', projectKey.toUpperCase());
   if (teamId) query = query.where('projects.team_id', '=', teamId);
   return query.execute();
 };

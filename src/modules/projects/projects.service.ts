@@ -8,7 +8,7 @@ import type { ProjectRow, TeamRow } from '../../db/schema.js';
 import { recordEvent } from '../../events/outbox.js';
 import { plain, recordWriteEvent } from '../../events/resource-event.js';
 import { requireTeam, resolveTeamRef, teamsByKey, type TeamRef } from '../teams/index.js';
-import { ownerIdFrom } from '../users/index.js';
+import { ownerIdFrom, type TeamCandidate } from '../users/index.js';
 import { touchReferrersOfProjectKey } from '../../db/touch.js';
 import { presentProject, type ProjectView } from './projects.presenter.js';
 import {
@@ -25,12 +25,16 @@ import {
   projectHasIssues,
   updateProject,
   type DefaultStatus,
+  type ProjectForCreate,
   type ProjectWithTeam,
 } from './projects.repository.js';
 
 export type { ProjectWithTeam } from './projects.repository.js';
-/** A project as one lookup loads it: with its team's key and its default status. */
-export type ProjectWithDefaultStatus = ProjectWithTeam & DefaultStatus;
+/**
+ * A project as one lookup loads it: with its team's key and its default status, and, when the
+ * caller named a user to check next (a create's assignee), what the same read found of them.
+ */
+export type ProjectWithDefaultStatus = ProjectWithTeam & DefaultStatus & { teamCandidate?: TeamCandidate };
 
 const KEY_RE = /^[A-Z][A-Z0-9]{1,9}$/;
 /** Each lost round means another create took a key, so this only bounds a pathological burst. */
@@ -45,15 +49,39 @@ export interface ProjectRef extends TeamRef {
  * The one place project references resolve, so every route answers the same codes:
  * PROJECT_NOT_FOUND (absent or not visible), PROJECT_KEY_AMBIGUOUS (a key shared by several
  * visible teams' projects and no team given), PROJECT_TEAM_MISMATCH (id in another team).
- * Answers undefined when no project reference was given.
+ * Answers undefined when no project reference was given. `candidateId` names a user the
+ * caller checks next against the project's team (a create's assignee): the same read loads
+ * them, and the answer carries what it found as `teamCandidate`.
  */
-export async function resolveProjectRef(ctx: Ctx, ref: ProjectRef): Promise<ProjectWithDefaultStatus | undefined> {
+export async function resolveProjectRef(
+  ctx: Ctx,
+  ref: ProjectRef,
+  candidateId?: string,
+): Promise<ProjectWithDefaultStatus | undefined> {
   // As for teams, null and absent mean "none"; an empty string is a reference that matches nothing.
   if (typeof ref.projectId !== 'string' && typeof ref.projectKey !== 'string') return undefined;
   const team = await resolveTeamRef(ctx, ref);
-  if (typeof ref.projectId === 'string')
-    return chooseProject(ref, team, await findVisibleProject(ctx, ref.projectId), []);
-  return chooseProject(ref, team, undefined, await findVisibleProjectsByKey(ctx, ref.projectKey as string, team?.id));
+  const candidate = candidateId ?? null;
+  const project =
+    typeof ref.projectId === 'string'
+      ? chooseProject(ref, team, await findVisibleProject(ctx, ref.projectId, candidate), [])
+      : chooseProject(
+          ref,
+          team,
+          undefined,
+          await findVisibleProjectsByKey(ctx, ref.projectKey as string, team?.id, candidate),
+        );
+  return withTeamCandidate(project, candidateId);
+}
+
+/** The lookup's row as callers see it: the candidate's columns become `teamCandidate`, when one was named. */
+function withTeamCandidate(
+  { candidate_user_id: userId, candidate_in_team: inTeam, ...project }: ProjectForCreate,
+  candidateId: string | undefined,
+): ProjectWithDefaultStatus {
+  return candidateId === undefined
+    ? project
+    : { ...project, teamCandidate: { id: candidateId, userId, inTeam: Boolean(inTeam) } };
 }
 
 /**

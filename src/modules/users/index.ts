@@ -12,4 +12,5 @@ export {
   resolveActiveIdentityInTeam,
   resolveIdentities,
   resolveIdentity,
+  type TeamCandidate,
 } from './users.service.js';

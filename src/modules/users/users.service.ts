@@ -19,6 +19,17 @@ export type Identity =
   | { kind: 'human'; id: string; userId: string }
   | { kind: 'automation'; id: string; tokenId: string; tokenName: string; active: boolean; allProjects: boolean };
 
+/**
+ * What one read found of a member named by id and their membership of one team, when another
+ * module's lookup read it in its own statement (a create reads its assignee with its
+ * project): `userId` is null when no member has the id.
+ */
+export interface TeamCandidate {
+  id: string;
+  userId: string | null;
+  inTeam: boolean;
+}
+
 type TokenIdentityRow = { id: string; name: string; active: number; expires_at: string | null; all_projects: number };
 
 /** An expired token is as inactive as a revoked one: listed with `active: false`, never assignable. */
@@ -67,18 +78,25 @@ export async function resolveActiveIdentity(ctx: Ctx, id: string): Promise<Ident
 
 /**
  * resolveActiveIdentity for someone about to hold a team's work: a member comes with whether
- * they belong to the team, read in the same query.
+ * they belong to the team, read in the same query, or taken from `known` when another lookup
+ * of the same write already read it for this id.
  */
 export async function resolveActiveIdentityInTeam(
   ctx: Ctx,
   id: string,
   teamId: string,
+  known?: TeamCandidate,
 ): Promise<{ identity: Identity; inTeam: boolean } | undefined> {
   if (id.startsWith(TOKEN_IDENTITY_PREFIX)) {
     const agent = await resolveActiveIdentity(ctx, id);
     return agent && { identity: agent, inTeam: false };
   }
-  const user = await findUserWithTeamMembership(ctx, id, teamId);
+  const user =
+    known?.id === id
+      ? known.userId === null
+        ? undefined
+        : { id: known.userId, in_team: known.inTeam }
+      : await findUserWithTeamMembership(ctx, id, teamId);
   return user && { identity: { kind: 'human', id: user.id, userId: user.id }, inTeam: Boolean(user.in_team) };
 }
 

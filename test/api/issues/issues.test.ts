@@ -197,6 +197,27 @@ describe('POST /issues', () => {
     expect(await code({ assigneeId: 'api-token:off' })).toBe('ASSIGNEE_NOT_IN_WORKSPACE');
     expect(await code({ assigneeId: 'api-token:idle' })).toBe('ASSIGNEE_NOT_IN_PROJECT');
     expect(await code({ assigneeId: ids.users.bob })).toBe('ASSIGNEE_NOT_IN_PROJECT_TEAM');
+    // By id the project's lookup reads the assignee in the same statement: the same answers,
+    // and a member of another workspace is no one here.
+    const byId = async (assigneeId: string) =>
+      (await post({ title: 'T', projectId: ids.projects['ENG/API'], assigneeId })).body;
+    const [outsider] = await h.database.db
+      .selectFrom('users')
+      .select('id')
+      .where('id', 'not in', Object.values(ids.users))
+      .execute();
+    expect(outsider).toBeDefined();
+    expect(await byId('usr_unknown')).toMatchObject({ code: 'ASSIGNEE_NOT_IN_WORKSPACE' });
+    expect(await byId(outsider.id)).toMatchObject({
+      code: 'ASSIGNEE_NOT_IN_WORKSPACE',
+      details: { assigneeId: outsider.id },
+    });
+    expect(await byId(ids.users.bob)).toMatchObject({
+      code: 'ASSIGNEE_NOT_IN_PROJECT_TEAM',
+      details: { teamKey: 'ENG' },
+    });
+    expect(await byId('api-token:idle')).toMatchObject({ code: 'ASSIGNEE_NOT_IN_PROJECT' });
+    expect((await byId(ids.users.alice)).issue).toMatchObject({ assigneeId: ids.users.alice });
     expect(await code({ reporterId: 'api-token:bot' })).toBe('REPORTER_NOT_IN_WORKSPACE');
     expect(await code({ reporterId: 'usr_unknown' })).toBe('REPORTER_NOT_IN_WORKSPACE');
     expect(await code({ priority: 'critical' })).toBe('VALIDATION_FAILED');
