@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { singleQuery } from './compiled-query.js';
+import { KEYED_PLANS_ONLY } from './postgres/plan-settings.js';
 import type { DB } from './schema.js';
 
 /**
@@ -27,16 +28,24 @@ export class MonotonicClock {
   }
 }
 
-/** PostgreSQL: the clock's step, moving it to the wall clock or at least 1 ms on. */
+/**
+ * PostgreSQL: the clock's step, moving it to the wall clock or at least 1 ms on. The same
+ * statement leaves the rest of the transaction to keyed plans only (plan-settings.ts): every
+ * statement of a write finds its rows by key, and setting it here spares each write
+ * transaction a round trip of its own for it.
+ */
 const clockStep = singleQuery((db, slots: { workspaceId: string; wallMs: number }) =>
   db
     .updateTable('workspaces')
     .set({ write_clock_ms: sql`greatest(write_clock_ms + 1, ${slots.wallMs})` })
     .where('id', '=', slots.workspaceId)
-    .returning('write_clock_ms'),
+    .returning(['write_clock_ms', sql.raw<string>(KEYED_PLANS_ONLY).as('keyed_plans_only')]),
 );
 
-/** PostgreSQL: takes a write's instant in `workspaceId` through its transaction `trx`. */
+/**
+ * PostgreSQL: takes a write's instant in `workspaceId` through its transaction `trx`, and with
+ * it the workspace's write order and the write's plan setting (clockStep).
+ */
 export async function workspaceClockInstant(trx: Kysely<DB>, workspaceId: string): Promise<number> {
   const wallMs = Date.now();
   const row = await clockStep.first({ db: trx, dialect: 'postgres' }, { workspaceId, wallMs });

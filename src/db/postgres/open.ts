@@ -6,7 +6,6 @@ import type { DB } from '../schema.js';
 import { StatementWatch } from '../statements.js';
 import { setWorkspaceClock, workspaceClockInstant } from '../write-clock.js';
 import { namedStatementClient } from './named-statements.js';
-import { KEYED_PLANS_ONLY } from './plan-settings.js';
 import { WorkspaceGroups } from './workspace-groups.js';
 
 /** How long a PostgreSQL checkout may wait for a connection before the request fails. */
@@ -45,12 +44,8 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
   pool.on('connect', (client) => client.on('error', ignore));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const groups = new WorkspaceGroups<Kysely<DB>>({
-    transaction: (body) =>
-      db.transaction().execute(async (trx) => {
-        // Every statement of a write finds its rows by key (plan-settings.ts).
-        await sql.raw(KEYED_PLANS_ONLY).execute(trx);
-        return body(trx);
-      }),
+    transaction: (body) => db.transaction().execute(body),
+    // Also leaves the transaction to keyed plans only (plan-settings.ts).
     takeOrder: workspaceClockInstant,
     setClock: setWorkspaceClock,
     savepoint: async (trx, step) => {

@@ -13,8 +13,12 @@
  * key, the planner is told not to consider anything else.
  */
 
-/** No sequential scans: the operations' write transactions, whose every statement finds its rows by key. */
-export const KEYED_PLANS_ONLY = "select set_config('enable_seqscan', 'off', true)";
+/**
+ * No sequential scans: the operations' write transactions, whose every statement finds its
+ * rows by key. An expression, selected by the statement that takes the write's instant
+ * (write-clock.ts), so that it costs no round trip of its own.
+ */
+export const KEYED_PLANS_ONLY = "set_config('enable_seqscan', 'off', true)";
 
 /**
  * No sequential or bitmap scans either: a read that must walk an index in its order and stop
