@@ -142,6 +142,24 @@ describe('statements per hot request', () => {
     expect(statements.length, texts(statements)).toBeLessThanOrEqual(6);
   });
 
+  // A bulk is one write: items naming the same project and assignee share the project's read
+  // (CreateLookups in src/modules/issues/issues.service.ts); another assignee is another read.
+  it('reads a project once for the items of a bulk that name it with the same assignee', async () => {
+    const projectId = acme.projects['ENG/API'];
+    const items = (count: number, assigneeId: string) =>
+      Array.from({ length: count }, (_, n) => ({ title: `Bulk ${n}`, projectId, assigneeId }));
+    const { reply, statements } = await measure('POST', '/issues/bulk', {
+      issues: [...items(4, aliceId), ...items(2, acme.users.carol)],
+    });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    expect(reply.body.issues.map((issue: { assigneeId: string }) => issue.assigneeId)).toEqual([
+      ...Array(4).fill(aliceId),
+      ...Array(2).fill(acme.users.carol),
+    ]);
+    const projectReads = statements.filter((s) => /^select .* from "projects"/is.test(s.sql.trim()));
+    expect(projectReads.length, texts(statements)).toBe(2);
+  });
+
   // The clock's row lock orders the workspace's writes until commit: a write takes it first
   // (src/operations/execute.ts), so every check it makes reads the workspace in that order.
   it.skipIf(!process.env.TEST_DATABASE_URL)(

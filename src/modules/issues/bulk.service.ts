@@ -4,7 +4,13 @@ import { LIMITS } from '../../core/limits.js';
 import { requireVersion, type VersionedResource } from '../../operations/versioned.js';
 import { updateIssue, type UpdateIssueInput } from './issue-update.service.js';
 import { findVisibleIssueByKey } from './issues.repository.js';
-import { createIssue, findVisibleIssue, type CreateIssueInput, type IssueView } from './issues.service.js';
+import {
+  createIssue,
+  CreateLookups,
+  findVisibleIssue,
+  type CreateIssueInput,
+  type IssueView,
+} from './issues.service.js';
 
 /**
  * Bulk writes of issues: every item goes through the single-issue use-case, in request
@@ -50,13 +56,17 @@ function itemObject(item: unknown): Record<string, unknown> {
   throw new ApiError('VALIDATION_FAILED', {}, { message: 'The item must be a JSON object.' });
 }
 
-/** POST /issues/bulk: creates the issues in order; answers them in that order. */
+/**
+ * POST /issues/bulk: creates the issues in order; answers them in that order. Items naming the
+ * same project (and assignee) share its read (CreateLookups).
+ */
 export function bulkCreateIssues(
   ctx: Ctx,
   items: readonly unknown[],
   checkItem: ItemCheck<CreateIssueInput>,
 ): Promise<IssueView[]> {
-  return eachItem(items, (item) => createIssue(ctx, checkItem(itemObject(item))));
+  const lookups = new CreateLookups();
+  return eachItem(items, (item) => createIssue(ctx, checkItem(itemObject(item)), { lookups }));
 }
 
 const REFERENCES = ['issueId', 'issueKey'] as const;

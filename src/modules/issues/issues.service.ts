@@ -148,6 +148,25 @@ export async function getIssueViewByKey(ctx: Ctx, issueKey: string): Promise<Iss
 }
 
 /**
+ * The project lookups of several creates in one write (a bulk): a reference, with the same
+ * assignee, is read once. Valid only inside that write, where nothing a create changes (an
+ * issue, its events and tags, the team's counter) is something the lookup reads.
+ */
+export class CreateLookups {
+  readonly #projects = new Map<string, ReturnType<typeof resolveProjectRef>>();
+
+  project(ctx: Ctx, ref: ProjectRef, candidateId: string | undefined): ReturnType<typeof resolveProjectRef> {
+    const key = JSON.stringify([ref.projectId, ref.projectKey, ref.teamId, ref.teamKey, candidateId]);
+    let lookup = this.#projects.get(key);
+    if (!lookup) {
+      lookup = resolveProjectRef(ctx, ref, candidateId);
+      this.#projects.set(key, lookup);
+    }
+    return lookup;
+  }
+}
+
+/**
  * The create use-case for every door that makes issues (POST /issues, agenda and topic
  * conversion, sub-task promotion): validates, takes the team's next key, records tags and
  * the `issue.created` event in the caller's transaction.
@@ -155,15 +174,14 @@ export async function getIssueViewByKey(ctx: Ctx, issueKey: string): Promise<Iss
 export async function createIssue(
   ctx: Ctx,
   input: CreateIssueInput,
-  options: { source?: IssueSource } = {},
+  options: { source?: IssueSource; lookups?: CreateLookups } = {},
 ): Promise<IssueView> {
   const title = parseIssueTitle(input.title);
   // The project's lookup reads the assignee too: one statement fewer in the write.
-  const project = await resolveProjectRef(
-    ctx,
-    input,
-    typeof input.assigneeId === 'string' ? input.assigneeId : undefined,
-  );
+  const candidateId = typeof input.assigneeId === 'string' ? input.assigneeId : undefined;
+  const project = await (options.lookups
+    ? options.lookups.project(ctx, input, candidateId)
+    : resolveProjectRef(ctx, input, candidateId));
   if (!project) throw new ApiError('PROJECT_REQUIRED', { field: 'projectId' });
   const { status, assigneeId, reporterId, containerId, milestoneId } = await checkReferences(ctx, input, project);
   const priority = input.priority !== undefined ? parsePriority(input.priority) : 'none';
