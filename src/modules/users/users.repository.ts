@@ -34,7 +34,10 @@ export const findUser = (ctx: Ctx, userId: string) =>
     .where('id', '=', userId)
     .executeTakeFirst();
 
-/** A member with whether they belong to the team (0/1 on SQLite, a boolean on PostgreSQL): every create with an assignee reads it. */
+/**
+ * A member with whether they belong to the team (0/1 on SQLite, a boolean on PostgreSQL): an
+ * update's or a sub-task's assignee check reads it (a create reads the same with its project).
+ */
 const userWithTeamMembership = singleQuery((db, slots: { workspaceId: string; userId: string; teamId: string }) =>
   db
     .selectFrom('users')
