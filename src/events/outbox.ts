@@ -1,8 +1,9 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Ctx } from '../db/context.js';
 import { newId } from '../core/ids.js';
 import { traceparentOf, type RequestTrace } from '../core/trace-context.js';
-import { singleQuery } from '../db/compiled-query.js';
+import { batches } from '../db/batches.js';
+import { queryTemplate, slotItems } from '../db/compiled-query.js';
 import type { DialectName } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import { serialiseAudience, type EventAudience } from './audience.js';
@@ -85,55 +86,89 @@ export const newEnvelope = (type: DeliveredEventType, origin: EventOrigin, data:
   data,
 });
 
-/**
- * Records an event in the outbox through `store.db`, a write transaction that holds the
- * workspace's write order (db/write-clock.ts), at the next position of the workspace's log
- * (event-log.ts). Delivery happens after commit.
- */
-export async function appendEvent(
-  store: { db: Kysely<DB>; dialect: DialectName },
-  origin: EventOrigin,
-  event: { type: EventType; data: Record<string, unknown>; projectId: string | null; audience?: EventAudience },
-): Promise<void> {
-  const payload = newEnvelope(event.type, origin, event.data);
-  await outboxInsert.rows(store, {
-    id: payload.id,
-    workspaceId: origin.workspaceId,
-    type: event.type,
-    projectId: event.projectId,
-    payload: JSON.stringify(payload),
-    audience: serialiseAudience(event.audience),
-    traceparent: traceparentOf(origin.trace),
-    createdAt: origin.now,
-  });
+/** An event as a write records it: what it says, about which project, and who may see which parts. */
+export interface WriteEvent {
+  type: EventType;
+  data: Record<string, unknown>;
+  projectId: string | null;
+  audience?: EventAudience;
 }
 
-/** Every write records an event: its insert is compiled once. */
-const outboxInsert = singleQuery(
+/**
+ * Records events in the outbox through `store.db`, a write transaction that holds the
+ * workspace's write order (db/write-clock.ts), at the next positions of the workspace's log
+ * (event-log.ts), in the order given: one statement, or more past MAX_VARIABLES (batches.ts).
+ * Delivery happens after commit.
+ */
+export async function appendEvents(
+  store: { db: Kysely<DB>; dialect: DialectName },
+  origin: EventOrigin,
+  events: readonly WriteEvent[],
+): Promise<void> {
+  // A row binds its five values, its workspace, trace and instant; the head binds the workspace twice.
+  for (const batch of batches([...events], 8, 2)) {
+    const payloads = batch.map((event) => newEnvelope(event.type, origin, event.data));
+    await outboxInsert.rows(store, batch.length, {
+      workspaceId: origin.workspaceId,
+      traceparent: traceparentOf(origin.trace),
+      createdAt: origin.now,
+      ids: payloads.map((payload) => payload.id),
+      types: batch.map((event) => event.type),
+      projectIds: batch.map((event) => event.projectId),
+      payloads: payloads.map((payload) => JSON.stringify(payload)),
+      audiences: batch.map((event) => serialiseAudience(event.audience)),
+    });
+  }
+}
+
+export const appendEvent = (store: { db: Kysely<DB>; dialect: DialectName }, origin: EventOrigin, event: WriteEvent) =>
+  appendEvents(store, origin, [event]);
+
+/**
+ * Every write records events: their insert is compiled once per count of events. The log's
+ * head is read once, before any row is inserted (a WITH query sees the log as the statement
+ * began), and the k-th row takes the position after it plus k; the unique index on
+ * (workspace_id, seq) would refuse a statement that did otherwise.
+ */
+const outboxInsert = queryTemplate(
   (
     db,
     slots: {
-      id: string;
       workspaceId: string;
-      type: string;
-      projectId: string | null;
-      payload: string;
-      audience: string | null;
       traceparent: string | null;
       createdAt: string;
+      ids: string[];
+      types: string[];
+      projectIds: Array<string | null>;
+      payloads: string[];
+      audiences: Array<string | null>;
     },
-  ) =>
-    db.insertInto('outbox_events').values({
-      id: slots.id,
-      workspace_id: slots.workspaceId,
-      seq: nextPosition(slots.workspaceId),
-      type: slots.type,
-      project_id: slots.projectId,
-      payload: slots.payload,
-      audience: slots.audience,
-      traceparent: slots.traceparent,
-      created_at: slots.createdAt,
-    }),
+    count: number,
+  ) => {
+    const [ids, types, projectIds, payloads, audiences] = [
+      slots.ids,
+      slots.types,
+      slots.projectIds,
+      slots.payloads,
+      slots.audiences,
+    ].map((list) => slotItems(list as unknown[], count));
+    return db
+      .with('head', (db) => db.selectNoFrom(nextPosition(slots.workspaceId).as('position')))
+      .insertInto('outbox_events')
+      .values(
+        Array.from({ length: count }, (_, k) => ({
+          id: ids[k] as string,
+          workspace_id: slots.workspaceId,
+          seq: sql<number>`(select position + ${sql.lit(k)} from head)`,
+          type: types[k] as string,
+          project_id: projectIds[k] as string | null,
+          payload: payloads[k] as string,
+          audience: audiences[k] as string | null,
+          traceparent: slots.traceparent,
+          created_at: slots.createdAt,
+        })),
+      );
+  },
 );
 
 /**
@@ -152,3 +187,7 @@ export async function recordEvent(
 ): Promise<void> {
   await appendEvent(ctx, originOf(ctx), { type, data, projectId, audience });
 }
+
+/** Records several events through the caller's transaction, in this order (appendEvents). */
+export const recordEvents = (ctx: Ctx, events: readonly WriteEvent[]): Promise<void> =>
+  appendEvents(ctx, originOf(ctx), events);

@@ -1,7 +1,7 @@
 import type { Ctx } from '../db/context.js';
 import type { DataPath, EventAudience, Scope, ScopedPath } from './audience.js';
 import { changesBetween } from './changes.js';
-import { recordEvent, type EventType } from './outbox.js';
+import { recordEvents, type EventType, type WriteEvent } from './outbox.js';
 
 /**
  * Events about one record: `data` holds the record as a reader of every project sees it
@@ -69,24 +69,32 @@ export interface WriteEventExtras {
 }
 
 /**
- * Records `type` for a record in `projectId` (null: a workspace-level record). Parts scoped
+ * The event `type` for a record in `projectId` (null: a workspace-level record). Parts scoped
  * to the event's own project are dropped: every subscriber that gets the event sees them.
  */
-export async function recordWriteEvent(
-  ctx: Ctx,
+export function writeEvent(
   type: EventType,
   name: string,
   projectId: string | null,
   presented: { after: Presented; before?: Presented },
   extras: WriteEventExtras = {},
-): Promise<void> {
+): WriteEvent {
   const { data, parts } = describe(name, presented.after, presented.before);
   const all = [...parts, ...(extras.parts ?? [])].filter(
     (part) => !('projectId' in part.scope && part.scope.projectId === projectId),
   );
-  await recordEvent(ctx, type, { ...data, ...extras.data }, projectId, {
-    ...extras.audience,
-    hidden: all.filter((part) => part.show === 'omit').map(scoped),
-    nulled: all.filter((part) => part.show === 'null').map(scoped),
-  });
+  return {
+    type,
+    data: { ...data, ...extras.data },
+    projectId,
+    audience: {
+      ...extras.audience,
+      hidden: all.filter((part) => part.show === 'omit').map(scoped),
+      nulled: all.filter((part) => part.show === 'null').map(scoped),
+    },
+  };
 }
+
+/** Records writeEvent's event through the caller's transaction. */
+export const recordWriteEvent = (ctx: Ctx, ...event: Parameters<typeof writeEvent>): Promise<void> =>
+  recordEvents(ctx, [writeEvent(...event)]);

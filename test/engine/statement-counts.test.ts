@@ -160,6 +160,21 @@ describe('statements per hot request', () => {
     expect(projectReads.length, texts(statements)).toBe(2);
   });
 
+  // A bulk checks every item, then inserts the issues of each key team and their events as
+  // multi-row statements (insertCheckedCreates in src/modules/issues/issues.service.ts).
+  it('inserts the issues of a bulk of 12 in one statement and their events in another', async () => {
+    const projectId = acme.projects['ENG/API'];
+    const issues = Array.from({ length: 12 }, (_, n) => ({ title: `Rows ${n}`, projectId }));
+    const { reply, statements } = await measure('POST', '/issues/bulk', { issues });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    expect(reply.body.issues).toHaveLength(12);
+    const inserts = (table: string) =>
+      statements.filter((s) => new RegExp(`^(with .*)?insert (or rollback )?into "${table}"`, 'is').test(s.sql.trim()));
+    expect(inserts('issues').length, texts(statements)).toBe(1);
+    expect(inserts('outbox_events').length, texts(statements)).toBe(1);
+    expect(statements.length, texts(statements)).toBeLessThanOrEqual(8);
+  });
+
   // The clock's row lock orders the workspace's writes until commit: a write takes it first
   // (src/operations/execute.ts), so every check it makes reads the workspace in that order.
   it.skipIf(!process.env.TEST_DATABASE_URL)(

@@ -5,8 +5,9 @@ import { requireVersion, type VersionedResource } from '../../operations/version
 import { updateIssue, type UpdateIssueInput } from './issue-update.service.js';
 import { findVisibleIssueByKey } from './issues.repository.js';
 import {
-  createIssue,
+  checkCreate,
   CreateLookups,
+  insertCheckedCreates,
   findVisibleIssue,
   type CreateIssueInput,
   type IssueView,
@@ -57,16 +58,18 @@ function itemObject(item: unknown): Record<string, unknown> {
 }
 
 /**
- * POST /issues/bulk: creates the issues in order; answers them in that order. Items naming the
- * same project (and assignee) share its read (CreateLookups).
+ * POST /issues/bulk: checks every item in order (the first that fails answers), then inserts
+ * them all in that order (checkCreate reads nothing another create writes); answers them in
+ * that order. Items naming the same project (and assignee) share its read (CreateLookups).
  */
-export function bulkCreateIssues(
+export async function bulkCreateIssues(
   ctx: Ctx,
   items: readonly unknown[],
   checkItem: ItemCheck<CreateIssueInput>,
 ): Promise<IssueView[]> {
   const lookups = new CreateLookups();
-  return eachItem(items, (item) => createIssue(ctx, checkItem(itemObject(item)), { lookups }));
+  const checked = await eachItem(items, (item) => checkCreate(ctx, checkItem(itemObject(item)), { lookups }));
+  return insertCheckedCreates(ctx, checked);
 }
 
 const REFERENCES = ['issueId', 'issueKey'] as const;

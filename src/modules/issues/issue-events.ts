@@ -1,11 +1,11 @@
 import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
-import type { EventType } from '../../events/outbox.js';
-import { recordWriteEvent, type Presented, type ScopedPart } from '../../events/resource-event.js';
+import { recordEvents, type EventType, type WriteEvent } from '../../events/outbox.js';
+import { writeEvent, type Presented, type ScopedPart } from '../../events/resource-event.js';
 import { EVERY_PROJECT, ownProjectFields } from '../visibility/index.js';
 import { presentIssue, type IssueView } from './issues.presenter.js';
 import { findVisibleIssueById, type IssueRecord } from './issues.repository.js';
-import { sourceVisibility } from './issue-sources.js';
+import { sourceVisibility, type SourceVisibility } from './issue-sources.js';
 import { schedulingBlockers } from './links.presenter.js';
 import { listLinksOfIssues, type LinkWithTarget } from './links.repository.js';
 
@@ -48,9 +48,19 @@ export async function recordIssueEvent(
   return recordEventOfIssue(ctx, type, issue, await listLinksOfIssues(ctx, [issue.id]), before);
 }
 
-/** `issue.created` for an issue just inserted: its row is the one the insert returned, and it has no links yet. */
-export const recordIssueCreated = (ctx: Ctx, issue: IssueRecord): Promise<IssueView> =>
-  recordEventOfIssue(ctx, 'issue.created', issue, []);
+/**
+ * `issue.created` for issues just inserted, in this order (outbox.ts, appendEvents): each row
+ * is the one its insert returned, and none has links yet. Answers the caller's views.
+ */
+export async function recordIssuesCreated(ctx: Ctx, issues: IssueRecord[]): Promise<IssueView[]> {
+  const sourceVisible = await sourceVisibility(ctx, issues);
+  const written = issues.map((issue) => issueEvent(ctx, 'issue.created', issue, [], sourceVisible));
+  await recordEvents(
+    ctx,
+    written.map(({ event }) => event),
+  );
+  return written.map(({ view }) => view);
+}
 
 async function recordEventOfIssue(
   ctx: Ctx,
@@ -59,7 +69,20 @@ async function recordEventOfIssue(
   links: LinkWithTarget[],
   before?: IssueRecord,
 ): Promise<IssueView> {
-  const sourceVisible = await sourceVisibility(ctx, [issue]);
+  const { view, event } = issueEvent(ctx, type, issue, links, await sourceVisibility(ctx, [issue]), before);
+  await recordEvents(ctx, [event]);
+  return view;
+}
+
+/** The caller's view of an issue and the event of its write. */
+function issueEvent(
+  ctx: Ctx,
+  type: EventType | ((view: IssueView) => EventType),
+  issue: IssueRecord,
+  links: LinkWithTarget[],
+  sourceVisible: SourceVisibility,
+  before?: IssueRecord,
+): { view: IssueView; event: WriteEvent } {
   // The source record (agenda item, topic, sub-task) is named only when the actor can see it,
   // so no subscriber learns of one through an actor with wider sight.
   const widest = (record: IssueRecord): Presented => {
@@ -74,15 +97,14 @@ async function recordEventOfIssue(
     ? { path: ['issue', 'earliestStartDate'], blockers }
     : undefined;
   const view = presentIssue(issue, links, ctx.access, sourceVisible);
-  await recordWriteEvent(
-    ctx,
+  const event = writeEvent(
     typeof type === 'function' ? type(view) : type,
     'issue',
     issue.project_id,
     { after: widest(issue), before: before && widest(before) },
     { audience: { schedule } },
   );
-  return view;
+  return { view, event };
 }
 
 /** A link event concerns the link's target too: only subscribers who may see its project receive it. */

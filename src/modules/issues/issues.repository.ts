@@ -1,5 +1,6 @@
 import { titleOrDescriptionMatch } from '../../db/text-search.js';
 import { sql, type Kysely, type QueryCreator } from 'kysely';
+import { batches } from '../../db/batches.js';
 import { queryTemplate, singleQuery, slotItems } from '../../db/compiled-query.js';
 import type { Ctx } from '../../db/context.js';
 import type { DB, IssueRow } from '../../db/schema.js';
@@ -338,81 +339,125 @@ export async function listVisibleIssues(
 /** A new issue's row but what its insert takes under the write order: its number, key and instants. */
 export type NewIssueRow = Omit<IssueRow, 'number' | 'issue_key' | 'created_at' | 'updated_at'>;
 
-const columnsOf = (row: object): string => Object.keys(row).join(',');
+/** A new issue's row stamped with its write's instant: all but its number and key. */
+type StampedIssueRow = Omit<IssueRow, 'number' | 'issue_key'>;
 
-/** The values of `columns` (a template's shape) from the template's slots. */
-const valuesOf = <Row>(slots: Row, columns: string) =>
-  Object.fromEntries(columns.split(',').map((column) => [column, slots[column as keyof Row]]));
+/** Each column's values, one per row: what a template inserting `count` rows binds. */
+type ColumnLists<Row> = { [Column in keyof Row]: Array<Row[Column]> };
+
+/** A multi-row insert's shape: how many rows, and which columns each has. */
+const shapeOf = (rows: readonly object[]): string => `${rows.length}:${Object.keys(rows[0]).join(',')}`;
+
+/** Every row's value of each column of `rows[0]`. */
+const columnListsOf = <Row extends object>(rows: readonly Row[]): ColumnLists<Row> =>
+  Object.fromEntries(
+    Object.keys(rows[0]).map((column) => [column, rows.map((row) => row[column as keyof Row])]),
+  ) as ColumnLists<Row>;
+
+/** The rows a template inserts for `shape` (shapeOf), each value a stand-in taken from the slots' lists. */
+function slotRows<Row>(slots: ColumnLists<Row>, shape: string): Row[] {
+  const [count, columns] = shape.split(':');
+  const lists = columns
+    .split(',')
+    .map((column) => [column, slotItems(slots[column as keyof Row] as unknown[], Number(count))] as const);
+  return Array.from(
+    { length: Number(count) },
+    (_, k) => Object.fromEntries(lists.map(([column, items]) => [column, items[k]])) as Row,
+  );
+}
 
 /**
- * SQLite: the insert of a whole issue row, compiled once per set of columns (a row always
- * has them all). OR ROLLBACK: a failed insert (nothing in a create can make one fail but a
- * defect) ends the whole transaction, as the create's error would anyway. With the default
- * (ABORT) SQLite must be able to undo this one statement, and a statement that also runs a
- * trigger (migration 0021) keeps a copy of every page it touches for that, a large share of
- * the SQLite work of a create (docs/decisions/0060-create-path.md).
+ * SQLite: the insert of whole issue rows, compiled once per count and set of columns (a row
+ * always has them all). OR ROLLBACK: a failed insert (nothing in a create can make one fail
+ * but a defect) ends the whole transaction, as the create's error would anyway. With the
+ * default (ABORT) SQLite must be able to undo this one statement, and a statement that also
+ * runs a trigger (migration 0021) keeps a copy of every page it touches for that, a large
+ * share of the SQLite work of a create (docs/decisions/0060-create-path.md).
  */
-const issueInsert = queryTemplate((db, slots: IssueRow, columns: string) =>
-  db
-    .insertInto('issues')
-    .orRollback()
-    .values(valuesOf(slots, columns) as unknown as IssueRow)
-    .returningAll(),
+const issueInsert = queryTemplate((db, slots: ColumnLists<IssueRow>, shape: string) =>
+  db.insertInto('issues').orRollback().values(slotRows(slots, shape)).returningAll(),
 );
 
-/** The key team's next number (PostgreSQL: its counter's row lock, held to commit, orders creates). */
-const counterStep = (db: QueryCreator<DB>, workspaceId: string, teamId: string) =>
+/** Takes `count` numbers from the key team's counter (PostgreSQL: its row lock, held to commit, orders creates). */
+const counterStep = (db: QueryCreator<DB>, workspaceId: string, teamId: string, count: number) =>
   db
     .updateTable('teams')
-    .set({ issue_counter: sql`issue_counter + 1` })
+    .set({ issue_counter: sql`issue_counter + ${count}` })
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', teamId)
     .returning(['issue_counter', 'key']);
 
 /**
- * PostgreSQL, once the write's instant is taken: the insert takes the key team's next number
+ * PostgreSQL, once the write's instant is taken: the insert takes the key team's next numbers
  * itself, from a data-modifying WITH on the team's counter, one round trip fewer under the
- * write order's lock than taking it first.
+ * write order's lock than taking them first. The rows share a key team; the last is numbered
+ * with the counter's new value, each before it one less.
  */
-const numberedIssueInsert = queryTemplate((db, slots: StampedIssueRow, columns: string) =>
-  db
-    .with('counter', (db) => counterStep(db, slots.workspace_id, slots.key_team_id))
+const numberedIssueInsert = queryTemplate((db, slots: ColumnLists<StampedIssueRow>, shape: string) => {
+  const rows = slotRows(slots, shape);
+  const [first] = rows;
+  return db
+    .with('counter', (db) => counterStep(db, first.workspace_id, first.key_team_id, rows.length))
     .insertInto('issues')
-    .values({
-      ...(valuesOf(slots, columns) as unknown as StampedIssueRow),
-      number: sql<number>`(select issue_counter from counter)`,
-      issue_key: sql<string>`(select key || '-' || issue_counter from counter)`,
-    })
-    .returningAll(),
+    .values(
+      rows.map((row, k) => {
+        const below = sql.lit(rows.length - 1 - k);
+        return {
+          ...row,
+          number: sql<number>`(select issue_counter - ${below} from counter)`,
+          issue_key: sql<string>`(select key || '-' || (issue_counter - ${below}) from counter)`,
+        };
+      }),
+    )
+    .returningAll();
+});
+
+const nextIssueNumbers = singleQuery((db, slots: { workspaceId: string; teamId: string; count: number }) =>
+  counterStep(db, slots.workspaceId, slots.teamId, slots.count),
 );
 
-const nextIssueNumber = singleQuery((db, slots: { workspaceId: string; teamId: string }) =>
-  counterStep(db, slots.workspaceId, slots.teamId),
-);
-
-/** A new issue's row stamped with its write's instant: all but its number and key. */
-type StampedIssueRow = Omit<IssueRow, 'number' | 'issue_key'>;
-
-/** Inserts a stamped row, numbered from its key team's counter, in a context that holds the write's instant. */
-async function insertNumbered(ctx: Ctx, row: StampedIssueRow, teamKey: string): Promise<IssueRow | undefined> {
-  if (ctx.dialect === 'postgres') return numberedIssueInsert.first(ctx, columnsOf(row), row);
-  const counter = await nextIssueNumber.first(ctx, { workspaceId: row.workspace_id, teamId: row.key_team_id });
-  if (!counter) throw new Error(`team ${row.key_team_id} has no issue counter`);
-  const number = Number(counter.issue_counter);
-  const numbered: IssueRow = { ...row, number, issue_key: `${teamKey}-${number}` };
-  return issueInsert.first(ctx, columnsOf(numbered), numbered);
+/** Inserts stamped rows of one key team, numbered in order from its counter, in a write that holds its instant. */
+async function insertNumbered(ctx: Ctx, rows: StampedIssueRow[]): Promise<IssueRow[]> {
+  if (ctx.dialect === 'postgres') return numberedIssueInsert.rows(ctx, shapeOf(rows), columnListsOf(rows));
+  const [first] = rows;
+  const counter = await nextIssueNumbers.first(ctx, {
+    workspaceId: first.workspace_id,
+    teamId: first.key_team_id,
+    count: rows.length,
+  });
+  if (!counter) throw new Error(`team ${first.key_team_id} has no issue counter`);
+  const below = Number(counter.issue_counter) - rows.length;
+  const numbered: IssueRow[] = rows.map((row, k) => ({
+    ...row,
+    number: below + k + 1,
+    issue_key: `${counter.key}-${below + k + 1}`,
+  }));
+  return issueInsert.rows(ctx, shapeOf(numbered), columnListsOf(numbered));
 }
 
 /**
- * Inserts a new issue stamped with the write's instant, numbered from its key team's counter
- * (`teamKey` is that team's key); answers the row as the store keeps it (types as a read
- * returns them). The counter's row lock serialises concurrent creates on PostgreSQL (SQLite
- * serialises whole transactions), so numbers are never shared.
+ * Inserts new issues stamped with the write's instant, numbered in this order from their key
+ * teams' counters (a statement per key team, or more past MAX_VARIABLES); answers the rows as the store keeps them (types
+ * as a read returns them), in this order. The counter's row lock serialises concurrent creates
+ * on PostgreSQL (SQLite serialises whole transactions), so numbers are never shared.
  */
-export async function insertNewIssue(ctx: Ctx, row: NewIssueRow, teamKey: string): Promise<IssueRow> {
-  const issue = await insertNumbered(ctx, { ...row, created_at: ctx.now, updated_at: ctx.now }, teamKey);
-  if (!issue?.id) throw new Error('insert into issues returned no row');
-  return issue;
+export async function insertNewIssues(ctx: Ctx, rows: readonly NewIssueRow[]): Promise<IssueRow[]> {
+  const byKeyTeam = new Map<string, StampedIssueRow[]>();
+  for (const row of rows) {
+    const team = byKeyTeam.get(row.key_team_id) ?? [];
+    team.push({ ...row, created_at: ctx.now, updated_at: ctx.now });
+    byKeyTeam.set(row.key_team_id, team);
+  }
+  const inserted = new Map<string, IssueRow>();
+  // The counter's two values ride on the first row's columns; each row binds one variable a column.
+  for (const team of byKeyTeam.values())
+    for (const batch of batches(team, Object.keys(team[0]).length + 2))
+      for (const issue of await insertNumbered(ctx, batch)) inserted.set(issue.id, issue);
+  return rows.map((row) => {
+    const issue = inserted.get(row.id);
+    if (!issue) throw new Error(`insert into issues returned no row for ${row.id}`);
+    return issue;
+  });
 }
 
 export async function updateIssueRow(ctx: Ctx, issueId: string, changes: Partial<IssueRow>): Promise<void> {

@@ -19,7 +19,7 @@ import {
   sendsStatus,
   type StatusRef,
 } from './issue-rules.js';
-import { recordIssueCreated } from './issue-events.js';
+import { recordIssuesCreated } from './issue-events.js';
 import { sourceVisibility } from './issue-sources.js';
 import { presentIssue, type IssueSource, type IssueView, type Priority } from './issues.presenter.js';
 import {
@@ -30,10 +30,11 @@ import {
   findVisibleIssuesByIdsOrKeys,
   findVisibleIssueWithLinksById,
   findVisibleIssueWithLinksByKey,
-  insertNewIssue,
+  insertNewIssues,
   listVisibleIssues,
   type IssueRecord,
   type IssueWithLinks,
+  type NewIssueRow,
 } from './issues.repository.js';
 import { listLinksOfIssues, type LinkWithTarget } from './links.repository.js';
 import { scheduleFromInput, type ScheduleInput } from './schedule.js';
@@ -166,6 +167,14 @@ export class CreateLookups {
   }
 }
 
+/** A create whose checks passed: its row, and the tags it records with it. */
+export interface CheckedCreate {
+  row: NewIssueRow;
+  tags: string[];
+  project: ResolvedProject;
+  status: { key: string; category: string };
+}
+
 /**
  * The create use-case for every door that makes issues (POST /issues, agenda and topic
  * conversion, sub-task promotion): validates, takes the team's next key, records tags and
@@ -174,8 +183,22 @@ export class CreateLookups {
 export async function createIssue(
   ctx: Ctx,
   input: CreateIssueInput,
-  options: { source?: IssueSource; lookups?: CreateLookups } = {},
+  options: { source?: IssueSource } = {},
 ): Promise<IssueView> {
+  const [view] = await insertCheckedCreates(ctx, [await checkCreate(ctx, input, options)]);
+  return view;
+}
+
+/**
+ * A create's checks, in the order their errors answer: everything it reads, nothing it writes.
+ * Creates checked in one write do not read what another writes (an issue, its events and
+ * tags, the team's counter), so a bulk checks every item before it inserts any.
+ */
+export async function checkCreate(
+  ctx: Ctx,
+  input: CreateIssueInput,
+  options: { source?: IssueSource; lookups?: CreateLookups } = {},
+): Promise<CheckedCreate> {
   const title = parseIssueTitle(input.title);
   // The project's lookup reads the assignee too: one statement fewer in the write.
   const candidateId = typeof input.assigneeId === 'string' ? input.assigneeId : undefined;
@@ -187,46 +210,63 @@ export async function createIssue(
   const priority = input.priority !== undefined ? parsePriority(input.priority) : 'none';
   const tags = parseTagFields(input) ?? [];
   const schedule = scheduleFromInput(input);
+  const row: NewIssueRow = {
+    id: newId('iss', ctx.nowMs),
+    workspace_id: ctx.workspace.id,
+    key_team_id: project.team_id,
+    team_id: project.team_id,
+    project_id: project.id,
+    status_id: status.id,
+    assignee_id: assigneeId,
+    reporter_id: reporterId,
+    created_by: ctx.principal.id,
+    title,
+    description: input.description ?? null,
+    priority,
+    start_date: schedule.startDate,
+    due_date: schedule.dueDate,
+    duration_days: schedule.durationDays,
+    tags: JSON.stringify(tags),
+    archived: 0,
+    archived_at: null,
+    container_id: containerId,
+    milestone_id: milestoneId,
+    subtasks_enabled: input.subtasksEnabled === false ? 0 : 1,
+    source_type: options.source?.type ?? null,
+    source_id: options.source?.id ?? null,
+    version: 1,
+  };
+  return { row, tags, project, status };
+}
 
-  const id = newId('iss', ctx.nowMs);
-  const row = await insertNewIssue(
+/**
+ * Inserts checked creates in this order, with their tags and `issue.created` events, each
+ * kind in multi-row statements (a few for a bulk of 50, not one an item). Answers the
+ * caller's views in the same order.
+ */
+export async function insertCheckedCreates(ctx: Ctx, creates: readonly CheckedCreate[]): Promise<IssueView[]> {
+  const rows = await insertNewIssues(
     ctx,
-    {
-      id,
-      workspace_id: ctx.workspace.id,
-      key_team_id: project.team_id,
-      team_id: project.team_id,
-      project_id: project.id,
-      status_id: status.id,
-      assignee_id: assigneeId,
-      reporter_id: reporterId,
-      created_by: ctx.principal.id,
-      title,
-      description: input.description ?? null,
-      priority,
-      start_date: schedule.startDate,
-      due_date: schedule.dueDate,
-      duration_days: schedule.durationDays,
-      tags: JSON.stringify(tags),
-      archived: 0,
-      archived_at: null,
-      container_id: containerId,
-      milestone_id: milestoneId,
-      subtasks_enabled: input.subtasksEnabled === false ? 0 : 1,
-      source_type: options.source?.type ?? null,
-      source_id: options.source?.id ?? null,
-      version: 1,
-    },
-    project.team_key,
+    creates.map(({ row }) => row),
   );
-  await addTagUsages(ctx, 'issue', id, tags, project.id);
-  return recordIssueCreated(ctx, {
-    ...row,
-    project_key: project.key,
-    team_key: project.team_key,
-    status_key: status.key,
-    status_category: status.category,
-  });
+  await addTagUsages(
+    ctx,
+    'issue',
+    creates.map(({ row, tags }) => ({ entityId: row.id, tags, projectId: row.project_id })),
+  );
+  return recordIssuesCreated(
+    ctx,
+    rows.map((row, index) => {
+      const { project, status } = creates[index];
+      return {
+        ...row,
+        project_key: project.key,
+        team_key: project.team_key,
+        status_key: status.key,
+        status_category: status.category,
+      };
+    }),
+  );
 }
 
 type ResolvedProject = NonNullable<Awaited<ReturnType<typeof resolveProjectRef>>>;

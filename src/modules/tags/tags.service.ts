@@ -47,27 +47,27 @@ export async function replaceTagUsages(
   projectId: string | null,
 ): Promise<void> {
   await deleteUsages(ctx, entityType, [entityId]);
-  await addTagUsages(ctx, entityType, entityId, tags, projectId);
+  await addTagUsages(ctx, entityType, [{ entityId, tags, projectId }]);
 }
 
-/** Records the tags of a record that has none yet (a create): nothing to remove first. */
+/** Records the tags of records that have none yet (creates): nothing to remove first. */
 export async function addTagUsages(
   ctx: Ctx,
   entityType: TaggedEntity,
-  entityId: string,
-  tags: string[],
-  projectId: string | null,
+  records: ReadonlyArray<{ entityId: string; tags: string[]; projectId: string | null }>,
 ): Promise<void> {
   await insertUsages(
     ctx,
-    tags.map((name) => ({
-      workspace_id: ctx.workspace.id,
-      entity_type: entityType,
-      entity_id: entityId,
-      name,
-      name_lower: name.toLowerCase(),
-      project_id: projectId,
-    })),
+    records.flatMap(({ entityId, tags, projectId }) =>
+      tags.map((name) => ({
+        workspace_id: ctx.workspace.id,
+        entity_type: entityType,
+        entity_id: entityId,
+        name,
+        name_lower: name.toLowerCase(),
+        project_id: projectId,
+      })),
+    ),
   );
 }
 

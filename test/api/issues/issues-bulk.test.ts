@@ -68,6 +68,65 @@ describe('bulk writes of issues', () => {
       expect(after.events - before.events).toBe(50);
     });
 
+    // Every item is checked before any is written; then the issues of each key team and the
+    // events go in as multi-row statements (issues.service.ts, insertCheckedCreates).
+    it('creates items of two teams in request order: keys per team, events at consecutive positions', async () => {
+      const batch = Array.from({ length: 30 }, (_, i) =>
+        i % 3 === 2
+          ? { projectKey: 'INFRA', teamKey: 'OPS', title: `Mixed ${i}`, tags: [`t${i}`, 'shared'] }
+          : { projectKey: 'API', teamKey: 'ENG', title: `Mixed ${i}` },
+      );
+      const reply = await bulk('POST', { issues: batch });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+      const created = reply.body.issues as Array<{ issueId: string; issueKey: string; title: string; tags: string[] }>;
+      expect(created.map((issue) => issue.title)).toEqual(batch.map((item) => item.title));
+      for (const team of ['ENG', 'OPS']) {
+        const numbers = created
+          .filter((issue) => issue.issueKey.startsWith(`${team}-`))
+          .map((issue) => Number(issue.issueKey.slice(team.length + 1)));
+        expect(numbers).toHaveLength(team === 'ENG' ? 20 : 10);
+        expect(numbers).toEqual(numbers.map((_, i) => numbers[0] + i));
+      }
+      expect(created[2].tags).toEqual(['t2', 'shared']);
+      const tagged = await h.database.db
+        .selectFrom('tag_usages')
+        .select(['entity_id', 'name'])
+        .where(
+          'entity_id',
+          'in',
+          created.map((issue) => issue.issueId),
+        )
+        .execute();
+      expect(tagged).toHaveLength(20);
+      expect(
+        tagged
+          .filter((row) => row.entity_id === created[2].issueId)
+          .map((row) => row.name)
+          .sort(),
+      ).toEqual(['shared', 't2']);
+
+      const { workspace_id } = await h.database.db
+        .selectFrom('issues')
+        .select('workspace_id')
+        .where('id', '=', created[0].issueId)
+        .executeTakeFirstOrThrow();
+      const events = (
+        await h.database.db
+          .selectFrom('outbox_events')
+          .select(['seq', 'type', 'payload'])
+          .where('workspace_id', '=', workspace_id)
+          .orderBy('seq', 'desc')
+          .limit(30)
+          .execute()
+      ).reverse();
+      expect(events.map((event) => event.type)).toEqual(Array(30).fill('issue.created'));
+      const positions = events.map((event) => Number(event.seq));
+      expect(positions).toEqual(positions.map((_, i) => positions[0] + i));
+      expect(events.map((event) => JSON.parse(event.payload).data.issue.issueKey)).toEqual(
+        created.map((issue) => issue.issueKey),
+      );
+    });
+
     it('refuses 51 items with VALIDATION_FAILED naming the bound', async () => {
       const before = await footprint(h);
       expectError(await bulk('POST', { issues: items(51, 'Too many') }), 400, 'VALIDATION_FAILED', {
