@@ -167,7 +167,7 @@ export class CreateLookups {
   }
 }
 
-/** A create whose checks passed: its row, and the tags it records with it. */
+/** A create whose checks passed: its row, the tags it records, and the project and status its view names. */
 export interface CheckedCreate {
   row: NewIssueRow;
   tags: string[];
