@@ -15,9 +15,10 @@ import {
 
 /**
  * Bulk writes of issues: every item goes through the single-issue use-case, in request
- * order, in the caller's one transaction. The first item that fails stops the request; its
- * error, thrown on, rolls back every item before it (rows, events, the teams' key counters)
- * and names the item: `details.index` and a message starting `issues[i]: `.
+ * order, in the caller's one transaction (a bulk create checks every item before it inserts
+ * any). The first item that fails stops the request; its error, thrown on, rolls back
+ * whatever was written (rows, events, the teams' key counters) and names the item:
+ * `details.index` and a message starting `issues[i]: `.
  */
 
 /** Checks one item's body as the single route checks its body; throws that route's codes. */

@@ -437,9 +437,10 @@ async function insertNumbered(ctx: Ctx, rows: StampedIssueRow[]): Promise<IssueR
 
 /**
  * Inserts new issues stamped with the write's instant, numbered in this order from their key
- * teams' counters (a statement per key team, or more past MAX_VARIABLES); answers the rows as the store keeps them (types
- * as a read returns them), in this order. The counter's row lock serialises concurrent creates
- * on PostgreSQL (SQLite serialises whole transactions), so numbers are never shared.
+ * teams' counters: a statement per key team, or more past MAX_VARIABLES (batches.ts). Answers
+ * the rows as the store keeps them (types as a read returns them), in this order. The
+ * counter's row lock serialises concurrent creates on PostgreSQL (SQLite serialises whole
+ * transactions), so numbers are never shared.
  */
 export async function insertNewIssues(ctx: Ctx, rows: readonly NewIssueRow[]): Promise<IssueRow[]> {
   const byKeyTeam = new Map<string, StampedIssueRow[]>();
@@ -449,9 +450,10 @@ export async function insertNewIssues(ctx: Ctx, rows: readonly NewIssueRow[]): P
     byKeyTeam.set(row.key_team_id, team);
   }
   const inserted = new Map<string, IssueRow>();
-  // The counter's two values ride on the first row's columns; each row binds one variable a column.
+  // A row binds a variable a column, its number and key included (SQLite binds them); the
+  // counter's step binds its workspace, team and count.
   for (const team of byKeyTeam.values())
-    for (const batch of batches(team, Object.keys(team[0]).length + 2))
+    for (const batch of batches(team, Object.keys(team[0]).length + 2, 3))
       for (const issue of await insertNumbered(ctx, batch)) inserted.set(issue.id, issue);
   return rows.map((row) => {
     const issue = inserted.get(row.id);
