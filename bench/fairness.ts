@@ -1,12 +1,14 @@
 /**
- * `npm run bench:fairness`: while one token streams maximum-size bulk creates within its
- * rate budget, does another caller's create p99 in the same workspace stay under three
- * times its idle value?
+ * `npm run bench:fairness`: while one token streams maximum-size bulk creates (or bulk
+ * updates) within its rate budget, does another caller's create p99 in the same workspace
+ * stay under three times its idle value?
  *
  * For each store: wsx started as production does (`node dist/wsx.js serve`, the rate limit
  * at its default) on a fresh store seeded with `wsx apply`: one project, two tokens.
  * Caller B creates issues one at a time at a steady pace, first alone ("idle"), then while
- * caller A sends POST /issues/bulk with the most items it takes ("loaded"). A bulk is
+ * caller A sends POST /issues/bulk with the most items it takes ("loaded"), or with
+ * FAIRNESS_BULK=update, PATCH /issues/bulk retitling as many issues (created by its warm-up
+ * bulk, so every item changes a row another bulk may also be changing). A bulk is
  * charged one request per item, so A's pace is 90 % of limit / items bulks a minute, and it
  * should get no 429. PASS when B's loaded p99 < 3 × its idle p99 and every B create got 201.
  * Uses dist/ as built (`npm run build` after changing src/; built here when missing).
@@ -15,13 +17,14 @@
  * FAIRNESS_DURATION          seconds of each phase (default 15)
  * FAIRNESS_BULK_CONNECTIONS  A's bulks in flight at most (default 4)
  * FAIRNESS_RATE              B's creates per second (default 75 % of its own budget)
+ * FAIRNESS_BULK              create (default) or update: what A's bulks do
  * PG_SERVER_URL              PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeOthers, latencyOf, paced, post, countOf, type Latency, type Sample } from './fairness/pace.js';
+import { describeOthers, latencyOf, paced, send, countOf, type Latency, type Sample } from './fairness/pace.js';
 import { bulkMaxItems, freshStore, rateLimitOf, seedWorkspace, type Seeded, type Store } from './fairness/setup.js';
 import { run, startServer, type RunningServer } from './floor/processes.js';
 
@@ -31,6 +34,8 @@ const env = (name: string, fallback: number) => Number(process.env[name] ?? fall
 const STORES = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',') as Store[];
 const SECONDS = env('FAIRNESS_DURATION', 15);
 const BULK_CONNECTIONS = env('FAIRNESS_BULK_CONNECTIONS', 4);
+const BULK_KIND = process.env.FAIRNESS_BULK ?? 'create';
+if (BULK_KIND !== 'create' && BULK_KIND !== 'update') throw new Error('FAIRNESS_BULK is create or update');
 /** B's requests in flight at most: only reached if the server stalls (B's pace is modest). */
 const STEADY_CONNECTIONS = 4;
 /** Shares of each caller's budget they use: A close to its limit, B well within its own. */
@@ -66,21 +71,29 @@ async function measure(store: Store, url: string, seeded: Seeded): Promise<Resul
   const steadyRate = process.env.FAIRNESS_RATE ? Number(process.env.FAIRNESS_RATE) : (STEADY_SHARE * limit) / 60;
   const bulkRate = (BULK_SHARE * limit) / 60 / items;
   console.log(
-    `\n${store}: ${limit} requests/min per token; a bulk takes ${items} items and is charged ${items}; ` +
+    `\n${store}: ${limit} requests/min per token; a bulk ${BULK_KIND} takes ${items} items and is charged ${items}; ` +
       `B ${steadyRate.toFixed(1)} creates/s, A ${bulkRate.toFixed(2)} bulks/s in ${BULK_CONNECTIONS} connections`,
   );
   const { projectId } = seeded;
+  const bulkUrl = `${url}/api/external/issues/bulk`;
   const single = (n: number) =>
-    post(`${url}/api/external/issues`, seeded.steadyToken, { projectId, title: `Steady ${n}` });
-  const bulk = (n: number) =>
-    post(`${url}/api/external/issues/bulk`, seeded.bulkToken, {
-      issues: Array.from({ length: items }, (_, i) => ({ projectId, title: `Bulk ${n} item ${i}` })),
-    });
+    send('POST', `${url}/api/external/issues`, seeded.steadyToken, { projectId, title: `Steady ${n}` });
+  const newIssues = (n: number) => ({
+    issues: Array.from({ length: items }, (_, i) => ({ projectId, title: `Bulk ${n} item ${i}` })),
+  });
   const steady = (seconds: number) => paced(steadyRate, STEADY_CONNECTIONS, seconds, single);
 
-  const [warmups, warmBulk] = await Promise.all([steady(WARMUP_SECONDS), bulk(0)]);
+  // The warm-up bulk is a create in both kinds: in update mode its issues are the ones A retitles.
+  const [warmups, created0] = await Promise.all([steady(WARMUP_SECONDS), createIssues(bulkUrl, seeded, newIssues(0))]);
   warmups.forEach((sample) => created(sample, 'a warm-up create'));
-  created(warmBulk, 'the warm-up bulk');
+  const bulk =
+    BULK_KIND === 'create'
+      ? (n: number) => send('POST', bulkUrl, seeded.bulkToken, newIssues(n))
+      : (n: number) =>
+          send('PATCH', bulkUrl, seeded.bulkToken, {
+            issues: created0.map((issueKey, i) => ({ issueKey, title: `Bulk ${n} retitles item ${i}` })),
+          });
+  const expected = BULK_KIND === 'create' ? 201 : 200;
 
   const idle = latencyOf(await steady(SECONDS), 201);
   console.log(line('  idle    B creates', idle));
@@ -89,7 +102,7 @@ async function measure(store: Store, url: string, seeded: Seeded): Promise<Resul
     paced(bulkRate, BULK_CONNECTIONS, SECONDS, (n) => bulk(n + 1)),
   ]);
   const loaded = latencyOf(loadedSamples, 201);
-  const bulks = latencyOf(bulkSamples, 201);
+  const bulks = latencyOf(bulkSamples, expected);
   const ratio = loaded.p99 / idle.p99;
   const pass = ratio < MAX_RATIO && countOf(idle.others) + countOf(loaded.others) === 0;
   console.log(line('  loaded  B creates', loaded));
@@ -97,6 +110,18 @@ async function measure(store: Store, url: string, seeded: Seeded): Promise<Resul
   console.log(`  loaded p99 / idle p99 = ${ratio.toFixed(2)} → ${pass ? 'PASS' : 'FAIL'} (< ${MAX_RATIO}×)`);
   const bulksPerSecond = bulks.count / SECONDS;
   return { store, idle, loaded, bulks, bulksPerSecond, itemsPerSecond: bulksPerSecond * items, ratio, pass };
+}
+
+/** A's warm-up bulk create: the keys of its issues, in item order. */
+async function createIssues(bulkUrl: string, seeded: Seeded, body: object): Promise<string[]> {
+  const response = await fetch(bulkUrl, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${seeded.bulkToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 201) throw new Error(`the warm-up bulk answered ${response.status}, not 201`);
+  const { issues } = (await response.json()) as { issues: Array<{ issueKey: string }> };
+  return issues.map((issue) => issue.issueKey);
 }
 
 /** One store, from nothing to nothing: fresh store, seeded, server started, measured, all removed. */

@@ -7,13 +7,13 @@ export interface Sample {
 }
 
 /**
- * POSTs `body` as `token` and times it with performance.now(), reading the whole answer so
+ * Sends `body` as `token` and times it with performance.now(), reading the whole answer so
  * the time is what a caller waits for.
  */
-export async function post(url: string, token: string, body: object): Promise<Sample> {
+export async function send(method: 'POST' | 'PATCH', url: string, token: string, body: object): Promise<Sample> {
   const started = performance.now();
   const response = await fetch(url, {
-    method: 'POST',
+    method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
