@@ -143,7 +143,7 @@ describe('statements per hot request', () => {
   });
 
   // A bulk is one write: items naming the same project and assignee share the project's read
-  // (CreateLookups in src/modules/issues/issues.service.ts); another assignee is another read.
+  // (ProjectLookups in src/modules/issues/issues.service.ts); another assignee is another read.
   it('reads a project once for the items of a bulk that name it with the same assignee', async () => {
     const projectId = acme.projects['ENG/API'];
     const items = (count: number, assigneeId: string) =>
@@ -173,6 +173,27 @@ describe('statements per hot request', () => {
     expect(inserts('issues').length, texts(statements)).toBe(1);
     expect(inserts('outbox_events').length, texts(statements)).toBe(1);
     expect(statements.length, texts(statements)).toBeLessThanOrEqual(8);
+  });
+
+  it('updates a bulk of 12 in two statements an item, reading their issues once and inserting their events once', async () => {
+    const projectId = acme.projects['ENG/API'];
+    const created = await measure('POST', '/issues/bulk', {
+      issues: Array.from({ length: 12 }, (_, n) => ({ title: `Retitled ${n}`, projectId })),
+    });
+    expect(created.reply.status).toBe(201);
+    const keys = (created.reply.body.issues as Array<{ issueKey: string }>).map((issue) => issue.issueKey);
+    const { reply, statements } = await measure('PATCH', '/issues/bulk', {
+      issues: keys.map((issueKey, n) => ({ issueKey, title: `Retitled again ${n}` })),
+    });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.issues.map((issue: { issueKey: string }) => issue.issueKey)).toEqual(keys);
+    const matching = (pattern: RegExp) => statements.filter((s) => pattern.test(s.sql.trim())).length;
+    // Once before the first item is written, once for the answers and events after the last.
+    expect(matching(/^select "i"\."id", "i"\."issue_key"/), texts(statements)).toBe(2);
+    expect(matching(/^update "issues"/), texts(statements)).toBe(12);
+    expect(matching(/^(with .*)?insert into "outbox_events"/s), texts(statements)).toBe(1);
+    // Each item: its title's evolution and its update; the project of all 12 is read once.
+    expect(statements.length, texts(statements)).toBeLessThanOrEqual(2 * 12 + 8);
   });
 
   // The clock's row lock orders the workspace's writes until commit: a write takes it first

@@ -69,7 +69,8 @@ export function bulkIssueOperations(operations: Operation[]): Operation[] {
       summary: 'Update up to 50 issues in one transaction: all of them, or none and the failing item named.',
       description:
         'Each item is an update_issue body plus `issueId` or `issueKey`, applied in order; an issue appears at ' +
-        "most once. When an item fails, nothing is written and the answer is that item's error, as update_issue " +
+        'most once. The answer lists the issues in item order, each as the whole request leaves it. ' +
+        "When an item fails, nothing is written and the answer is that item's error, as update_issue " +
         'would answer it, with `details.index` (from 0) naming the item. An item with `expectedVersion` is ' +
         'written only if the issue still has that version (else PRECONDITION_FAILED). Honours Idempotency-Key like a POST. ' +
         'Counts as one request per item against the rate limit.',

@@ -2,13 +2,14 @@ import type { Ctx } from '../../db/context.js';
 import { ApiError, isApiError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { requireVersion, type VersionedResource } from '../../operations/versioned.js';
-import { updateIssue, type UpdateIssueInput } from './issue-update.service.js';
-import { findVisibleIssueByKey } from './issues.repository.js';
+import { recordIssuesUpdated } from './issue-events.js';
+import { updateEventOf, writeIssueUpdate, type UpdateIssueInput } from './issue-update.service.js';
+import type { IssueRecord } from './issues.repository.js';
 import {
   checkCreate,
-  CreateLookups,
+  findVisibleIssues,
   insertCheckedCreates,
-  findVisibleIssue,
+  ProjectLookups,
   type CreateIssueInput,
   type IssueView,
 } from './issues.service.js';
@@ -16,7 +17,7 @@ import {
 /**
  * Bulk writes of issues: every item goes through the single-issue use-case, in request
  * order, in the caller's one transaction (a bulk create checks every item before it inserts
- * any). The first item that fails stops the request; its error, thrown on, rolls back
+ * any; a bulk update writes each item, then records their events together). The first item that fails stops the request; its error, thrown on, rolls back
  * whatever was written (rows, events, the teams' key counters) and names the item:
  * `details.index` and a message starting `issues[i]: `.
  */
@@ -61,14 +62,14 @@ function itemObject(item: unknown): Record<string, unknown> {
 /**
  * POST /issues/bulk: checks every item in order (the first that fails answers), then inserts
  * them all in that order (checkCreate reads nothing another create writes); answers them in
- * that order. Items naming the same project (and assignee) share its read (CreateLookups).
+ * that order. Items naming the same project (and assignee) share its read (ProjectLookups).
  */
 export async function bulkCreateIssues(
   ctx: Ctx,
   items: readonly unknown[],
   checkItem: ItemCheck<CreateIssueInput>,
 ): Promise<IssueView[]> {
-  const lookups = new CreateLookups();
+  const lookups = new ProjectLookups();
   const checked = await eachItem(items, (item) => checkCreate(ctx, checkItem(itemObject(item)), { lookups }));
   return insertCheckedCreates(ctx, checked);
 }
@@ -119,29 +120,50 @@ function splitItem(item: Record<string, unknown>): UpdateItem {
   return { field, ref, expectedVersion: expectedVersionOf(expectedVersion), patch };
 }
 
+/**
+ * The issues the items name, read in one statement before any item is written: a write of
+ * one issue changes no other issue's fields an update reads (it only moves the updated_at
+ * and version of the issues it blocks), and no issue may be named twice. An item whose
+ * reference is malformed is left to its own turn, which refuses it.
+ */
+function readNamedIssues(ctx: Ctx, items: readonly unknown[]): Promise<Map<string, IssueRecord>> {
+  const refs = items.flatMap((item) =>
+    isPlainObject(item)
+      ? REFERENCES.map((field) => item[field]).filter(
+          (ref): ref is string => typeof ref === 'string' && ref.length > 0 && ref.length <= LIMITS.pathParam,
+        )
+      : [],
+  );
+  return findVisibleIssues(ctx, refs);
+}
+
 /** issueId takes an id or a key, as the single route's path does; issueKey only a key. */
-async function requireItemIssue(ctx: Ctx, field: Reference, ref: string) {
-  const issue = field === 'issueKey' ? await findVisibleIssueByKey(ctx, ref) : await findVisibleIssue(ctx, ref);
-  if (!issue) throw new ApiError('ISSUE_NOT_FOUND', { [field]: ref });
+function requireItemIssue(named: Map<string, IssueRecord>, field: Reference, ref: string): IssueRecord {
+  const issue = named.get(ref);
+  if (!issue || (field === 'issueKey' && issue.issue_key !== ref.toUpperCase()))
+    throw new ApiError('ISSUE_NOT_FOUND', { [field]: ref });
   return issue;
 }
 
 /**
- * PATCH /issues/bulk: applies the changes in order; answers the issues in that order. An
- * issue named twice (by id, key or both) is refused at its second item: the answer would
- * depend on the order of the two changes.
+ * PATCH /issues/bulk: applies the changes in order; answers the issues in that order, as the
+ * bulk leaves them. An issue named twice (by id, key or both) is refused at its second item:
+ * the answer would depend on the order of the two changes. Items whose issues share a project
+ * share its read (ProjectLookups); the events go in together once every item is written.
  */
-export function bulkUpdateIssues(
+export async function bulkUpdateIssues(
   ctx: Ctx,
   items: readonly unknown[],
   checkPatch: (issueRef: string, patch: unknown) => UpdateIssueInput,
   issueResource: VersionedResource,
 ): Promise<IssueView[]> {
+  const named = await readNamedIssues(ctx, items);
+  const lookups = new ProjectLookups();
   const firstIndexOf = new Map<string, number>();
-  return eachItem(items, async (item, index) => {
+  const updated = await eachItem(items, async (item, index) => {
     const { field, ref, expectedVersion, patch } = splitItem(itemObject(item));
     const input = checkPatch(ref, patch);
-    const issue = await requireItemIssue(ctx, field, ref);
+    const issue = requireItemIssue(named, field, ref);
     const first = firstIndexOf.get(issue.id);
     if (first !== undefined)
       throw new ApiError(
@@ -155,6 +177,8 @@ export function bulkUpdateIssues(
     firstIndexOf.set(issue.id, index);
     if (expectedVersion !== undefined)
       await requireVersion(ctx, issueResource, { issueId: issue.id }, { versions: [expectedVersion] });
-    return updateIssue(ctx, issue.id, input);
+    await writeIssueUpdate(ctx, issue, input, lookups);
+    return issue;
   });
+  return recordIssuesUpdated(ctx, updated, updateEventOf);
 }

@@ -4,10 +4,10 @@ import { recordEvents, type EventType, type WriteEvent } from '../../events/outb
 import { writeEvent, type Presented, type ScopedPart } from '../../events/resource-event.js';
 import { EVERY_PROJECT, ownProjectFields } from '../visibility/index.js';
 import { presentIssue, type IssueView } from './issues.presenter.js';
-import { findVisibleIssueById, type IssueRecord } from './issues.repository.js';
+import { findVisibleIssueById, findVisibleIssuesByIdsOrKeys, type IssueRecord } from './issues.repository.js';
 import { sourceVisibility, type SourceVisibility } from './issue-sources.js';
 import { schedulingBlockers } from './links.presenter.js';
-import { listLinksOfIssues, type LinkWithTarget } from './links.repository.js';
+import { linksByIssue, listLinksOfIssues, type LinkWithTarget } from './links.repository.js';
 
 /**
  * Issue events are built for the widest audience and narrowed for each subscriber at
@@ -60,6 +60,35 @@ export async function recordIssuesCreated(ctx: Ctx, issues: IssueRecord[]): Prom
     written.map(({ event }) => event),
   );
   return written.map(({ view }) => view);
+}
+
+/**
+ * The events of a bulk's updates, in item order, each carrying `changes` from the issue as
+ * read before its write: the issues and their links are read once, as the bulk leaves them,
+ * and the events go in one statement. Answers the caller's views in the same order.
+ */
+export async function recordIssuesUpdated(
+  ctx: Ctx,
+  befores: IssueRecord[],
+  typeOf: (before: IssueRecord) => (view: IssueView) => EventType,
+): Promise<IssueView[]> {
+  const ids = befores.map((before) => before.id);
+  const written = new Map((await findVisibleIssuesByIdsOrKeys(ctx, ids, [])).map((issue) => [issue.id, issue]));
+  const issues = ids.map((issueId) => {
+    const issue = written.get(issueId);
+    if (!issue) throw new ApiError('ISSUE_NOT_FOUND', { issueId });
+    return issue;
+  });
+  const [links, sourceVisible] = await Promise.all([listLinksOfIssues(ctx, ids), sourceVisibility(ctx, issues)]);
+  const byIssue = linksByIssue(links);
+  const events = issues.map((issue, index) =>
+    issueEvent(ctx, typeOf(befores[index]), issue, byIssue.get(issue.id) ?? [], sourceVisible, befores[index]),
+  );
+  await recordEvents(
+    ctx,
+    events.map(({ event }) => event),
+  );
+  return events.map(({ view }) => view);
 }
 
 async function recordEventOfIssue(

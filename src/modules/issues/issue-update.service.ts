@@ -22,7 +22,7 @@ import {
 import { isTransitionListed, updateIssueRow, type IssueRecord } from './issues.repository.js';
 import { recordIssueEvent } from './issue-events.js';
 import { touchIssuesBlockedBy } from './issue-touch.js';
-import { requireVisibleIssue, type CreateIssueInput, type IssueView } from './issues.service.js';
+import { requireVisibleIssue, type CreateIssueInput, type IssueView, type ProjectLookups } from './issues.service.js';
 import { applyScheduleChange, sendsSchedule } from './schedule.js';
 
 export interface UpdateIssueInput extends CreateIssueInput {
@@ -57,13 +57,18 @@ const PATCHABLE: Array<keyof UpdateIssueInput> = [
  * The project the issue ends up in: the one named by projectId / projectKey (a move), else
  * its own; a team sent without a project must be the issue's own team.
  */
-async function targetProject(ctx: Ctx, issue: IssueRecord, input: UpdateIssueInput): Promise<ProjectWithTeam> {
+async function targetProject(
+  ctx: Ctx,
+  issue: IssueRecord,
+  input: UpdateIssueInput,
+  lookups: ProjectLookups | undefined,
+): Promise<ProjectWithTeam> {
   const named = await resolveProjectRef(ctx, input);
   if (named) return named;
   const team = await resolveTeamRef(ctx, input);
   if (team && team.id !== issue.team_id)
     throw new ApiError('PROJECT_TEAM_MISMATCH', { projectId: issue.project_id, teamKey: team.key });
-  return requireVisibleProject(ctx, issue.project_id);
+  return lookups ? lookups.visible(ctx, issue.project_id) : requireVisibleProject(ctx, issue.project_id);
 }
 
 /** Inside one team, a team with transition rules allows only the listed moves. */
@@ -103,10 +108,13 @@ function archiveChange(issue: IssueRecord, value: unknown, now: string): Pick<Is
   return { archived: 1, archived_at: issue.archived === 1 ? issue.archived_at : now };
 }
 
-function eventFor(wasArchived: boolean, isArchived: boolean): EventType {
-  if (isArchived === wasArchived) return 'issue.updated';
-  return isArchived ? 'issue.archived' : 'issue.restored';
-}
+/** An update's event: archiving and restoring have their own, judged on the issue as written. */
+export const updateEventOf =
+  (before: IssueRecord) =>
+  (view: IssueView): EventType => {
+    if (view.archived === (before.archived === 1)) return 'issue.updated';
+    return view.archived ? 'issue.archived' : 'issue.restored';
+  };
 
 /**
  * PATCH /issues/{issueId}. Everything is checked against the project the issue ends up in:
@@ -116,6 +124,21 @@ function eventFor(wasArchived: boolean, isArchived: boolean): EventType {
  */
 export async function updateIssue(ctx: Ctx, idOrKey: string, input: UpdateIssueInput): Promise<IssueView> {
   const issue = await requireVisibleIssue(ctx, idOrKey);
+  await writeIssueUpdate(ctx, issue, input);
+  return recordIssueEvent(ctx, updateEventOf(issue), issue.id, issue);
+}
+
+/**
+ * Checks and writes one update of `issue` (as read in this write), all but its event: the
+ * caller records that once the issue is as it leaves it (a bulk, for all its items at once).
+ * `lookups` shares the project reads of a bulk's items.
+ */
+export async function writeIssueUpdate(
+  ctx: Ctx,
+  issue: IssueRecord,
+  input: UpdateIssueInput,
+  lookups?: ProjectLookups,
+): Promise<void> {
   if (!PATCHABLE.some((field) => input[field] !== undefined)) {
     throw new ApiError(
       'UNSUPPORTED_ACTION',
@@ -128,7 +151,7 @@ export async function updateIssue(ctx: Ctx, idOrKey: string, input: UpdateIssueI
   if (title !== issue.title) changes.title = title;
   if (input.description !== undefined) changes.description = input.description;
 
-  const project = await targetProject(ctx, issue, input);
+  const project = await targetProject(ctx, issue, input, lookups);
   const moved = project.id !== issue.project_id;
   if (moved) Object.assign(changes, { project_id: project.id, team_id: project.team_id });
   changes.status_id = await nextStatusId(ctx, issue, project, input);
@@ -167,5 +190,4 @@ export async function updateIssue(ctx: Ctx, idOrKey: string, input: UpdateIssueI
 
   await updateIssueRow(ctx, issue.id, { ...changes, updated_at: ctx.now });
   await touchIssuesBlockedBy(ctx, issue, changes);
-  return recordIssueEvent(ctx, (view) => eventFor(issue.archived === 1, view.archived), issue.id, issue);
 }

@@ -3,7 +3,14 @@ import { ApiError } from '../../core/errors.js';
 import { archivedFilter, parseListOrder, type ListOrderQuery } from '../../core/list-order.js';
 import { newId } from '../../core/ids.js';
 import { nonBlank } from '../../core/values.js';
-import { resolveProjectScope, type ProjectScopeQuery, resolveProjectRef, type ProjectRef } from '../projects/index.js';
+import {
+  requireVisibleProject,
+  resolveProjectRef,
+  resolveProjectScope,
+  type ProjectRef,
+  type ProjectScopeQuery,
+  type ProjectWithTeam,
+} from '../projects/index.js';
 import { addTagUsages } from '../tags/index.js';
 import {
   checkAssignee,
@@ -36,7 +43,7 @@ import {
   type IssueWithLinks,
   type NewIssueRow,
 } from './issues.repository.js';
-import { listLinksOfIssues, type LinkWithTarget } from './links.repository.js';
+import { linksByIssue, listLinksOfIssues } from './links.repository.js';
 import { scheduleFromInput, type ScheduleInput } from './schedule.js';
 
 export type { IssueView } from './issues.presenter.js';
@@ -119,9 +126,8 @@ export async function presentIssues(ctx: Ctx, issues: IssueRecord[]): Promise<Is
     ),
     sourceVisibility(ctx, issues),
   ]);
-  const linksByIssue = new Map<string, LinkWithTarget[]>();
-  for (const link of links) linksByIssue.set(link.issue_id, [...(linksByIssue.get(link.issue_id) ?? []), link]);
-  return issues.map((issue) => presentIssue(issue, linksByIssue.get(issue.id) ?? [], ctx.access, sourceVisible));
+  const byIssue = linksByIssue(links);
+  return issues.map((issue) => presentIssue(issue, byIssue.get(issue.id) ?? [], ctx.access, sourceVisible));
 }
 
 export async function presentIssueRecord(ctx: Ctx, issue: IssueRecord): Promise<IssueView> {
@@ -149,22 +155,34 @@ export async function getIssueViewByKey(ctx: Ctx, issueKey: string): Promise<Iss
 }
 
 /**
- * The project lookups of several creates in one write (a bulk): a reference, with the same
- * assignee, is read once. Valid only inside that write, where nothing a create changes (an
- * issue, its events and tags, the team's counter) is something the lookup reads.
+ * The project reads of a bulk's items, in one write: a reference (with the same assignee,
+ * for a create) or an issue's own project is read once. Valid only inside that write, where
+ * nothing an item writes (issues, their events, tags and evolutions, a team's counter) is
+ * something these reads read.
  */
-export class CreateLookups {
-  readonly #projects = new Map<string, ReturnType<typeof resolveProjectRef>>();
+export class ProjectLookups {
+  readonly #references = new Map<string, ReturnType<typeof resolveProjectRef>>();
+  readonly #visible = new Map<string, Promise<ProjectWithTeam>>();
 
+  /** A create's project reference, resolved as resolveProjectRef resolves it. */
   project(ctx: Ctx, ref: ProjectRef, candidateId: string | undefined): ReturnType<typeof resolveProjectRef> {
     const key = JSON.stringify([ref.projectId, ref.projectKey, ref.teamId, ref.teamKey, candidateId]);
-    let lookup = this.#projects.get(key);
-    if (!lookup) {
-      lookup = resolveProjectRef(ctx, ref, candidateId);
-      this.#projects.set(key, lookup);
-    }
-    return lookup;
+    return remembered(this.#references, key, () => resolveProjectRef(ctx, ref, candidateId));
   }
+
+  /** An updated issue's own project, as requireVisibleProject reads it. */
+  visible(ctx: Ctx, projectId: string): Promise<ProjectWithTeam> {
+    return remembered(this.#visible, projectId, () => requireVisibleProject(ctx, projectId));
+  }
+}
+
+function remembered<V>(memo: Map<string, V>, key: string, read: () => V): V {
+  let value = memo.get(key);
+  if (value === undefined) {
+    value = read();
+    memo.set(key, value);
+  }
+  return value;
 }
 
 /** A create whose checks passed: its row, the tags it records, and the project and status its view names. */
@@ -197,7 +215,7 @@ export async function createIssue(
 export async function checkCreate(
   ctx: Ctx,
   input: CreateIssueInput,
-  options: { source?: IssueSource; lookups?: CreateLookups } = {},
+  options: { source?: IssueSource; lookups?: ProjectLookups } = {},
 ): Promise<CheckedCreate> {
   const title = parseIssueTitle(input.title);
   // The project's lookup reads the assignee too: one statement fewer in the write.

@@ -35,6 +35,13 @@ export async function listLinksOfIssues(ctx: Ctx, issueIds: string[]): Promise<L
   return linksOf.rows(ctx, issueIds.length, { workspaceId: ctx.workspace.id, issueIds });
 }
 
+/** Links read for several issues, by the issue whose side each is (in their order). */
+export function linksByIssue(links: LinkWithTarget[]): Map<string, LinkWithTarget[]> {
+  const byIssue = new Map<string, LinkWithTarget[]>();
+  for (const link of links) byIssue.set(link.issue_id, [...(byIssue.get(link.issue_id) ?? []), link]);
+  return byIssue;
+}
+
 export const findLinkSide = (ctx: Ctx, issueId: string, targetIssueId: string, type: string) =>
   ctx.db
     .selectFrom('issue_links')

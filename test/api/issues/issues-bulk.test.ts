@@ -270,6 +270,57 @@ describe('bulk writes of issues', () => {
       expectError(typed, 400, 'VALIDATION_FAILED', { index: 0, field: 'expectedVersion' });
     });
 
+    it('answers each issue as the bulk leaves it, with one event per item at consecutive positions', async () => {
+      const [blocker, blocked] = await createSome(2, 'Leaves it');
+      const link = await h.call('POST', `/api/external/issues/${blocked.issueId}/links`, {
+        token: TOKENS.admin,
+        body: { type: 'blocked_by', targetIssueId: blocker.issueId },
+      });
+      expect(link.status, JSON.stringify(link.body)).toBe(201);
+      const openStatus = (await getIssue(blocker.issueId)).statusKey;
+      const blockedVersion = (await getIssue(blocked.issueId)).version;
+
+      // Item 1 completes the blocker, which moves the issue item 0 already changed.
+      const reply = await bulk('PATCH', {
+        issues: [
+          { issueId: blocked.issueId, title: 'Blocked, retitled' },
+          { issueKey: blocker.issueKey, statusKey: 'done' },
+        ],
+      });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+      const [answeredBlocked, answeredBlocker] = reply.body.issues;
+      expect(answeredBlocked).toEqual(await getIssue(blocked.issueId));
+      expect(answeredBlocker).toEqual(await getIssue(blocker.issueId));
+      expect(answeredBlocked.links).toMatchObject([{ targetIssueId: blocker.issueId, isSatisfied: true }]);
+      expect(answeredBlocked.version).toBe(blockedVersion + 2);
+
+      const events = (
+        await h.database.db
+          .selectFrom('outbox_events')
+          .select(['seq', 'type', 'payload'])
+          .orderBy('seq', 'desc')
+          .limit(2)
+          .execute()
+      ).reverse();
+      expect(events.map((event) => event.type)).toEqual(['issue.updated', 'issue.updated']);
+      expect(Number(events[1].seq)).toBe(Number(events[0].seq) + 1);
+      const payloads = events.map((event) => JSON.parse(event.payload).data);
+      expect(payloads.map((data) => data.issue.issueKey)).toEqual([blocked.issueKey, blocker.issueKey]);
+      expect(payloads[0].changes.title).toEqual({ from: 'Leaves it 1', to: 'Blocked, retitled' });
+
+      // The issues are read before any item is written, but a version is checked as it is when
+      // the item's turn comes: reopening the blocker moves the blocked issue's version first.
+      const before = await footprint(h);
+      const stale = await bulk('PATCH', {
+        issues: [
+          { issueId: blocker.issueId, statusKey: openStatus },
+          { issueId: blocked.issueId, expectedVersion: blockedVersion + 2, priority: 'low' },
+        ],
+      });
+      expectError(stale, 412, 'PRECONDITION_FAILED', { index: 1, currentVersion: blockedVersion + 3 });
+      expect(await footprint(h)).toEqual(before);
+    });
+
     it('refuses the same issue twice, by id and by key, at the second item', async () => {
       const [a, b] = await createSome(2, 'Twice');
       const reply = await bulk('PATCH', {
