@@ -84,14 +84,17 @@ async function measure(store: Store, url: string, seeded: Seeded): Promise<Resul
   const steady = (seconds: number) => paced(steadyRate, STEADY_CONNECTIONS, seconds, single);
 
   // The warm-up bulk is a create in both kinds: in update mode its issues are the ones A retitles.
-  const [warmups, created0] = await Promise.all([steady(WARMUP_SECONDS), createIssues(bulkUrl, seeded, newIssues(0))]);
+  const [warmups, warmupKeys] = await Promise.all([
+    steady(WARMUP_SECONDS),
+    createIssues(bulkUrl, seeded, newIssues(0)),
+  ]);
   warmups.forEach((sample) => created(sample, 'a warm-up create'));
   const bulk =
     BULK_KIND === 'create'
       ? (n: number) => send('POST', bulkUrl, seeded.bulkToken, newIssues(n))
       : (n: number) =>
           send('PATCH', bulkUrl, seeded.bulkToken, {
-            issues: created0.map((issueKey, i) => ({ issueKey, title: `Bulk ${n} retitles item ${i}` })),
+            issues: warmupKeys.map((issueKey, i) => ({ issueKey, title: `Bulk ${n} retitles item ${i}` })),
           });
   const expected = BULK_KIND === 'create' ? 201 : 200;
 

@@ -15,9 +15,10 @@ import {
 } from './issues.service.js';
 
 /**
- * Bulk writes of issues: every item goes through the single-issue use-case, in request
- * order, in the caller's one transaction (a bulk create checks every item before it inserts
- * any; a bulk update writes each item, then records their events together). The first item that fails stops the request; its error, thrown on, rolls back
+ * Bulk writes of issues: every item goes through the single-issue use-case's checks and
+ * writes, in request order, in the caller's one transaction (a bulk create checks every item
+ * before it inserts any; a bulk update writes each item, then records their events
+ * together). The first item that fails stops the request; its error, thrown on, rolls back
  * whatever was written (rows, events, the teams' key counters) and names the item:
  * `details.index` and a message starting `issues[i]: `.
  */

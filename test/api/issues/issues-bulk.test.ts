@@ -88,14 +88,11 @@ describe('bulk writes of issues', () => {
         expect(numbers).toEqual(numbers.map((_, i) => numbers[0] + i));
       }
       expect(created[2].tags).toEqual(['t2', 'shared']);
+      const createdIds = created.map((issue) => issue.issueId);
       const tagged = await h.database.db
         .selectFrom('tag_usages')
         .select(['entity_id', 'name'])
-        .where(
-          'entity_id',
-          'in',
-          created.map((issue) => issue.issueId),
-        )
+        .where('entity_id', 'in', createdIds)
         .execute();
       expect(tagged).toHaveLength(20);
       expect(
