@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
-import type pg from 'pg';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connect.js';
 import type { Database } from '../../src/db/database.js';
+import { namedStatementClient } from '../../src/db/postgres/named-statements.js';
+import { StatementWatch } from '../../src/db/statements.js';
 import { emptyStore, type EmptyStore } from '../support/database.js';
 
 /** PostgreSQL parses and plans a statement text once per connection: each runs as a named prepared statement. */
@@ -77,5 +79,32 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('named statements on PostgreSQL'
     for (let run = 0; run < 3; run++)
       expect((await pool.query('select $1::int as n', [run])).rows).toEqual([{ n: run }]);
     expect(pool.idleCount).toBe(pool.totalCount);
+  });
+
+  it("empties pg's own row arrays once the rows are copied, so no old result keeps them alive", async () => {
+    // pg's Client, recording each result it answers before the named client copies its rows.
+    const answered: pg.QueryArrayResult[] = [];
+    class RecordingClient extends pg.Client {
+      override query(...args: any[]): any {
+        const answer = (super.query as (...passed: unknown[]) => unknown)(...args);
+        if (answer instanceof Promise) void answer.then((result: pg.QueryArrayResult) => answered.push(result));
+        return answer;
+      }
+    }
+    const Client = namedStatementClient({ ...pg, Client: RecordingClient }, new StatementWatch());
+    const client = new Client({ connectionString: store.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query('select n, $1::text as label from generate_series(1, 3) as n', ['x']);
+      expect(rows).toEqual([
+        { n: 1, label: 'x' },
+        { n: 2, label: 'x' },
+        { n: 3, label: 'x' },
+      ]);
+      expect(answered).toHaveLength(1);
+      expect(answered[0].rows).toEqual([]);
+    } finally {
+      await client.end();
+    }
   });
 });

@@ -47,11 +47,21 @@ export function namedStatementClient(driver: Pg, watch: StatementWatch): typeof 
     return build;
   };
 
+  /**
+   * The answer's rows as objects. pg's own row arrays are emptied once copied: V8 learns that
+   * pg's result arrays outlive a young-generation collection (a query waits its turn for a
+   * connection and for the server) and allocates them in the old generation from then on. An
+   * old array keeps every row pushed into it alive until the next full collection, so every
+   * page's rows and strings were copied out of the young generation twice and then promoted,
+   * about 2.4 MB a collection under load. Emptied, they die young (docs/performance.md).
+   */
   const asObjects = async (text: string, answer: Promise<QueryArrayResult>) => {
     const result = await answer;
     if (result.rows.length === 0) return result;
     const build = builderOf(text, result.fields);
-    return { ...result, rows: result.rows.map(build) };
+    const rows = result.rows.map(build);
+    result.rows.length = 0;
+    return { ...result, rows };
   };
 
   return class NamedStatementClient extends driver.Client {
