@@ -107,7 +107,8 @@ function trimmed(result: Result, shape: RecordShape, selected: Set<string>): Res
 /** The operation with `fields` among its query parameters (and so its MCP arguments), when its answer has records. */
 export function withFieldSelection(op: Operation): Operation {
   const shape = recordShape(op);
-  if (!shape) return op;
+  const { run } = op;
+  if (!shape || !run) return op;
   const query = op.query as TObject | undefined;
   // The pattern is parseFields' check (its answer names the unknown fields), shown in the document.
   const fields = Type.Optional(
@@ -126,11 +127,12 @@ export function withFieldSelection(op: Operation): Operation {
   );
   return {
     ...op,
+    steps: undefined,
     query: Type.Object({ ...(query?.properties ?? {}), fields }),
     run: async (ctx, input) => {
       const { fields: value, ...rest } = input.query as { fields?: string };
       const selected = value === undefined ? undefined : parseFields(value, shape);
-      const result = await op.run(ctx, { ...input, query: rest });
+      const result = await run(ctx, { ...input, query: rest });
       return selected && result.status === 200 ? trimmed(result, shape, selected) : result;
     },
   };

@@ -29,6 +29,15 @@ export interface Database {
    */
   write<T>(workspaceId: string, work: (trx: Kysely<DB>, nowMs: number) => Promise<T>): Promise<T>;
   /**
+   * Runs a write as `write` does, in three steps (MergeableWrite). Where the store commits
+   * several writes of a workspace in one transaction, the writes of one kind that follow each
+   * other there share the middle step, so their rows go in as one statement.
+   */
+  writeMergeable<Checked, Written, T>(
+    workspaceId: string,
+    write: MergeableWrite<Kysely<DB>, Checked, Written, T>,
+  ): Promise<T>;
+  /**
    * Runs one write that must be durable before its caller goes on (an idempotency claim,
    * which a duplicate of the request must find), answering once it is.
    */
@@ -49,6 +58,32 @@ export interface Database {
   /** PostgreSQL's connection pool, as the metrics read it; undefined on SQLite. */
   pool?: PoolUse;
 }
+
+/**
+ * A write in three steps: `check` reads and decides, and changes nothing; the kind's `write`
+ * inserts what the checked writes of that kind add; `finish` records the rest (its events) and
+ * answers. Checks of writes that share a `write` must not read what it inserts: they all run
+ * before it.
+ */
+export interface MergeableWrite<Trx, Checked, Written, T> {
+  kind: WriteKind<Trx, Checked, Written>;
+  check(trx: Trx, nowMs: number): Promise<Checked>;
+  finish(trx: Trx, nowMs: number, checked: Checked, written: Written): Promise<T>;
+}
+
+/** The step writes of one kind share: answers what it wrote for each checked write, in order. */
+export interface WriteKind<Trx, Checked, Written> {
+  write(trx: Trx, checked: readonly Checked[]): Promise<Written[]>;
+}
+
+/** A mergeable write run on its own: its three steps in one write. */
+export const alone =
+  <Trx, Checked, Written, T>(write: MergeableWrite<Trx, Checked, Written, T>) =>
+  async (trx: Trx, nowMs: number): Promise<T> => {
+    const checked = await write.check(trx, nowMs);
+    const [written] = await write.kind.write(trx, [checked]);
+    return write.finish(trx, nowMs, checked, written);
+  };
 
 /** What a pg Pool tells of its use (its own property names). */
 export interface PoolUse {

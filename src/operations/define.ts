@@ -1,5 +1,8 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import type { Kysely } from 'kysely';
 import type { Ctx } from '../db/context.js';
+import type { WriteKind } from '../db/database.js';
+import type { DB } from '../db/schema.js';
 import type { ErrorCode } from '../core/errors.js';
 import type { VersionedResource } from './versioned.js';
 
@@ -29,12 +32,43 @@ export interface OperationInput<P, Q, B> {
  * One endpoint, declared once. The HTTP adapter, the MCP tool adapter and the OpenAPI
  * document are all generated from this record; none of them holds business logic.
  */
-export interface Operation<
+export type Operation<
   P extends TSchema = TSchema,
   Q extends TSchema = TSchema,
   B extends TSchema = TSchema,
   R = unknown,
-> {
+  Checked = unknown,
+  Written = unknown,
+> = OperationShape<P, Q, B, R> &
+  (
+    | RunsWhole<P, Q, B, R>
+    | RunsInSteps<OperationInput<Static<P>, Static<Q>, Static<B>> & { prepared?: R }, Checked, Written>
+  );
+
+/** An operation's work as one function: in its write's transaction when it writes. */
+interface RunsWhole<P extends TSchema, Q extends TSchema, B extends TSchema, R> {
+  run: (ctx: Ctx, input: OperationInput<Static<P>, Static<Q>, Static<B>> & { prepared?: R }) => Promise<Result>;
+  steps?: never;
+}
+
+/**
+ * A write's work in the three steps Database.writeMergeable takes, so that the writes of one
+ * kind committed one after the other share `kind`'s insert: `check` reads and decides and
+ * changes nothing (it runs without a savepoint of its own), `finish` records the rest and
+ * answers.
+ */
+interface RunsInSteps<Input, Checked, Written> {
+  steps: WriteSteps<Input, Checked, Written>;
+  run?: never;
+}
+
+export interface WriteSteps<Input, Checked, Written> {
+  kind: WriteKind<Kysely<DB>, Checked, Written>;
+  check: (ctx: Ctx, input: Input) => Promise<Checked>;
+  finish: (ctx: Ctx, checked: Checked, written: Written) => Promise<Result>;
+}
+
+interface OperationShape<P extends TSchema, Q extends TSchema, B extends TSchema, R> {
   /** snake_case; also the MCP tool name. */
   id: string;
   method: HttpMethod;
@@ -98,7 +132,6 @@ export interface Operation<
    * `run` as `prepared`. `run` still makes every decision, in its transaction.
    */
   prepare?: (ctx: Ctx, input: OperationInput<Static<P>, Static<Q>, Static<B>>) => Promise<R>;
-  run: (ctx: Ctx, input: OperationInput<Static<P>, Static<Q>, Static<B>> & { prepared?: R }) => Promise<Result>;
 }
 
 /** How many requests beyond itself a call weighs on the rate limit (a bulk write: one per item, less this one). */
@@ -113,8 +146,13 @@ export const acceptsIdempotencyKey = (op: Operation): boolean =>
 export const takesVersionCondition = (op: Operation): boolean =>
   op.resource !== undefined && (op.method === 'PATCH' || op.method === 'DELETE');
 
-export function defineOperation<P extends TSchema, Q extends TSchema, B extends TSchema, R = unknown>(
-  op: Operation<P, Q, B, R>,
-): Operation {
+export function defineOperation<
+  P extends TSchema,
+  Q extends TSchema,
+  B extends TSchema,
+  R = unknown,
+  Checked = unknown,
+  Written = unknown,
+>(op: Operation<P, Q, B, R, Checked, Written>): Operation {
   return op as unknown as Operation;
 }

@@ -33,22 +33,43 @@ export async function executeOperation(
   { inTransaction, condition }: ExecuteOptions = {},
 ): Promise<Result> {
   const prepared = op.prepare ? { prepared: await op.prepare(ctx, input) } : {};
-  if (op.method === 'GET') return op.run(ctx, { ...input, ...prepared });
-  const write = async (trx: Kysely<DB>, nowMs: number): Promise<Result> => {
-    const writeCtx: Ctx = { ...ctx, db: trx, nowMs, now: nowIso(nowMs) };
+  if (op.method === 'GET' && op.run) return op.run(ctx, { ...input, ...prepared });
+  const inWrite = (trx: Kysely<DB>, nowMs: number): Ctx => ({ ...ctx, db: trx, nowMs, now: nowIso(nowMs) });
+  const checkCondition = async (writeCtx: Ctx) => {
     if (condition && op.resource) await requireVersion(writeCtx, op.resource, input.params, condition);
-    const result = await op.run(writeCtx, { ...input, ...prepared });
+  };
+  const answered = async (trx: Kysely<DB>, result: Result): Promise<Result> => {
     if (inTransaction) await inTransaction(trx, result);
     return result;
   };
+  const run = (): Promise<Result> => {
+    const { steps } = op;
+    if (steps) {
+      return ctx.store.writeMergeable(ctx.workspace.id, {
+        kind: steps.kind,
+        check: async (trx, nowMs) => {
+          const writeCtx = inWrite(trx, nowMs);
+          await checkCondition(writeCtx);
+          return steps.check(writeCtx, { ...input, ...prepared });
+        },
+        finish: async (trx, nowMs, value, written) =>
+          answered(trx, await steps.finish(inWrite(trx, nowMs), value, written)),
+      });
+    }
+    return ctx.store.write(ctx.workspace.id, async (trx, nowMs) => {
+      const writeCtx = inWrite(trx, nowMs);
+      await checkCondition(writeCtx);
+      return answered(trx, await op.run(writeCtx, { ...input, ...prepared }));
+    });
+  };
   try {
-    return await ctx.store.write(ctx.workspace.id, write);
+    return await run();
   } catch (error) {
     // A record the write refers to went away (or moved) between its checks and its commit,
     // by a write that does not take the workspace's order (a command of the CLI, a
     // background job): the foreign keys refused the write and rolled it back. Run once more:
     // its checks now see the record gone and answer what they answer for it (a not-found code).
     if (!isForeignKeyViolation(error)) throw error;
-    return ctx.store.write(ctx.workspace.id, write);
+    return run();
   }
 }

@@ -1,4 +1,7 @@
+import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import type { MergeableWrite, WriteKind } from '../../src/db/database.js';
+import type { DB } from '../../src/db/schema.js';
 import { MAX_GROUP, WorkspaceGroups, type GroupTransactions } from '../../src/db/postgres/workspace-groups.js';
 import { gate, scratchTable } from '../support/scratch-table.js';
 
@@ -39,8 +42,45 @@ function recordingStore(log: string[], options: { failCommit?: boolean } = {}) {
     async savepoint(trx, step) {
       log.push(`${trx} ${step}`);
     },
+    // The recording store's own errors ("statement …") stand for those PostgreSQL answers.
+    abortsTransaction: (error) => error instanceof Error && error.message.startsWith('statement'),
   };
   return store;
+}
+
+/**
+ * A kind of mergeable write whose shared step logs the values it writes and, given `refuse`,
+ * fails like a statement when that value is among several (alone it is written).
+ */
+function recordingKind(log: string[], refuse?: string): WriteKind<string, string, string> {
+  return {
+    async write(trx, checked) {
+      log.push(`${trx} write ${checked.join(',')}`);
+      if (refuse && checked.length > 1 && checked.includes(refuse)) throw new Error(`statement refused ${refuse}`);
+      return checked.map((value) => value.toUpperCase());
+    },
+  };
+}
+
+/** A mergeable write of `kind` that checks `name` (or fails its check with `checkError`) and answers what was written, with its instant. */
+function mergeable(
+  log: string[],
+  kind: WriteKind<string, string, string>,
+  name: string,
+  checkError?: Error,
+): MergeableWrite<string, string, string, string> {
+  return {
+    kind,
+    async check(trx) {
+      log.push(`${trx} check ${name}`);
+      if (checkError) throw checkError;
+      return name;
+    },
+    async finish(trx, nowMs, checked, written) {
+      log.push(`${trx} finish ${checked}`);
+      return `${written}@${nowMs - CLOCK_MS}`;
+    },
+  };
 }
 
 /** A write that runs until released (or failed), logging the transaction it runs in. */
@@ -62,6 +102,35 @@ function heldWrite(log: string[], name: string) {
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Groups whose first write is held, so the writes queued next share the second transaction (t2). */
+function queuedBehindAHeldWrite(refuse?: string) {
+  const log: string[] = [];
+  const groups = new WorkspaceGroups(recordingStore(log));
+  const first = heldWrite(log, 'first');
+  const running = groups.run('ws', first.work);
+  const runGroup = async () => {
+    first.release();
+    await running;
+  };
+  return { log, groups, kind: recordingKind(log, refuse), runGroup };
+}
+
+/** What a transaction logs up to the insert its mergeable writes share. */
+const mergedRun = (trx: string, names: string[]) => [
+  `${trx} begin`,
+  `${trx} order`,
+  ...names.map((name) => `${trx} check ${name}`),
+  `${trx} write ${names.join(',')}`,
+];
+
+/** What a mergeable write logs when it runs on its own in a group. */
+const aloneInSavepoint = (trx: string, name: string) => [
+  `${trx} savepoint`,
+  `${trx} check ${name}`,
+  `${trx} write ${name}`,
+  `${trx} finish ${name}`,
+];
 
 describe('the writes of one workspace on PostgreSQL', () => {
   it('run alone when the workspace is idle, then share one transaction with those that waited', async () => {
@@ -203,6 +272,104 @@ describe('the writes of one workspace on PostgreSQL', () => {
     expect(log.filter((line) => line === 't2 savepoint')).toHaveLength(MAX_GROUP);
   });
 
+  it('share one insert among writes of one kind that follow each other, each checked at its own instant', async () => {
+    const { log, groups, kind, runGroup } = queuedBehindAHeldWrite();
+    const results = ['b', 'c', 'd'].map((name) => groups.runMergeable('ws', mergeable(log, kind, name)));
+    await runGroup();
+    expect(await Promise.all(results)).toEqual(['B@0', 'C@1', 'D@2']);
+    expect(log.slice(log.indexOf('t2 begin'))).toEqual([
+      ...mergedRun('t2', ['b', 'c', 'd']),
+      't2 finish b',
+      't2 finish c',
+      't2 finish d',
+      't2 clock 2',
+      't2 commit',
+    ]);
+  });
+
+  it('answer a failed check alone, without a savepoint, while the others share the insert', async () => {
+    const { log, groups, kind, runGroup } = queuedBehindAHeldWrite();
+    const results = [
+      groups.runMergeable('ws', mergeable(log, kind, 'b')),
+      groups.runMergeable('ws', mergeable(log, kind, 'c', new Error('PROJECT_REQUIRED'))),
+      groups.runMergeable('ws', mergeable(log, kind, 'd')),
+    ];
+    await runGroup();
+    expect(await results[0]).toBe('B@0');
+    await expect(results[1]).rejects.toThrow('PROJECT_REQUIRED');
+    expect(await results[2]).toBe('D@2');
+    expect(log.filter((line) => line.startsWith('t2'))).not.toContain('t2 savepoint');
+    expect(log).toContain('t2 write b,d');
+  });
+
+  it('run the group again, each write alone in its savepoint, when a shared insert fails', async () => {
+    const { log, groups, kind, runGroup } = queuedBehindAHeldWrite('c');
+    const results = ['b', 'c', 'd'].map((name) => groups.runMergeable('ws', mergeable(log, kind, name)));
+    await runGroup();
+    // Alone, c is written too: only the shared statement failed.
+    expect(await Promise.all(results)).toEqual(['B@0', 'C@1', 'D@2']);
+    expect(log.slice(log.indexOf('t2 begin'))).toEqual([
+      ...mergedRun('t2', ['b', 'c', 'd']),
+      't2 rollback',
+      't3 begin',
+      't3 order',
+      ...aloneInSavepoint('t3', 'b'),
+      ...aloneInSavepoint('t3', 'c'),
+      ...aloneInSavepoint('t3', 'd'),
+      't3 clock 2',
+      't3 commit',
+    ]);
+  });
+
+  it('run the group again when a check’s statement fails, and let that write alone answer its failure', async () => {
+    const { log, groups, kind, runGroup } = queuedBehindAHeldWrite();
+    const results = [
+      groups.runMergeable('ws', mergeable(log, kind, 'b')),
+      groups.runMergeable('ws', mergeable(log, kind, 'c', new Error('statement timeout'))),
+    ];
+    await runGroup();
+    expect(await results[0]).toBe('B@0');
+    await expect(results[1]).rejects.toThrow('statement timeout');
+    expect(log.slice(log.indexOf('t2 begin'))).toEqual([
+      't2 begin',
+      't2 order',
+      't2 check b',
+      't2 check c',
+      't2 rollback',
+      't3 begin',
+      't3 order',
+      ...aloneInSavepoint('t3', 'b'),
+      't3 savepoint',
+      't3 check c',
+      't3 rollback to',
+      't3 clock 1',
+      't3 commit',
+    ]);
+  });
+
+  it('share an insert only among neighbours of one kind', async () => {
+    const { log, groups, kind, runGroup } = queuedBehindAHeldWrite();
+    const other = recordingKind(log);
+    const results = [
+      groups.runMergeable('ws', mergeable(log, kind, 'b')),
+      groups.runMergeable('ws', mergeable(log, kind, 'c')),
+      groups.run('ws', async (trx) => {
+        log.push(`${trx} plain`);
+        return 'plain';
+      }),
+      groups.runMergeable('ws', mergeable(log, kind, 'd')),
+      groups.runMergeable('ws', mergeable(log, other, 'e')),
+    ];
+    await runGroup();
+    expect(await Promise.all(results)).toEqual(['B@0', 'C@1', 'plain', 'D@3', 'E@4']);
+    expect(log.filter((line) => / (write|plain)/.test(line))).toEqual([
+      't2 write b,c',
+      't2 plain',
+      't2 write d',
+      't2 write e',
+    ]);
+  });
+
   it('do not hold up another workspace’s writes', async () => {
     const log: string[] = [];
     const groups = new WorkspaceGroups(recordingStore(log));
@@ -255,6 +422,64 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the writes of one workspace on 
       'rollback to wsx_write',
       'savepoint wsx_write',
       'insert c',
+      'commit',
+    ]);
+  });
+
+  it('share one insert among creates that waited, and run again alone when it fails', async () => {
+    const { database, log } = scratch;
+    const kind: WriteKind<Kysely<DB>, string, string> = {
+      async write(trx, values) {
+        await sql`insert into t (v) values ${sql.join(values.map((value) => sql`(${value})`))}`.execute(trx);
+        return [...values];
+      },
+    };
+    const create = (value: string) =>
+      database.writeMergeable('ws', {
+        kind,
+        check: async () => value,
+        finish: async (_trx, _nowMs, checked) => checked,
+      });
+    const held = gate();
+    const first = database.write('ws', async (trx) => {
+      await scratch.insert(trx, 'a');
+      await held.opened;
+      return 'a';
+    });
+    const merged = [create('b'), create('c')];
+    held.open();
+    expect(await first).toBe('a');
+    expect(await Promise.all(merged)).toEqual(['b', 'c']);
+    expect(log).toEqual(['begin', 'insert a', 'commit', 'begin', 'insert b', 'commit']);
+
+    log.length = 0;
+    const again = gate();
+    const next = database.write('ws', async () => {
+      await again.opened;
+      return 'next';
+    });
+    const [d, duplicate, e] = [create('d'), create('d'), create('e')];
+    duplicate.catch(() => undefined);
+    again.open();
+    expect(await next).toBe('next');
+    expect(await d).toBe('d');
+    await expect(duplicate).rejects.toMatchObject({ code: '23505' });
+    expect(await e).toBe('e');
+    expect(await scratch.values()).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(log).toEqual([
+      'begin',
+      'commit',
+      'begin',
+      'insert d',
+      'rollback',
+      'begin',
+      'savepoint wsx_write',
+      'insert d',
+      'savepoint wsx_write',
+      'insert d',
+      'rollback to wsx_write',
+      'savepoint wsx_write',
+      'insert e',
       'commit',
     ]);
   });

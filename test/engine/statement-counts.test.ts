@@ -142,6 +142,48 @@ describe('statements per hot request', () => {
     expect(statements.length, texts(statements)).toBeLessThanOrEqual(6);
   });
 
+  // A create's checks change nothing (checkCreate in src/modules/issues/issues.service.ts), so
+  // creates that wait together on PostgreSQL check one after the other without a savepoint and
+  // then share their insert: whatever a check runs must be a read.
+  it('runs only reads before a create writes its issue: its checks change nothing', async () => {
+    const { reply, statements } = await measure('POST', '/issues', {
+      title: 'Checked',
+      projectId: acme.projects['ENG/API'],
+      assigneeId: aliceId,
+    });
+    expect(reply.status).toBe(201);
+    const sqls = statements.map((s) => s.sql.trim().toLowerCase());
+    const firstWrite = sqls.findIndex((text) => /^(with .*)?(insert into|update) "(issues|teams)"/s.test(text));
+    expect(firstWrite, texts(statements)).toBeGreaterThan(0);
+    const checks = sqls
+      .slice(0, firstWrite)
+      .filter((text) => !/^(begin|update "workspaces" set "write_clock_ms")/.test(text));
+    expect(checks.length, texts(statements)).toBeGreaterThan(0);
+    for (const text of checks) expect(text, texts(statements)).toMatch(/^select /);
+  });
+
+  // On PostgreSQL the creates that waited for the workspace's order share one insert of their
+  // issues (src/db/postgres/workspace-groups.ts); each still records its own event.
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'inserts the issues of creates sent together on PostgreSQL in fewer statements than creates',
+    async () => {
+      const projectId = acme.projects['ENG/API'];
+      const seen: string[] = [];
+      const stop = h.database.statements.observe((sql) => seen.push(sql.trim()));
+      const replies = await Promise.all(
+        Array.from({ length: 10 }, (_, n) =>
+          h.call('POST', `${API}/issues`, { token: TOKENS.admin, body: { title: `Together ${n}`, projectId } }),
+        ),
+      );
+      stop();
+      expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 201));
+      const inserts = (table: string) =>
+        seen.filter((text) => new RegExp(`^(with .*)?insert into "${table}"`, 'is').test(text));
+      expect(inserts('issues').length, seen.join('\n')).toBeLessThan(10);
+      expect(inserts('outbox_events').length, seen.join('\n')).toBe(10);
+    },
+  );
+
   // A bulk is one write: items naming the same project and assignee share the project's read
   // (ProjectLookups in src/modules/issues/issues.service.ts); another assignee is another read.
   it('reads a project once for the items of a bulk that name it with the same assignee', async () => {

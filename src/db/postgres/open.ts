@@ -51,6 +51,8 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
     savepoint: async (trx, step) => {
       await sql.raw(`${step} wsx_write`).execute(trx);
     },
+    // An error PostgreSQL answered ends the transaction's use until a rollback.
+    abortsTransaction: (error) => error instanceof pg.DatabaseError,
   });
   const safe = new URL(url);
   safe.password = '';
@@ -59,6 +61,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
     dialect: 'postgres',
     describe: `postgres://${safe.host}${safe.pathname}`,
     write: (workspaceId, work) => groups.run(workspaceId, work),
+    writeMergeable: (workspaceId, write) => groups.runMergeable(workspaceId, write),
     // A statement outside a transaction commits on its own before it answers.
     durableWrite: (work) => work(db),
     writeInstant: workspaceClockInstant,

@@ -2,7 +2,7 @@ import { Kysely } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Signals } from '../../core/signals.js';
-import type { Database } from '../database.js';
+import { alone, type Database } from '../database.js';
 import { createOwnerOnly } from '../file-mode.js';
 import { InstallationSecrets } from '../installation-secrets.js';
 import type { DB } from '../schema.js';
@@ -96,6 +96,8 @@ export async function openSqlite(path: string, backgroundCheckpoints = false): P
     file,
     // A write, and a claim that must be durable, join their turn's commit group.
     write: (_workspaceId, work) => commitGroups.run(db, (trx) => work(trx, clock.next())),
+    // Each write is its own transaction inside the turn's commit group: nothing to share.
+    writeMergeable: (_workspaceId, write) => commitGroups.run(db, (trx) => alone(write)(trx, clock.next())),
     durableWrite: (work) => commitGroups.run(db, work),
     // One write runs at a time (BEGIN IMMEDIATE): this process's clock orders them.
     writeInstant: async () => clock.next(),

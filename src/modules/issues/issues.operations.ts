@@ -15,7 +15,14 @@ import {
   UpdateIssueBody,
   issueFieldCodes,
 } from './issues.schemas.js';
-import { createIssue, getIssueView, getIssueViewByKey, listIssues } from './issues.service.js';
+import {
+  checkCreate,
+  finishCreate,
+  getIssueView,
+  getIssueViewByKey,
+  issueInserts,
+  listIssues,
+} from './issues.service.js';
 import { linkOperations } from './links.operations.js';
 import { defineResource } from '../../operations/versioned.js';
 
@@ -107,7 +114,11 @@ const issueOperations: Operation[] = [
     fieldCodes: issueFieldCodes,
     response: IssueResponse,
     successStatus: 201,
-    run: async (ctx, { body }) => created({ issue: await createIssue(ctx, body) }),
+    steps: {
+      kind: issueInserts,
+      check: (ctx, { body }) => checkCreate(ctx, body),
+      finish: async (ctx, checked, row) => created({ issue: await finishCreate(ctx, checked, row) }),
+    },
   }),
   defineOperation({
     id: 'update_issue',

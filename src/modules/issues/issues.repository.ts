@@ -336,11 +336,8 @@ export async function listVisibleIssues(
   });
 }
 
-/** A new issue's row but what its insert takes under the write order: its number, key and instants. */
-export type NewIssueRow = Omit<IssueRow, 'number' | 'issue_key' | 'created_at' | 'updated_at'>;
-
-/** A new issue's row stamped with its write's instant: all but its number and key. */
-type StampedIssueRow = Omit<IssueRow, 'number' | 'issue_key'>;
+/** A new issue's row, stamped with its write's instant: all but its number and key, which the insert takes from the team's counter. */
+export type NewIssueRow = Omit<IssueRow, 'number' | 'issue_key'>;
 
 /** Each column's values, one per row: what a template inserting `count` rows binds. */
 type ColumnLists<Row> = { [Column in keyof Row]: Array<Row[Column]> };
@@ -393,7 +390,7 @@ const counterStep = (db: QueryCreator<DB>, workspaceId: string, teamId: string, 
  * write order's lock than taking them first. The rows share a key team; the last is numbered
  * with the counter's new value, each before it one less.
  */
-const numberedIssueInsert = queryTemplate((db, slots: ColumnLists<StampedIssueRow>, shape: string) => {
+const numberedIssueInsert = queryTemplate((db, slots: ColumnLists<NewIssueRow>, shape: string) => {
   const rows = slotRows(slots, shape);
   const [first] = rows;
   return db
@@ -417,7 +414,7 @@ const nextIssueNumbers = singleQuery((db, slots: { workspaceId: string; teamId: 
 );
 
 /** Inserts stamped rows of one key team, numbered in order from its counter, in a write that holds its instant. */
-async function insertNumbered(ctx: Ctx, rows: StampedIssueRow[]): Promise<IssueRow[]> {
+async function insertNumbered(ctx: Ctx, rows: NewIssueRow[]): Promise<IssueRow[]> {
   if (ctx.dialect === 'postgres') return numberedIssueInsert.rows(ctx, shapeOf(rows), columnListsOf(rows));
   const [first] = rows;
   const counter = await nextIssueNumbers.first(ctx, {
@@ -436,17 +433,17 @@ async function insertNumbered(ctx: Ctx, rows: StampedIssueRow[]): Promise<IssueR
 }
 
 /**
- * Inserts new issues stamped with the write's instant, numbered in this order from their key
- * teams' counters: a statement per key team, or more past MAX_VARIABLES (batches.ts). Answers
- * the rows as the store keeps them (types as a read returns them), in this order. The
+ * Inserts new issues, each stamped with its own write's instant, numbered in this order from
+ * their key teams' counters: a statement per key team, or more past MAX_VARIABLES (batches.ts).
+ * Answers the rows as the store keeps them (types as a read returns them), in this order. The
  * counter's row lock serialises concurrent creates on PostgreSQL (SQLite serialises whole
  * transactions), so numbers are never shared.
  */
 export async function insertNewIssues(ctx: Ctx, rows: readonly NewIssueRow[]): Promise<IssueRow[]> {
-  const byKeyTeam = new Map<string, StampedIssueRow[]>();
+  const byKeyTeam = new Map<string, NewIssueRow[]>();
   for (const row of rows) {
     const team = byKeyTeam.get(row.key_team_id) ?? [];
-    team.push({ ...row, created_at: ctx.now, updated_at: ctx.now });
+    team.push(row);
     byKeyTeam.set(row.key_team_id, team);
   }
   const inserted = new Map<string, IssueRow>();

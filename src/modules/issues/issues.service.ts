@@ -1,4 +1,7 @@
+import type { Kysely } from 'kysely';
 import type { Ctx } from '../../db/context.js';
+import type { WriteKind } from '../../db/database.js';
+import type { DB, IssueRow } from '../../db/schema.js';
 import { ApiError } from '../../core/errors.js';
 import { archivedFilter, parseListOrder, type ListOrderQuery } from '../../core/list-order.js';
 import { newId } from '../../core/ids.js';
@@ -185,8 +188,12 @@ function remembered<V>(memo: Map<string, V>, key: string, read: () => V): V {
   return value;
 }
 
-/** A create whose checks passed: its row, the tags it records, and the project and status its view names. */
+/**
+ * A create whose checks passed, in the write that checked it: its row, the tags it records,
+ * and the project and status its view names.
+ */
 export interface CheckedCreate {
+  ctx: Ctx;
   row: NewIssueRow;
   tags: string[];
   project: ResolvedProject;
@@ -253,8 +260,10 @@ export async function checkCreate(
     source_type: options.source?.type ?? null,
     source_id: options.source?.id ?? null,
     version: 1,
+    created_at: ctx.now,
+    updated_at: ctx.now,
   };
-  return { row, tags, project, status };
+  return { ctx, row, tags, project, status };
 }
 
 /**
@@ -263,6 +272,31 @@ export async function checkCreate(
  * caller's views in the same order.
  */
 export async function insertCheckedCreates(ctx: Ctx, creates: readonly CheckedCreate[]): Promise<IssueView[]> {
+  const rows = await insertCheckedIssues(creates);
+  return recordIssuesCreated(
+    ctx,
+    rows.map((row, index) => namedIssue(creates[index], row)),
+  );
+}
+
+/**
+ * The insert the creates that follow each other in a PostgreSQL group share
+ * (Database.writeMergeable): their checks run first, each in its own write, then their
+ * issues and tags go in together, then each records its own event (finishCreate).
+ */
+export const issueInserts: WriteKind<Kysely<DB>, CheckedCreate, IssueRow> = {
+  write: (_trx, creates) => insertCheckedIssues(creates),
+};
+
+/** Records a create's `issue.created` event once its issue is in, and answers its view. */
+export async function finishCreate(ctx: Ctx, create: CheckedCreate, row: IssueRow): Promise<IssueView> {
+  const [view] = await recordIssuesCreated(ctx, [namedIssue(create, row)]);
+  return view;
+}
+
+/** The issues and tags of checked creates, numbered in this order; answers the rows as stored. */
+async function insertCheckedIssues(creates: readonly CheckedCreate[]): Promise<IssueRow[]> {
+  const { ctx } = creates[0];
   const rows = await insertNewIssues(
     ctx,
     creates.map(({ row }) => row),
@@ -272,20 +306,17 @@ export async function insertCheckedCreates(ctx: Ctx, creates: readonly CheckedCr
     'issue',
     creates.map(({ row, tags }) => ({ entityId: row.id, tags, projectId: row.project_id })),
   );
-  return recordIssuesCreated(
-    ctx,
-    rows.map((row, index) => {
-      const { project, status } = creates[index];
-      return {
-        ...row,
-        project_key: project.key,
-        team_key: project.team_key,
-        status_key: status.key,
-        status_category: status.category,
-      };
-    }),
-  );
+  return rows;
 }
+
+/** A new issue's row with the keys of its project, team and status, as its view names them. */
+const namedIssue = ({ project, status }: CheckedCreate, row: IssueRow): IssueRecord => ({
+  ...row,
+  project_key: project.key,
+  team_key: project.team_key,
+  status_key: status.key,
+  status_category: status.category,
+});
 
 type ResolvedProject = NonNullable<Awaited<ReturnType<typeof resolveProjectRef>>>;
 

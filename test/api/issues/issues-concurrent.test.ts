@@ -5,8 +5,8 @@ import { startHarness, type Harness } from '../../support/harness.js';
 /**
  * Creates sent at the same time, as agents send them. On SQLite the writes of one turn of
  * the event loop commit together (src/db/sqlite/commit-groups.ts); on PostgreSQL they queue for
- * the workspace's write order. Either way each gets its own key and is kept or refused on
- * its own.
+ * the workspace's write order and those that waited share one insert (workspace-groups.ts).
+ * Either way each gets its own key, instant and event, and is kept or refused on its own.
  */
 
 let h: Harness;
@@ -54,5 +54,48 @@ describe('concurrent creates', () => {
     const added = after.body.issues.length - before.body.issues.length;
     expect(added).toBe(replies.filter((reply) => reply.status === 201).length);
     expect(after.body.issues.some((issue: { title: string }) => issue.title.startsWith('Refused'))).toBe(false);
+  });
+
+  it('record each its own event, by its own caller, in the order of their keys and instants', async () => {
+    let cursor = '';
+    for (let more = true; more;) {
+      const page = await h.call('GET', `/api/external/events?limit=200${cursor && `&after=${cursor}`}`, {
+        token: TOKENS.admin,
+      });
+      expect(page.status).toBe(200);
+      cursor = page.body.pageInfo.nextCursor as string;
+      more = page.body.pageInfo.hasMore as boolean;
+    }
+    const callers = Array.from({ length: 12 }, (_, n) => (n % 2 === 0 ? TOKENS.admin : TOKENS.bot));
+    const replies = await Promise.all(
+      callers.map((token, n) =>
+        h.call('POST', '/api/external/issues', { token, body: { projectKey: 'API', title: `Together ${n}` } }),
+      ),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual(callers.map(() => 201));
+
+    const feed = await h.call('GET', `/api/external/events?types=issue.created&limit=50&after=${cursor}`, {
+      token: TOKENS.admin,
+    });
+    expect(feed.status).toBe(200);
+    const events = feed.body.events as Array<{ actor: { id: string }; createdAt: string; data: any }>;
+    expect(events.map((event) => event.data.issue.title).sort()).toEqual(replies.map((r) => r.body.issue.title).sort());
+    // In the log's order: numbers rise, and so do the instants, each the issue's own.
+    const numbers = events.map((event) => Number(String(event.data.issue.issueKey).split('-')[1]));
+    expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+    const instants = events.map((event) => event.data.issue.createdAt as string);
+    expect(instants).toEqual([...instants].sort());
+    const actors = new Map<string, Set<string>>();
+    for (const event of events) {
+      const reply = replies.find((r) => r.body.issue.issueKey === event.data.issue.issueKey)!;
+      expect(event.createdAt).toBe(reply.body.issue.createdAt);
+      expect(event.data.issue).toEqual(reply.body.issue);
+      const caller = callers[replies.indexOf(reply)];
+      actors.set(caller, (actors.get(caller) ?? new Set()).add(event.actor.id));
+    }
+    // Each caller is the actor of its own creates' events, and only of those.
+    expect([...actors.values()].map((ids) => ids.size)).toEqual([1, 1]);
+    const [adminActor] = actors.get(TOKENS.admin)!;
+    expect(actors.get(TOKENS.bot)!.has(adminActor)).toBe(false);
   });
 });
