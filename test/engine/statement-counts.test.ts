@@ -160,6 +160,8 @@ describe('statements per hot request', () => {
       .filter((text) => !/^(begin|update "workspaces" set "write_clock_ms")/.test(text));
     expect(checks.length, texts(statements)).toBeGreaterThan(0);
     for (const text of checks) expect(text, texts(statements)).toMatch(/^select /);
+    // Nor do they read what the shared insert and the events write.
+    for (const text of checks) expect(text, texts(statements)).not.toMatch(/"(issues|outbox_events|tag_usages)"/);
   });
 
   // On PostgreSQL the creates that waited for the workspace's order share one insert of their
