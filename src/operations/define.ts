@@ -7,6 +7,7 @@ import type { ErrorCode } from '../core/errors.js';
 import type { VersionedResource } from './versioned.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type WriteMethod = Exclude<HttpMethod, 'GET'>;
 
 /** What an operation answers: an HTTP status and a JSON body (none for 204). */
 export interface Result {
@@ -55,9 +56,10 @@ interface RunsWhole<P extends TSchema, Q extends TSchema, B extends TSchema, R> 
  * A write's work in the three steps Database.writeMergeable takes, so that the writes of one
  * kind committed one after the other share `kind`'s insert: `check` reads and decides and
  * changes nothing (it runs without a savepoint of its own), `finish` records the rest and
- * answers.
+ * answers. Only a write has steps: a GET runs whole, outside any write.
  */
 interface RunsInSteps<Input, Checked, Written> {
+  method: WriteMethod;
   steps: WriteSteps<Input, Checked, Written>;
   run?: never;
 }

@@ -33,7 +33,7 @@ export async function executeOperation(
   { inTransaction, condition }: ExecuteOptions = {},
 ): Promise<Result> {
   const prepared = op.prepare ? { prepared: await op.prepare(ctx, input) } : {};
-  if (op.method === 'GET' && op.run) return op.run(ctx, { ...input, ...prepared });
+  if (op.method === 'GET') return op.run(ctx, { ...input, ...prepared });
   const inWrite = (trx: Kysely<DB>, nowMs: number): Ctx => ({ ...ctx, db: trx, nowMs, now: nowIso(nowMs) });
   const checkCondition = async (writeCtx: Ctx) => {
     if (condition && op.resource) await requireVersion(writeCtx, op.resource, input.params, condition);

@@ -399,3 +399,16 @@ describe('over HTTP and MCP', () => {
     });
   });
 });
+
+// A write in steps runs through Database.writeMergeable (src/operations/execute.ts); a GET
+// runs whole, outside any write, so the type of an operation refuses a GET in steps.
+describe('operations in steps', () => {
+  it('are writes, and the type refuses a GET in steps', () => {
+    const inSteps = catalog.filter((candidate) => candidate.steps !== undefined);
+    expect(inSteps.map((candidate) => candidate.id)).toContain('create_issue');
+    expect(inSteps.map((candidate) => candidate.method as string)).not.toContain('GET');
+    // @ts-expect-error a GET has no steps
+    const getInSteps: Operation = { ...op('create_issue'), method: 'GET' };
+    expect(getInSteps.steps).toBeDefined();
+  });
+});
