@@ -1,54 +1,28 @@
-import type {
-  CompiledQuery,
-  Kysely,
-  KyselyPlugin,
-  PluginTransformQueryArgs,
-  PluginTransformResultArgs,
-  QueryId,
-  RootOperationNode,
-} from 'kysely';
-import type { Database } from '../src/db/database.js';
+import type { StatementWatch } from '../src/db/statements.js';
+
+/** One statement as the driver ran it: its SQL text and bound values. */
+export interface RecordedStatement {
+  sql: string;
+  parameters: ReadonlyArray<unknown>;
+}
 
 /**
- * Records every statement a database handle executes, as compiled SQL. A Kysely plugin
- * sees each query twice: its node before compilation, its result after execution; only
- * executed statements are kept, so a compiled-but-unsent query is not counted. A write
- * transaction's BEGIN and COMMIT are sent by the driver, not through the plugin, and are
- * not among them.
+ * Records every statement the store runs, as its driver runs it (the store's StatementWatch):
+ * compiled-once queries with their real values, authentication and, for a write, BEGIN and
+ * COMMIT included.
  */
-export class QueryRecorder implements KyselyPlugin {
-  private readonly executed: CompiledQuery[] = [];
-  private recording = false;
-  private readonly pending = new WeakMap<QueryId, RootOperationNode>();
-  private db?: Kysely<any>;
+export class QueryRecorder {
+  constructor(private readonly watch: StatementWatch) {}
 
-  /** The same store seen through the recorder; hand it to buildApp to record what requests run. */
-  wrap(database: Database): Database {
-    const db = database.db.withPlugin(this);
-    this.db = db;
-    return { ...database, db };
-  }
-
-  transformQuery({ node, queryId }: PluginTransformQueryArgs): RootOperationNode {
-    if (this.recording) this.pending.set(queryId, node);
-    return node;
-  }
-
-  async transformResult({ result, queryId }: PluginTransformResultArgs) {
-    const node = this.pending.get(queryId);
-    if (node && this.db) this.executed.push(this.db.getExecutor().compileQuery(node, queryId));
-    return result;
-  }
-
-  /** Runs `action` and answers the statements executed meanwhile (nothing is kept outside such a call). */
-  async during(action: () => Promise<unknown>): Promise<CompiledQuery[]> {
-    this.executed.length = 0;
-    this.recording = true;
+  /** Runs `action` and answers the statements run meanwhile. */
+  async during(action: () => Promise<unknown>): Promise<RecordedStatement[]> {
+    const seen: RecordedStatement[] = [];
+    const stop = this.watch.observe((sql, parameters) => seen.push({ sql, parameters: [...parameters] }));
     try {
       await action();
-      return [...this.executed];
+      return seen;
     } finally {
-      this.recording = false;
+      stop();
     }
   }
 }

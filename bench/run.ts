@@ -55,8 +55,8 @@ await seedIssues(database.db, {
 });
 await catchUpSearchIndexes(database);
 const config = { ...loadConfig({}), rateLimitPerMinute: 0, logLevel: 'warn' };
-const recorder = new QueryRecorder();
-const inProcess = await buildApp({ database: recorder.wrap(database), config });
+const recorder = new QueryRecorder(database.statements);
+const inProcess = await buildApp({ database, config });
 const api = apiClient(inProcess, BENCH_TOKEN);
 const oldestIssueKeys = Array.from({ length: Math.min(issueCount, 50) }, (_, i) => `${team.key}-${i + 1}`);
 const agendaSeed = { projectId, ownerId: seeded.users.ada, issueKeys: oldestIssueKeys };
