@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
 /** One in-process API call as the bench token; answers the JSON body, throws on anything but 2xx. */
-export type ApiCall = (method: 'GET' | 'POST', url: string, body?: object) => Promise<any>;
+export type ApiCall = (method: 'GET' | 'POST' | 'PATCH', url: string, body?: object) => Promise<any>;
 
 export function apiClient(app: FastifyInstance, token: string): ApiCall {
   return async (method, url, body) => {

@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: seeds a workspace in a fresh database, starts the real server on a free
  * loopback port, and drives each scenario with autocannon. Before the load it prints the
- * SQL statement count of an agenda read (5 and 50 items) and the plans of the two issue
- * list queries. Prints one row per scenario.
+ * SQL statement count of an agenda read (5 and 50 items), the plans of the two issue list
+ * queries and the median time of a bulk update of 50 retitles. Prints one row per scenario.
  *
  * BENCH_DATABASE_URL  store to measure (default: a new SQLite file in the temp folder)
  * BENCH_DURATION      seconds per scenario (default 10)
@@ -22,6 +22,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { catchUpSearchIndexes } from '../src/db/search-backlog.js';
 import { buildApp } from '../src/server/app.js';
 import { seedAgenda } from './agenda.js';
+import { timeBulkRetitles } from './bulk-update.js';
 import { apiClient } from './client.js';
 import { countAgendaQueries } from './query-count.js';
 import { explainIssueList } from './query-plans.js';
@@ -79,6 +80,9 @@ for (const url of [
   console.log(`\nPlan of the page query of GET ${url}:`);
   for (const line of await explainIssueList(api, recorder, database, url)) console.log(`  ${line}`);
 }
+
+const bulkMs = await timeBulkRetitles(api, oldestIssueKeys, 30);
+console.log(`\nA bulk update of ${oldestIssueKeys.length} retitles, one after another: median ${bulkMs.toFixed(1)} ms`);
 
 const context: BenchContext = {
   projectId,
