@@ -3,7 +3,8 @@ import { ApiError, isApiError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { requireVersion, type VersionedResource } from '../../operations/versioned.js';
 import { recordIssuesUpdated } from './issue-events.js';
-import { updateEventOf, writeIssueUpdate, type UpdateIssueInput } from './issue-update.service.js';
+import { insertEvolutions } from './evolution.repository.js';
+import { updateEventOf, writeIssueUpdate, type SharedByItems, type UpdateIssueInput } from './issue-update.service.js';
 import type { IssueRecord } from './issues.repository.js';
 import {
   checkCreate,
@@ -150,7 +151,8 @@ function requireItemIssue(named: Map<string, IssueRecord>, field: Reference, ref
  * PATCH /issues/bulk: applies the changes in order; answers the issues in that order, as the
  * bulk leaves them. An issue named twice (by id, key or both) is refused at its second item:
  * the answer would depend on the order of the two changes. Items whose issues share a project
- * share its read (ProjectLookups); the events go in together once every item is written.
+ * share its read (ProjectLookups); the title changes and the events go in together once every
+ * item is written.
  */
 export async function bulkUpdateIssues(
   ctx: Ctx,
@@ -159,7 +161,7 @@ export async function bulkUpdateIssues(
   issueResource: VersionedResource,
 ): Promise<IssueView[]> {
   const named = await readNamedIssues(ctx, items);
-  const lookups = new ProjectLookups();
+  const shared: SharedByItems = { lookups: new ProjectLookups(), titleChanges: [] };
   const firstIndexOf = new Map<string, number>();
   const updated = await eachItem(items, async (item, index) => {
     const { field, ref, expectedVersion, patch } = splitItem(itemObject(item));
@@ -178,8 +180,9 @@ export async function bulkUpdateIssues(
     firstIndexOf.set(issue.id, index);
     if (expectedVersion !== undefined)
       await requireVersion(ctx, issueResource, { issueId: issue.id }, { versions: [expectedVersion] });
-    await writeIssueUpdate(ctx, issue, input, lookups);
+    await writeIssueUpdate(ctx, issue, input, shared);
     return issue;
   });
+  await insertEvolutions(ctx, shared.titleChanges);
   return recordIssuesUpdated(ctx, updated, updateEventOf);
 }

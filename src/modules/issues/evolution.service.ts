@@ -8,18 +8,18 @@ import { updateIssueRow } from './issues.repository.js';
 import { recordIssueEvent } from './issue-events.js';
 import { requireVisibleIssue, type IssueRecord } from './issues.service.js';
 import { presentEvolution } from './evolution.presenter.js';
-import { insertEvolution, listEvolutionRows } from './evolution.repository.js';
+import { insertEvolutions, listEvolutionRows } from './evolution.repository.js';
 
 export const REASON_MAX = LIMITS.evolutionReason;
 
-/** Records one title change (call in the write's transaction, with the title update). */
-export async function recordTitleChange(
+/** One title change at the write's instant, to be inserted in the same write (insertEvolutions). */
+export function titleChangeRow(
   ctx: Ctx,
   issue: Pick<IssueRecord, 'id' | 'title'>,
   newTitle: string,
   reason: string | null,
-): Promise<IssueEvolutionRow> {
-  const row: IssueEvolutionRow = {
+): IssueEvolutionRow {
+  return {
     id: newId('evo', ctx.nowMs),
     workspace_id: ctx.workspace.id,
     issue_id: issue.id,
@@ -29,7 +29,17 @@ export async function recordTitleChange(
     actor_id: ctx.principal.id,
     created_at: ctx.now,
   };
-  await insertEvolution(ctx, row);
+}
+
+/** Records one title change (call in the write's transaction, with the title update). */
+export async function recordTitleChange(
+  ctx: Ctx,
+  issue: Pick<IssueRecord, 'id' | 'title'>,
+  newTitle: string,
+  reason: string | null,
+): Promise<IssueEvolutionRow> {
+  const row = titleChangeRow(ctx, issue, newTitle, reason);
+  await insertEvolutions(ctx, [row]);
   return row;
 }
 

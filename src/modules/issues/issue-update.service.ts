@@ -1,11 +1,12 @@
 import type { Ctx } from '../../db/context.js';
 import { ApiError } from '../../core/errors.js';
 import type { IssueRow } from '../../db/schema.js';
+import type { IssueEvolutionRow } from '../../db/tables/issues.js';
 import type { EventType } from '../../events/outbox.js';
 import { requireVisibleProject, resolveProjectRef, type ProjectWithTeam } from '../projects/index.js';
 import { replaceTagUsages } from '../tags/index.js';
 import { getTeamById, resolveTeamRef } from '../teams/index.js';
-import { recordTitleChange } from './evolution.service.js';
+import { recordTitleChange, titleChangeRow } from './evolution.service.js';
 import {
   checkAssignee,
   checkContainer,
@@ -129,15 +130,24 @@ export async function updateIssue(ctx: Ctx, idOrKey: string, input: UpdateIssueI
 }
 
 /**
+ * What the items of one bulk update share: the reads of their projects, and their title
+ * changes, inserted together once every item is written (nothing an item checks reads them).
+ */
+export interface SharedByItems {
+  lookups: ProjectLookups;
+  titleChanges: IssueEvolutionRow[];
+}
+
+/**
  * Checks and writes one update of `issue` (as read in this write), all but its event: the
  * caller records that once the issue is as it leaves it (a bulk, for all its items at once).
- * `lookups` shares the project reads of a bulk's items.
+ * A bulk passes what its items share; its caller then inserts `titleChanges`.
  */
 export async function writeIssueUpdate(
   ctx: Ctx,
   issue: IssueRecord,
   input: UpdateIssueInput,
-  lookups?: ProjectLookups,
+  shared?: SharedByItems,
 ): Promise<void> {
   if (!PATCHABLE.some((field) => input[field] !== undefined)) {
     throw new ApiError(
@@ -151,7 +161,7 @@ export async function writeIssueUpdate(
   if (title !== issue.title) changes.title = title;
   if (input.description !== undefined) changes.description = input.description;
 
-  const project = await targetProject(ctx, issue, input, lookups);
+  const project = await targetProject(ctx, issue, input, shared?.lookups);
   const moved = project.id !== issue.project_id;
   if (moved) Object.assign(changes, { project_id: project.id, team_id: project.team_id });
   changes.status_id = await nextStatusId(ctx, issue, project, input);
@@ -186,7 +196,10 @@ export async function writeIssueUpdate(
   if (tags) changes.tags = JSON.stringify(tags);
   if (tags || moved)
     await replaceTagUsages(ctx, 'issue', issue.id, tags ?? (JSON.parse(issue.tags) as string[]), project.id);
-  if (changes.title !== undefined) await recordTitleChange(ctx, issue, title, null);
+  if (changes.title !== undefined) {
+    if (shared) shared.titleChanges.push(titleChangeRow(ctx, issue, title, null));
+    else await recordTitleChange(ctx, issue, title, null);
+  }
 
   await updateIssueRow(ctx, issue.id, { ...changes, updated_at: ctx.now });
   await touchIssuesBlockedBy(ctx, issue, changes);

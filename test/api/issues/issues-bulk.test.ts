@@ -47,6 +47,12 @@ describe('bulk writes of issues', () => {
   };
   const getIssue = async (issueId: string) =>
     (await h.call('GET', `/api/external/issues/${issueId}`, { token: TOKENS.admin })).body.issue;
+  /** An issue's title changes (its evolution), oldest first. */
+  const titleChanges = async (issueId: string) => {
+    const reply = await h.call('GET', `/api/external/issues/${issueId}/evolve`, { token: TOKENS.admin });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    return reply.body.evolutions as Array<{ priorTitle: string; newTitle: string }>;
+  };
 
   beforeAll(async () => {
     h = await startHarness([ACME, GLOBEX]);
@@ -203,7 +209,7 @@ describe('bulk writes of issues', () => {
   });
 
   describe('PATCH /issues/bulk', () => {
-    it('updates issues named by id and by key, answering them in request order', async () => {
+    it('updates issues named by id and by key, answering them in request order, keeping title changes', async () => {
       const [a, b, c] = await createSome(3, 'Patch me');
       const reply = await bulk('PATCH', {
         issues: [
@@ -222,9 +228,12 @@ describe('bulk writes of issues', () => {
       expect((await getIssue(c.issueId)).priority).toBe('high');
       expect((await getIssue(a.issueId)).title).toBe('A renamed');
       expect((await getIssue(b.issueId)).dueDate).toBe('2026-09-30');
+      // The retitled item's change is kept, inserted with the others after the last item.
+      expect(await titleChanges(a.issueId)).toMatchObject([{ priorTitle: 'Patch me 0', newTitle: 'A renamed' }]);
+      expect(await titleChanges(c.issueId)).toEqual([]);
     });
 
-    it('writes nothing when a later item fails, and names that item', async () => {
+    it('writes nothing when a later item fails, not even a title change, and names that item', async () => {
       const [a, b] = await createSome(2, 'All or nothing');
       const before = await footprint(h);
       const reply = await bulk('PATCH', {
@@ -238,6 +247,7 @@ describe('bulk writes of issues', () => {
       expect(await footprint(h)).toEqual(before);
       const unchanged = await getIssue(a.issueId);
       expect(unchanged).toMatchObject({ title: 'All or nothing 0', version: 1 });
+      expect(await titleChanges(a.issueId)).toEqual([]);
     });
 
     it('writes an item with expectedVersion only at that version, and nothing when one is stale', async () => {
