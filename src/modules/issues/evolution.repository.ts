@@ -2,12 +2,11 @@ import { batches } from '../../db/batches.js';
 import type { Ctx } from '../../db/context.js';
 import type { IssueEvolutionRow } from '../../db/tables/issues.js';
 
-/** Eight bound variables a row: the columns of IssueEvolutionRow. */
-const VARIABLES_PER_ROW = 8;
-
 /** Title changes in as few statements as the bound on variables allows (a bulk's, together). */
 export async function insertEvolutions(ctx: Ctx, rows: IssueEvolutionRow[]): Promise<void> {
-  for (const batch of batches(rows, VARIABLES_PER_ROW))
+  if (rows.length === 0) return;
+  // A bound variable for each column a row sets.
+  for (const batch of batches(rows, Object.keys(rows[0]).length))
     await ctx.db.insertInto('issue_evolutions').values(batch).execute();
 }
 
