@@ -238,6 +238,14 @@ describe('statements per hot request', () => {
     expect(matching(/^(with .*)?insert into "outbox_events"/s), texts(statements)).toBe(1);
     // The 12 title changes go in together after the last item (SharedByItems).
     expect(matching(/^insert into "issue_evolutions"/), texts(statements)).toBe(1);
+    // Kept aside safely only while no item reads them: nothing before that insert names the table.
+    const evolutionsInsert = statements.findIndex((s) => /^insert into "issue_evolutions"/.test(s.sql.trim()));
+    const lastUpdate = statements.map((s) => /^update "issues"/.test(s.sql.trim())).lastIndexOf(true);
+    expect(evolutionsInsert, texts(statements)).toBeGreaterThan(lastUpdate);
+    expect(
+      statements.slice(0, evolutionsInsert).filter((s) => s.sql.includes('issue_evolutions')),
+      texts(statements),
+    ).toEqual([]);
     // Each item: its update; the project of all 12 is read once.
     expect(statements.length, texts(statements)).toBeLessThanOrEqual(12 + 9);
   });
