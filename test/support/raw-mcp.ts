@@ -5,11 +5,14 @@ import type { Harness } from './harness.js';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-/** Posts raw JSON text, so keys such as "__proto__" arrive exactly as an attacker writes them. */
-export async function postMcp(h: Harness, text: string, token = TOKENS.admin) {
+/**
+ * Posts raw JSON text, so keys such as "__proto__" arrive exactly as an attacker writes them;
+ * `url` may pick toolsets (`/api/mcp?toolsets=all`).
+ */
+export async function postMcp(h: Harness, text: string, token = TOKENS.admin, url = '/api/mcp') {
   const reply = await h.app.inject({
     method: 'POST',
-    url: '/api/mcp',
+    url,
     payload: text,
     headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` },
   });

@@ -11,6 +11,7 @@ import {
 } from '../support/example-requests.js';
 import { TOKENS } from '../support/fixtures.js';
 import { startHarness, type Harness, type Reply } from '../support/harness.js';
+import { postMcp } from '../support/raw-mcp.js';
 
 /**
  * Hostile input on every route: what a careless or malicious client sends never ends in a
@@ -23,8 +24,9 @@ import { startHarness, type Harness, type Reply } from '../support/harness.js';
  * refuses both), impossible dates, 100,000 characters, 5,000 items, nested objects. Every
  * path parameter of every operation, and every query parameter of every read, gets hostile
  * text too. The harness checks each answer against the OpenAPI document; here, no answer is
- * a 5xx, a refusal names its code, and a refused write records no event. Runs on SQLite, and
- * on PostgreSQL with TEST_DATABASE_URL.
+ * a 5xx, a refusal names its code, and a refused write records no event. Every tool takes
+ * the same hostile arguments over MCP: a refusal is a tool result with its code, never
+ * INTERNAL_ERROR or a protocol error. Runs on SQLite, and on PostgreSQL with TEST_DATABASE_URL.
  */
 
 type Json = Record<string, any>;
@@ -180,5 +182,62 @@ describe('hostile input on every route', () => {
         }
     }
     expect(sent).toBeGreaterThan(500);
+  }, 300_000);
+});
+
+/**
+ * The hostile values of the MCP sweep: one of each kind above, but the lone surrogate, which
+ * the body parser refuses for the whole message (INVALID_JSON, test/trust/http-utf8.test.ts).
+ */
+const HOSTILE_ARGUMENTS: unknown[] = [
+  null,
+  -(2 ** 63),
+  1e308,
+  'a\u0000b',
+  '9999-12-31T25:61:00Z',
+  'x'.repeat(100_000),
+  Array<string>(5_000).fill('a'),
+  { nested: [{}] },
+];
+
+/** A tool's arguments as an agent sends them: path parameters, query and body fields, side by side. */
+async function toolArguments(op: Operation): Promise<Json> {
+  const fields = fieldsOf(op);
+  const names = [...op.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+  const params = Object.fromEntries(names.map((name) => [name, fields[name as keyof typeof fields]]));
+  const example = requestExamples.find((candidate) => candidate.op === op)?.example;
+  const body = example === undefined ? {} : ((await substituted(example, fields)) as Json);
+  const query = Object.fromEntries(
+    Object.keys((op.query as Json | undefined)?.properties ?? {}).map((name) => [name, undefined]),
+  );
+  return { ...query, ...params, ...body };
+}
+
+describe('hostile tool arguments over MCP', () => {
+  it('answers every tool with a result or a refusal naming its code', async () => {
+    let sent = 0;
+    let id = 0;
+    for (const op of catalog) {
+      const base = await toolArguments(op);
+      for (const name of Object.keys(base))
+        for (const value of HOSTILE_ARGUMENTS) {
+          const args = JSON.stringify({ ...base, [name]: value });
+          const before = op.method === 'GET' ? 0 : await eventCount();
+          const call = `{"jsonrpc":"2.0","id":${++id},"method":"tools/call","params":{"name":"${op.id}","arguments":${args}}}`;
+          const reply = await postMcp(h, call, TOKENS.admin, '/api/mcp?toolsets=all');
+          const label = `${op.id} ${name}=${JSON.stringify(value)?.slice(0, 40)} → ${JSON.stringify(reply.body)?.slice(0, 300)}`;
+          expect(reply.status, label).toBe(200);
+          expect(reply.body.error, label).toBeUndefined();
+          const result = reply.body.result as { isError?: boolean; structuredContent?: Json };
+          if (result.isError) {
+            expect(result.structuredContent?.code, label).toEqual(expect.any(String));
+            expect(result.structuredContent?.code, label).not.toBe('INTERNAL_ERROR');
+            if (op.method !== 'GET')
+              expect(await eventCount(), `${label}: a refused call recorded an event`).toBe(before);
+          }
+          sent++;
+        }
+    }
+    expect(sent).toBeGreaterThan(1_000);
   }, 300_000);
 });
