@@ -236,6 +236,20 @@ export const exampleFields = (h: Harness, seeded: ExampleRecords, op: Operation)
 });
 
 /**
+ * A seeded value for every path parameter of the catalog, not only those of operations with
+ * an example: the example's fields, and for reads by id a comment, a link, the team and
+ * project the examples name, and a delivery id no store has.
+ */
+export const operationFields = (h: Harness, seeded: ExampleRecords, op: Operation): Record<string, Value> => ({
+  commentId: seeded.commentId,
+  linkId: seeded.issueLinkId,
+  teamKey: 'ENG',
+  projectKey: 'API',
+  deliveryId: 'dlv_00000000000000000000000000',
+  ...exampleFields(h, seeded, op),
+});
+
+/**
  * The operation's path with each parameter set to its seeded value, percent-encoded, or to
  * the text `encoded` gives for it, sent as it is.
  */

@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../src/api/catalog.js';
 import type { Operation } from '../../src/operations/define.js';
 import {
-  exampleFields,
   examplePath,
+  operationFields,
   requestExamples,
   seedExampleRecords,
   substituted,
   type ExampleRecords,
 } from '../support/example-requests.js';
+import { countRows } from '../support/database.js';
 import { TOKENS } from '../support/fixtures.js';
 import { startHarness, type Harness, type Reply } from '../support/harness.js';
 import { postMcp } from '../support/raw-mcp.js';
@@ -74,16 +75,7 @@ const admin = { token: TOKENS.admin };
 let h: Harness;
 let seeded: ExampleRecords;
 
-/** Records the path parameters of operations without a request example stand for. */
-const readOnlyFields = (s: ExampleRecords) => ({
-  commentId: s.commentId,
-  linkId: s.issueLinkId,
-  teamKey: 'ENG',
-  projectKey: 'API',
-  deliveryId: 'dlv_00000000000000000000000000',
-});
-
-const fieldsOf = (op: Operation) => ({ ...readOnlyFields(seeded), ...exampleFields(h, seeded, op) });
+const fieldsOf = (op: Operation) => operationFields(h, seeded, op);
 
 /** The example with `value` in place of one field: each top-level field, and each one level down. */
 function* withOneFieldReplaced(example: unknown, value: unknown): Generator<{ field: string; body: unknown }> {
@@ -100,13 +92,7 @@ function* withOneFieldReplaced(example: unknown, value: unknown): Generator<{ fi
   }
 }
 
-async function eventCount(): Promise<number> {
-  const row = await h.database.db
-    .selectFrom('outbox_events')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+const eventCount = () => countRows(h.database.db, 'outbox_events');
 
 /** Sends one hostile request and holds the answer to the rules above. */
 async function sendHostile(op: Operation, path: string, body: unknown, what: string): Promise<Reply> {
@@ -204,7 +190,7 @@ const HOSTILE_ARGUMENTS: unknown[] = [
 async function toolArguments(op: Operation): Promise<Json> {
   const fields = fieldsOf(op);
   const names = [...op.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
-  const params = Object.fromEntries(names.map((name) => [name, fields[name as keyof typeof fields]]));
+  const params = Object.fromEntries(names.map((name) => [name, fields[name]]));
   const example = requestExamples.find((candidate) => candidate.op === op)?.example;
   const body = example === undefined ? {} : ((await substituted(example, fields)) as Json);
   const query = Object.fromEntries(
