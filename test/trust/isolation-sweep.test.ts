@@ -14,17 +14,18 @@ import { GLOBEX, TOKENS } from '../support/fixtures.js';
 import { startHarness, type Harness, type Reply } from '../support/harness.js';
 
 /**
- * Another workspace's records on every route: to a caller of workspace Globex, a record of
- * workspace Acme is exactly a record that does not exist.
+ * Records a caller may not see, on every route: to a caller of workspace Globex, a record of
+ * workspace Acme is exactly a record that does not exist; so is, to a token that may use no
+ * project, a record of one of Acme's projects.
  *
- * Each operation is sent by Globex's administrator twice: once naming Acme's seeded records
- * (support/example-requests.ts: the request example, or the path alone, with Acme's ids), and
- * once with each of those ids replaced by a well-formed id no store has. Both answers must be
- * the same refusal, with the same code and the same details once each id is read as a
- * placeholder: nothing tells the caller that the record exists. Neither answer may hold an id
- * of Acme's that the request did not send, and no event may be recorded. Operations that name
- * no record by id (lists, creates by team and project key, which Globex also has) are left out.
- * Runs on SQLite, and on PostgreSQL with TEST_DATABASE_URL.
+ * Each operation that names such a record by id (support/example-requests.ts: the request
+ * example, or the path alone, with Acme's seeded ids) is sent twice: as it is, and with each
+ * hidden id replaced by a well-formed id no store has. Both answers must be the same refusal,
+ * with the same code and the same details once each id is read as a placeholder: nothing
+ * tells the caller that the record exists. The answer may hold no hidden id the request did
+ * not send, and no event may be recorded. Operations that name no hidden record by id (lists,
+ * creates by team and project key, which Globex also has) are left out. Runs on SQLite, and
+ * on PostgreSQL with TEST_DATABASE_URL.
  */
 
 /** The ids the store makes: a type prefix and 26 characters of Crockford base 32. */
@@ -45,25 +46,29 @@ function collectIds(value: unknown): void {
 /** An id no store has, of the same type: the prefix kept, the rest zeros. */
 const absentId = (id: string): string => `${id.slice(0, id.indexOf('_') + 1)}${'0'.repeat(26)}`;
 
-/** The value with every Acme id in it (in text, at any depth) replaced. */
-function replaceIds(value: unknown, by: (id: string) => string): unknown {
-  if (typeof value === 'string') return value.replace(ANY_RECORD_ID, (id) => (acmeIds.has(id) ? by(id) : id));
-  if (Array.isArray(value)) return value.map((item) => replaceIds(item, by));
+/** Which of Acme's records a caller must not see. */
+type Hidden = (id: string) => boolean;
+
+/** The value with every hidden id in it (in text, at any depth) replaced by one no store has. */
+function withAbsentIds(value: unknown, hidden: Hidden): unknown {
+  if (typeof value === 'string') return value.replace(ANY_RECORD_ID, (id) => (hidden(id) ? absentId(id) : id));
+  if (Array.isArray(value)) return value.map((item) => withAbsentIds(item, hidden));
   if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, replaceIds(item, by)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withAbsentIds(item, hidden)]));
   return value;
 }
 
+const idsIn = (value: unknown): string[] => JSON.stringify(value ?? null).match(ANY_RECORD_ID) ?? [];
+
 const eventCount = () => countRows(h.database.db, 'outbox_events');
 
-/** The request of `op` naming Acme's records: path and body, or undefined when it names none by id. */
-async function acmeRequest(op: Operation): Promise<{ path: string; body: unknown } | undefined> {
+/** The request of `op` naming Acme's records: path and body, or undefined when it names no hidden one by id. */
+async function acmeRequest(op: Operation, hidden: Hidden): Promise<{ path: string; body: unknown } | undefined> {
   const fields = operationFields(h, seeded, op);
   const example = requestExamples.find((candidate) => candidate.op === op)?.example;
   const path = await examplePath(op, fields);
   const body = example === undefined ? undefined : await substituted(example, fields);
-  const named = JSON.stringify([path, body ?? null]).match(ANY_RECORD_ID) ?? [];
-  return named.some((id) => acmeIds.has(id)) ? { path, body } : undefined;
+  return idsIn([path, body]).some(hidden) ? { path, body } : undefined;
 }
 
 /** The answer with every id in it read as the same placeholder, for comparing two answers. */
@@ -82,36 +87,39 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => h?.close());
 
-describe("another workspace's records on every route", () => {
-  const asGlobex = (op: Operation, path: string, body: unknown) =>
-    h.call(op.method, path, {
-      token: TOKENS.globex,
-      body: body ?? (op.method === 'GET' || op.method === 'DELETE' ? undefined : {}),
-    });
+/**
+ * Sends every operation that names a hidden record as `token`, then the same request with
+ * each hidden id absent, and holds the two answers to the rules at the top. Answers the
+ * operations compared.
+ */
+async function compareWithAbsent(token: string, hidden: Hidden): Promise<string[]> {
+  const send = (op: Operation, path: string, body: unknown) =>
+    h.call(op.method, path, { token, body: body ?? (op.method === 'GET' || op.method === 'DELETE' ? undefined : {}) });
+  const compared: string[] = [];
+  for (const op of catalog) {
+    const request = await acmeRequest(op, hidden);
+    if (!request) continue;
+    const before = await eventCount();
+    const named = await send(op, request.path, request.body);
+    const absent = await send(op, withAbsentIds(request.path, hidden) as string, withAbsentIds(request.body, hidden));
+    const label = `${op.id} ${request.path} → ${named.status} ${JSON.stringify(named.body)?.slice(0, 300)}`;
+    expect(named.status, label).toBeGreaterThanOrEqual(400);
+    expect(shapeOf(named), label).toEqual(shapeOf(absent));
+    const sent = new Set(idsIn([request.path, request.body]));
+    const leaked = idsIn(named.body).filter((id) => hidden(id) && !sent.has(id));
+    expect(leaked, `${label}: names hidden records it was not sent`).toEqual([]);
+    expect(await eventCount(), `${label}: recorded an event`).toBe(before);
+    compared.push(op.id);
+  }
+  return compared;
+}
 
+/** Prefixes of the records that belong to a project: what a token without the project must not see. */
+const PROJECT_RECORDS = new Set(['prj', 'iss', 'sub', 'ic', 'ms', 'cmt', 'lnk', 'att']);
+
+describe("another workspace's records on every route", () => {
   it('are answered exactly as records that do not exist, naming nothing of theirs', async () => {
-    const compared: string[] = [];
-    for (const op of catalog) {
-      const request = await acmeRequest(op);
-      if (!request) continue;
-      const before = await eventCount();
-      const acme = await asGlobex(op, request.path, request.body);
-      const absent = await asGlobex(
-        op,
-        replaceIds(request.path, absentId) as string,
-        replaceIds(request.body, absentId),
-      );
-      const label = `${op.id} ${request.path} → ${acme.status} ${JSON.stringify(acme.body)?.slice(0, 300)}`;
-      expect(acme.status, label).toBeGreaterThanOrEqual(400);
-      expect(shapeOf(acme), label).toEqual(shapeOf(absent));
-      const sent = new Set(JSON.stringify([request.path, request.body ?? null]).match(ANY_RECORD_ID) ?? []);
-      const named = (JSON.stringify(acme.body).match(ANY_RECORD_ID) ?? []).filter(
-        (id) => acmeIds.has(id) && !sent.has(id),
-      );
-      expect(named, `${label}: names Acme records it was not sent`).toEqual([]);
-      expect(await eventCount(), `${label}: recorded an event`).toBe(before);
-      compared.push(op.id);
-    }
+    const compared = await compareWithAbsent(TOKENS.globex, (id) => acmeIds.has(id));
     // Nearly every operation names a record by id; the few that do not are lists and creates.
     expect(compared.length).toBeGreaterThan(70);
   }, 120_000);
@@ -119,8 +127,19 @@ describe("another workspace's records on every route", () => {
   it('leave the caller with nothing of Acme in its own lists', async () => {
     for (const op of catalog.filter((candidate) => candidate.method === 'GET' && !candidate.path.includes('{'))) {
       const reply = await h.call('GET', op.path, { token: TOKENS.globex });
-      const named = (JSON.stringify(reply.body ?? null).match(ANY_RECORD_ID) ?? []).filter((id) => acmeIds.has(id));
-      expect(named, `${op.id} names Acme records`).toEqual([]);
+      expect(
+        idsIn(reply.body).filter((id) => acmeIds.has(id)),
+        `${op.id} names Acme records`,
+      ).toEqual([]);
     }
   });
+});
+
+describe('records of a project the token cannot see, on every route', () => {
+  it('are answered exactly as records that do not exist, naming nothing of them', async () => {
+    const hidden = (id: string) => acmeIds.has(id) && PROJECT_RECORDS.has(id.split('_')[0]);
+    // The token `idle` may use no project at all.
+    const compared = await compareWithAbsent(TOKENS.idle, hidden);
+    expect(compared.length).toBeGreaterThan(30);
+  }, 120_000);
 });
