@@ -11,8 +11,8 @@ import type { Harness } from './harness.js';
  * An example names records by placeholder ids (`iss_01jd…`) and keys (`ENG-42`) that no
  * fresh store has. `seedExampleRecords` creates the records the examples refer to (through
  * the API, in the ACME workspace whose team ENG and project API the examples name as they
- * are); `exampleFields`, `examplePath` and `substituted` put their real ids and keys in place
- * of the placeholders, by field name, in the body and in the path:
+ * are); `exampleRequest` puts their real ids and keys in place of the placeholders, by field
+ * name, in the body and in the path:
  *
  * | field (body or path)                        | becomes                                          |
  * | ------------------------------------------- | ------------------------------------------------ |
@@ -212,12 +212,12 @@ const byOperation = (s: ExampleRecords): Record<string, Record<string, Value>> =
   convert_discussion_topic: { topicId: s.convertedTopicId },
 });
 
-export async function valueOf(value: Value): Promise<unknown> {
+async function valueOf(value: Value): Promise<unknown> {
   return typeof value === 'function' ? (value as () => Promise<unknown>)() : value;
 }
 
 /** The example with each field the tables name set to its seeded value, at any depth. */
-export async function substituted(example: unknown, fields: Record<string, Value>): Promise<unknown> {
+async function substituted(example: unknown, fields: Record<string, Value>): Promise<unknown> {
   if (Array.isArray(example)) return Promise.all(example.map((item) => substituted(item, fields)));
   if (typeof example !== 'object' || example === null) return example;
   const entries = await Promise.all(
@@ -229,45 +229,50 @@ export async function substituted(example: unknown, fields: Record<string, Value
   return Object.fromEntries(entries);
 }
 
-/** The seeded value of every placeholder field of this operation's example. */
-export const exampleFields = (h: Harness, seeded: ExampleRecords, op: Operation): Record<string, Value> => ({
-  ...byField(h, seeded),
-  ...byOperation(seeded)[op.id],
-});
-
 /**
- * A seeded value for every path parameter of the catalog, not only those of operations with
- * an example: the example's fields, and for reads by id a comment, a link, the team and
- * project the examples name, and a delivery id no store has.
+ * Seeded values for the path parameters of operations without an example: for reads by id
+ * a comment, a link, the team and project the examples name, and a delivery id no store has.
  */
-export const operationFields = (h: Harness, seeded: ExampleRecords, op: Operation): Record<string, Value> => ({
+const pathOnlyFields = (seeded: ExampleRecords): Record<string, Value> => ({
   commentId: seeded.commentId,
   linkId: seeded.issueLinkId,
   teamKey: 'ENG',
   projectKey: 'API',
   deliveryId: 'dlv_00000000000000000000000000',
-  ...exampleFields(h, seeded, op),
 });
 
+export interface ExampleRequest {
+  path: string;
+  /** The path parameters' values, as a tool takes them. */
+  params: Record<string, string>;
+  /** The request example with its placeholders replaced; undefined when the operation has none. */
+  body: unknown;
+}
+
 /**
- * The operation's path with each parameter set to its seeded value, percent-encoded, or to
- * the text `encoded` gives for it, sent as it is.
+ * Any catalog operation as a request on the seeded records. A path parameter named in
+ * `encodedPath` is sent as that text, as it is.
  */
-export async function examplePath(
+export async function exampleRequest(
+  h: Harness,
+  seeded: ExampleRecords,
   op: Operation,
-  fields: Record<string, Value>,
-  encoded: Record<string, string> = {},
-): Promise<string> {
-  const segments = await Promise.all(
-    op.path.split('/').map(async (segment) => {
-      const name = /^\{(\w+)\}$/.exec(segment)?.[1];
-      if (!name) return segment;
-      if (name in encoded) return encoded[name];
-      expect(fields, `no seeded value for the path parameter ${name}`).toHaveProperty(name);
-      return encodeURIComponent(String(await valueOf(fields[name])));
-    }),
-  );
-  return segments.join('/');
+  encodedPath: Record<string, string> = {},
+): Promise<ExampleRequest> {
+  const fields = { ...byField(h, seeded), ...byOperation(seeded)[op.id] };
+  const pathFields = { ...pathOnlyFields(seeded), ...fields };
+  const names = [...op.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+  const params: Record<string, string> = {};
+  for (const name of names) {
+    expect(pathFields, `no seeded value for the path parameter ${name}`).toHaveProperty(name);
+    params[name] = String(await valueOf(pathFields[name]));
+  }
+  const example = requestExamples.find((candidate) => candidate.op === op)?.example;
+  return {
+    path: op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodedPath[name] ?? encodeURIComponent(params[name])),
+    params,
+    body: example === undefined ? undefined : await substituted(example, fields),
+  };
 }
 
 /** Every catalog operation with a request example, in document order. */

@@ -2,11 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../src/api/catalog.js';
 import type { Operation } from '../../src/operations/define.js';
 import {
-  examplePath,
-  operationFields,
+  exampleRequest,
   requestExamples,
   seedExampleRecords,
-  substituted,
   type ExampleRecords,
 } from '../support/example-requests.js';
 import { countRows } from '../support/database.js';
@@ -75,8 +73,6 @@ const admin = { token: TOKENS.admin };
 let h: Harness;
 let seeded: ExampleRecords;
 
-const fieldsOf = (op: Operation) => operationFields(h, seeded, op);
-
 /** The example with `value` in place of one field: each top-level field, and each one level down. */
 function* withOneFieldReplaced(example: unknown, value: unknown): Generator<{ field: string; body: unknown }> {
   if (typeof example !== 'object' || example === null) return;
@@ -119,11 +115,9 @@ describe('hostile input on every route', () => {
     expect(requestExamples.length).toBeGreaterThan(40);
   });
 
-  for (const { op, example } of requestExamples) {
+  for (const { op } of requestExamples) {
     it(`${op.id}: a hostile value in any body field is refused cleanly`, async () => {
-      const fields = fieldsOf(op);
-      const path = await examplePath(op, fields);
-      const body = await substituted(example, fields);
+      const { path, body } = await exampleRequest(h, seeded, op);
       const statuses = new Set<number>();
       for (const value of HOSTILE_VALUES)
         for (const variant of withOneFieldReplaced(body, value)) {
@@ -138,17 +132,11 @@ describe('hostile input on every route', () => {
   it('refuses hostile path parameters on every operation', async () => {
     let sent = 0;
     for (const op of catalog.filter((candidate) => candidate.path.includes('{'))) {
-      const fields = fieldsOf(op);
-      const example = requestExamples.find((candidate) => candidate.op === op)?.example;
-      const body =
-        example === undefined
-          ? op.method === 'GET' || op.method === 'DELETE'
-            ? undefined
-            : {}
-          : await substituted(example, fields);
-      for (const name of [...op.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]))
+      const { params, body: example } = await exampleRequest(h, seeded, op);
+      const body = example ?? (op.method === 'GET' || op.method === 'DELETE' ? undefined : {});
+      for (const name of Object.keys(params))
         for (const text of HOSTILE_TEXT) {
-          const path = await examplePath(op, fields, { [name]: text });
+          const { path } = await exampleRequest(h, seeded, op, { [name]: text });
           const reply = await sendHostile(op, path, body, `path ${name}=${text.slice(0, 40)}`);
           expect(reply.status, `${op.id} path ${name}=${text.slice(0, 40)}`).toBeGreaterThanOrEqual(400);
           sent++;
@@ -160,7 +148,7 @@ describe('hostile input on every route', () => {
   it('answers hostile query parameters of every read without a 5xx', async () => {
     let sent = 0;
     for (const op of catalog.filter((candidate) => candidate.method === 'GET' && candidate.query)) {
-      const path = await examplePath(op, fieldsOf(op));
+      const { path } = await exampleRequest(h, seeded, op);
       for (const name of Object.keys((op.query as Json).properties ?? {}))
         for (const text of [...HOSTILE_TEXT, `a&${name}=b`]) {
           await sendHostile(op, `${path}?${name}=${text}`, undefined, `query ${name}=${text.slice(0, 40)}`);
@@ -188,15 +176,11 @@ const HOSTILE_ARGUMENTS: unknown[] = [
 
 /** A tool's arguments as an agent sends them: path parameters, query and body fields, side by side. */
 async function toolArguments(op: Operation): Promise<Json> {
-  const fields = fieldsOf(op);
-  const names = [...op.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
-  const params = Object.fromEntries(names.map((name) => [name, fields[name]]));
-  const example = requestExamples.find((candidate) => candidate.op === op)?.example;
-  const body = example === undefined ? {} : ((await substituted(example, fields)) as Json);
+  const { params, body } = await exampleRequest(h, seeded, op);
   const query = Object.fromEntries(
     Object.keys((op.query as Json | undefined)?.properties ?? {}).map((name) => [name, undefined]),
   );
-  return { ...query, ...params, ...body };
+  return { ...query, ...params, ...((body ?? {}) as Json) };
 }
 
 describe('hostile tool arguments over MCP', () => {

@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../src/api/catalog.js';
 import type { Operation } from '../../src/operations/define.js';
-import {
-  examplePath,
-  operationFields,
-  requestExamples,
-  seedExampleRecords,
-  substituted,
-  type ExampleRecords,
-} from '../support/example-requests.js';
+import { exampleRequest, seedExampleRecords, type ExampleRecords } from '../support/example-requests.js';
 import { countRows } from '../support/database.js';
 import { GLOBEX, TOKENS } from '../support/fixtures.js';
 import { startHarness, type Harness, type Reply } from '../support/harness.js';
@@ -64,10 +57,7 @@ const eventCount = () => countRows(h.database.db, 'outbox_events');
 
 /** The request of `op` naming Acme's records: path and body, or undefined when it names no hidden one by id. */
 async function acmeRequest(op: Operation, hidden: Hidden): Promise<{ path: string; body: unknown } | undefined> {
-  const fields = operationFields(h, seeded, op);
-  const example = requestExamples.find((candidate) => candidate.op === op)?.example;
-  const path = await examplePath(op, fields);
-  const body = example === undefined ? undefined : await substituted(example, fields);
+  const { path, body } = await exampleRequest(h, seeded, op);
   return idsIn([path, body]).some(hidden) ? { path, body } : undefined;
 }
 

@@ -2,11 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operation } from '../../../src/operations/define.js';
 import { openApiDocument } from '../../support/conformance.js';
 import {
-  exampleFields,
-  examplePath,
+  exampleRequest,
   requestExamples,
   seedExampleRecords,
-  substituted,
   type ExampleRecords,
 } from '../../support/example-requests.js';
 import { TOKENS } from '../../support/fixtures.js';
@@ -56,11 +54,9 @@ describe('the request examples of the OpenAPI document', () => {
     }
   });
 
-  for (const { op, example } of requestExamples.filter(({ op }) => !(op.id in NOT_REPLAYED))) {
+  for (const { op } of requestExamples.filter(({ op }) => !(op.id in NOT_REPLAYED))) {
     it(`${op.id}: ${op.method} ${op.path} answers ${successStatus(op)}`, async () => {
-      const fields = exampleFields(h, seeded, op);
-      const path = await examplePath(op, fields);
-      const body = await substituted(example, fields);
+      const { path, body } = await exampleRequest(h, seeded, op);
       const reply = await h.call(op.method, path, { ...admin, body });
       expect(reply.status, `${JSON.stringify(body)} → ${JSON.stringify(reply.body)}`).toBe(successStatus(op));
     });
