@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../src/api/catalog.js';
 import type { Operation } from '../../src/operations/define.js';
-import { exampleRequest, seedExampleRecords, type ExampleRecords } from '../support/example-requests.js';
+import {
+  exampleRequest,
+  seedExampleRecords,
+  type ExampleRecords,
+  type ExampleRequest,
+} from '../support/example-requests.js';
 import { countRows } from '../support/database.js';
 import { GLOBEX, TOKENS } from '../support/fixtures.js';
-import { startHarness, type Harness, type Reply } from '../support/harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { postMcp, toolCall } from '../support/raw-mcp.js';
 
 /**
  * Records a caller may not see, on every route: to a caller of workspace Globex, a record of
@@ -16,9 +22,9 @@ import { startHarness, type Harness, type Reply } from '../support/harness.js';
  * hidden id replaced by a well-formed id no store has. Both answers must be the same refusal,
  * with the same code and the same details once each id is read as a placeholder: nothing
  * tells the caller that the record exists. The answer may hold no hidden id the request did
- * not send, and no event may be recorded. Operations that name no hidden record by id (lists,
- * creates by team and project key, which Globex also has) are left out. Runs on SQLite, and
- * on PostgreSQL with TEST_DATABASE_URL.
+ * not send, and no event may be recorded. The same holds for every tool over MCP. Operations
+ * that name no hidden record by id (lists, creates by team and project key, which Globex also
+ * has) are left out. Runs on SQLite, and on PostgreSQL with TEST_DATABASE_URL.
  */
 
 /** The ids the store makes: a type prefix and 26 characters of Crockford base 32. */
@@ -55,17 +61,33 @@ const idsIn = (value: unknown): string[] => JSON.stringify(value ?? null).match(
 
 const eventCount = () => countRows(h.database.db, 'outbox_events');
 
-/** The request of `op` naming Acme's records: path and body, or undefined when it names no hidden one by id. */
-async function acmeRequest(op: Operation, hidden: Hidden): Promise<{ path: string; body: unknown } | undefined> {
-  const { path, body } = await exampleRequest(h, seeded, op);
-  return idsIn([path, body]).some(hidden) ? { path, body } : undefined;
+/** The request of `op` on Acme's records, or undefined when it names no hidden one by id. */
+async function acmeRequest(op: Operation, hidden: Hidden): Promise<ExampleRequest | undefined> {
+  const request = await exampleRequest(h, seeded, op);
+  return idsIn(request).some(hidden) ? request : undefined;
 }
 
-/** The answer with every id in it read as the same placeholder, for comparing two answers. */
-const shapeOf = (reply: Reply): unknown => ({
-  status: reply.status,
-  body: JSON.parse(JSON.stringify(reply.body ?? null).replace(ANY_RECORD_ID, (id) => id.split('_')[0] + '_…')),
-});
+/** How a request reaches the server: its answer, and whether that answer is a refusal. */
+type Door = (op: Operation, request: ExampleRequest, token: string) => Promise<{ refused: boolean; answer: unknown }>;
+
+const overHttp: Door = async (op, request, token) => {
+  const body = request.body ?? (op.method === 'GET' || op.method === 'DELETE' ? undefined : {});
+  const reply = await h.call(op.method, request.path, { token, body });
+  return { refused: reply.status >= 400, answer: { status: reply.status, body: reply.body } };
+};
+
+/** The same operation as its tool, with every toolset offered: path parameters and body side by side. */
+const overMcp: Door = async (op, request, token) => {
+  const args = JSON.stringify({ ...request.params, ...(request.body ?? {}) });
+  const reply = await postMcp(h, toolCall(1, op.id, args), token, '/api/mcp?toolsets=all');
+  // A hidden record is refused by the tool (isError with its code), never by the protocol.
+  expect(reply.body?.error, `${op.id}: ${JSON.stringify(reply.body).slice(0, 300)}`).toBeUndefined();
+  return { refused: reply.body?.result?.isError === true, answer: { status: reply.status, body: reply.body } };
+};
+
+/** An answer with every id in it read as the same placeholder, for comparing two answers. */
+const shapeOf = (answer: unknown): unknown =>
+  JSON.parse(JSON.stringify(answer).replace(ANY_RECORD_ID, (id) => id.split('_')[0] + '_…'));
 
 beforeAll(async () => {
   h = await startHarness();
@@ -78,25 +100,23 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 
 /**
- * Sends every operation that names a hidden record as `token`, then the same request with
- * each hidden id absent, and holds the two answers to the rules at the top. Answers the
- * operations compared.
+ * Sends every operation that names a hidden record as `token` through `door`, then the same
+ * request with each hidden id absent, and holds the two answers to the rules at the top.
+ * Answers the operations compared.
  */
-async function compareWithAbsent(token: string, hidden: Hidden): Promise<string[]> {
-  const send = (op: Operation, path: string, body: unknown) =>
-    h.call(op.method, path, { token, body: body ?? (op.method === 'GET' || op.method === 'DELETE' ? undefined : {}) });
+async function compareWithAbsent(door: Door, token: string, hidden: Hidden): Promise<string[]> {
   const compared: string[] = [];
   for (const op of catalog) {
     const request = await acmeRequest(op, hidden);
     if (!request) continue;
     const before = await eventCount();
-    const named = await send(op, request.path, request.body);
-    const absent = await send(op, withAbsentIds(request.path, hidden) as string, withAbsentIds(request.body, hidden));
-    const label = `${op.id} ${request.path} → ${named.status} ${JSON.stringify(named.body)?.slice(0, 300)}`;
-    expect(named.status, label).toBeGreaterThanOrEqual(400);
-    expect(shapeOf(named), label).toEqual(shapeOf(absent));
-    const sent = new Set(idsIn([request.path, request.body]));
-    const leaked = idsIn(named.body).filter((id) => hidden(id) && !sent.has(id));
+    const named = await door(op, request, token);
+    const absent = await door(op, withAbsentIds(request, hidden) as ExampleRequest, token);
+    const label = `${op.id} ${request.path} → ${JSON.stringify(named.answer)?.slice(0, 300)}`;
+    expect(named.refused, label).toBe(true);
+    expect(shapeOf(named.answer), label).toEqual(shapeOf(absent.answer));
+    const sent = new Set(idsIn(request));
+    const leaked = idsIn(named.answer).filter((id) => hidden(id) && !sent.has(id));
     expect(leaked, `${label}: names hidden records it was not sent`).toEqual([]);
     expect(await eventCount(), `${label}: recorded an event`).toBe(before);
     compared.push(op.id);
@@ -109,8 +129,13 @@ const PROJECT_RECORDS = new Set(['prj', 'iss', 'sub', 'ic', 'ms', 'cmt', 'lnk', 
 
 describe("another workspace's records on every route", () => {
   it('are answered exactly as records that do not exist, naming nothing of theirs', async () => {
-    const compared = await compareWithAbsent(TOKENS.globex, (id) => acmeIds.has(id));
+    const compared = await compareWithAbsent(overHttp, TOKENS.globex, (id) => acmeIds.has(id));
     // Nearly every operation names a record by id; the few that do not are lists and creates.
+    expect(compared.length).toBeGreaterThan(70);
+  }, 120_000);
+
+  it('are answered the same way by every tool over MCP', async () => {
+    const compared = await compareWithAbsent(overMcp, TOKENS.globex, (id) => acmeIds.has(id));
     expect(compared.length).toBeGreaterThan(70);
   }, 120_000);
 
@@ -129,7 +154,7 @@ describe('records of a project the token cannot see, on every route', () => {
   it('are answered exactly as records that do not exist, naming nothing of them', async () => {
     const hidden = (id: string) => acmeIds.has(id) && PROJECT_RECORDS.has(id.split('_')[0]);
     // The token `idle` may use no project at all.
-    const compared = await compareWithAbsent(TOKENS.idle, hidden);
-    expect(compared.length).toBeGreaterThan(30);
+    for (const door of [overHttp, overMcp])
+      expect((await compareWithAbsent(door, TOKENS.idle, hidden)).length).toBeGreaterThan(30);
   }, 120_000);
 });
