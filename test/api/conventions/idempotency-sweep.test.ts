@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TENANT_TABLES } from '../../../src/db/references.js';
 import { acceptsIdempotencyKey } from '../../../src/operations/define.js';
 import { countRows } from '../../support/database.js';
 import {
@@ -11,11 +12,13 @@ import { TOKENS } from '../../support/fixtures.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 
 /**
- * Idempotency-Key on every write that takes one: each request example (support/example-requests.ts)
- * is sent with a key, then again with the same key and body. The repeat is answered from
- * the record of the first (same status, same body, `Idempotent-Replayed: true`) and writes
- * nothing: no event, no row. The same key with another body (a free-text field changed, where
- * the example has one) is refused IDEMPOTENCY_KEY_REUSED. Runs on SQLite, and on PostgreSQL with TEST_DATABASE_URL.
+ * Idempotency-Key on every write that takes one: each request example
+ * (support/example-requests.ts) is sent with a key, then again with the same key and body.
+ * The repeat is answered from the record of the first (same status, same body,
+ * `Idempotent-Replayed: true`) and writes nothing: no row in any table of workspace records,
+ * events included. The same key with another body (a free-text field changed, where the
+ * example has one) is refused IDEMPOTENCY_KEY_REUSED. Runs on SQLite, and on PostgreSQL with
+ * TEST_DATABASE_URL.
  */
 
 type Json = Record<string, unknown>;
@@ -32,11 +35,10 @@ function anotherBody(body: Json): Json | undefined {
 let h: Harness;
 let seeded: ExampleRecords;
 
-/** Rows of the tables any example writes to, summed: a repeat must leave every one as it was. */
-const WRITTEN_TABLES = ['outbox_events', 'issues', 'projects', 'comments', 'meetings', 'webhooks'] as const;
+/** Rows of every table of workspace records, summed: a repeat must leave every one as it was. */
 const rowsWritten = async () => {
   let total = 0;
-  for (const table of WRITTEN_TABLES) total += await countRows(h.database.db, table);
+  for (const table of TENANT_TABLES) total += await countRows(h.database.db, table);
   return total;
 };
 
