@@ -29,16 +29,16 @@ export interface Transport {
 }
 
 /**
- * Fastify's `serverFactory` and `clientErrorHandler`. The server remembers the response each
- * connection is writing, so that a client error on it never writes into a response already
- * under way.
+ * Fastify's `serverFactory` and `clientErrorHandler`. The server remembers each connection's
+ * latest response, so that a client error on it never writes into a response already under
+ * way (begun and not finished).
  *
  * The deadlines: without them, a client that sends headers slowly (slowloris) or a body
  * shorter than its Content-Length holds a connection for Node's 300 s default, and an idle
  * keep-alive connection for Fastify's 72 s.
  */
 export function transport(config: AppConfig): Transport {
-  const responding = new WeakMap<Socket, ServerResponse>();
+  const lastResponse = new WeakMap<Socket, ServerResponse>();
   const serverFactory: FastifyServerFactory<Server> = (handler) => {
     const server = createServer(
       {
@@ -47,17 +47,14 @@ export function transport(config: AppConfig): Transport {
         connectionsCheckingInterval: checkingInterval(config),
       },
       (request, response) => {
-        responding.set(request.socket, response);
-        response.once('finish', () => {
-          if (responding.get(request.socket) === response) responding.delete(request.socket);
-        });
+        lastResponse.set(request.socket, response);
         handler(request, response);
       },
     );
     server.keepAliveTimeout = config.keepAliveTimeoutMs;
     return server;
   };
-  return { serverFactory, clientErrorHandler: clientErrorHandler(config, responding) };
+  return { serverFactory, clientErrorHandler: clientErrorHandler(config, lastResponse) };
 }
 
 function clientErrorToApiError(error: Error & { code?: string }, config: AppConfig): ApiError {
@@ -91,16 +88,20 @@ function rawResponse(error: ApiError): string {
   ].join('\r\n');
 }
 
+/** Whether a response has begun and not yet finished: a write now would land inside it. */
+const answering = (response: ServerResponse | undefined): boolean =>
+  response !== undefined && response.headersSent && !response.writableFinished;
+
 /**
  * Fastify's `clientErrorHandler`: Node's parser errors and timeouts, answered in the error
  * shape and then the connection closed. Nothing is written when a response has already
  * started on the socket (it would corrupt it); the connection is only closed then.
  */
-function clientErrorHandler(config: AppConfig, responding: WeakMap<Socket, ServerResponse>) {
+function clientErrorHandler(config: AppConfig, lastResponse: WeakMap<Socket, ServerResponse>) {
   return function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     this.log.debug({ err: error }, 'client error');
-    if (!socket.writable || responding.get(socket)?.headersSent) {
+    if (!socket.writable || answering(lastResponse.get(socket))) {
       socket.destroy();
       return;
     }

@@ -183,6 +183,18 @@ describe('Node parser errors', () => {
     }
   });
 
+  it('answers a malformed request that follows an answered one on a keep-alive connection', async () => {
+    const { socket, closed } = await connect();
+    const firstAnswered = new Promise((resolve) => socket.once('data', resolve));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: wsx.test\r\nConnection: keep-alive\r\n\r\n');
+    // The client has the whole first answer, so the server's response to it has finished.
+    await firstAnswered;
+    socket.write('NOT HTTP AT ALL\r\n\r\n');
+    const responses = parseResponses(await closed);
+    expect(responses.map((r) => r.status)).toEqual([200, 400]);
+    expectErrorShape(responses[1], 400, 'VALIDATION_FAILED');
+  });
+
   it('answers headers over the size limit with 431 HEADERS_TOO_LARGE', async () => {
     const { socket, closed } = await connect();
     socket.write(`GET /healthz HTTP/1.1\r\nHost: wsx.test\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
