@@ -4,7 +4,7 @@
  * merge them into `DB` here.
  */
 
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { AccessLevel } from '../core/access-level.js';
 import type { Timestamps } from './tables/timestamps.js';
 
@@ -199,6 +199,14 @@ export interface IssueRow extends Timestamps {
   source_type: string | null;
   source_id: string | null;
 }
+/**
+ * How many link sides name the issue as theirs. Only the triggers of migration
+ * 0029_issue_link_counts write it, so the type allows reading it and nothing else.
+ */
+export interface IssueLinkCount {
+  link_count: ColumnType<number, never, never>;
+}
+
 export interface OutboxEventRow {
   id: string;
   workspace_id: string;
@@ -234,7 +242,7 @@ export interface CoreTables {
   idempotency_keys: IdempotencyKeyRow;
   issue_containers: IssueContainerRow;
   milestones: Versioned<MilestoneRow>;
-  issues: Versioned<IssueRow>;
+  issues: Versioned<IssueRow> & IssueLinkCount;
   outbox_events: OutboxEventRow;
   outbox_pruned: OutboxPrunedRow;
 }

@@ -4,7 +4,7 @@ import type { DB } from '../schema.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, latestMigration, type ExportEnd, type ExportHeader } from './format.js';
 import { normaliseRow } from './normalise.js';
 import { inReadSnapshot } from './snapshot.js';
-import { EXPORTED_TABLES, type ExportedTable } from './tables.js';
+import { EXPORTED_TABLES, withoutDerived, type ExportedTable } from './tables.js';
 
 /** Rows read per query: bounded memory whatever the workspace's size. */
 const PAGE_SIZE = 500;
@@ -62,7 +62,7 @@ async function exportFrom(
   for (const spec of EXPORTED_TABLES) {
     counts[spec.table] = 0;
     for await (const row of pagesOf(db, dialect, spec, workspace.id, pageSize)) {
-      await write(JSON.stringify({ table: spec.table, row: normaliseRow(row) }));
+      await write(JSON.stringify({ table: spec.table, row: normaliseRow(withoutDerived(spec, row)) }));
       counts[spec.table] += 1;
     }
   }

@@ -9,7 +9,7 @@ import {
   type ExportHeader,
   type ExportLine,
 } from './format.js';
-import { EXPORTED_TABLES, type ExportedTable } from './tables.js';
+import { EXPORTED_TABLES, withoutDerived, type ExportedTable } from './tables.js';
 
 /** Rows per insert statement: well under both stores' limit on bound parameters. */
 const BATCH_SIZE = 100;
@@ -163,7 +163,7 @@ function checkLine(value: unknown, number: number, workspaceId: string): ExportL
     throw new ImportError(`line ${number}: not a row of an exported table`);
   if (line.row[spec.scope] !== workspaceId)
     throw new ImportError(`line ${number}: a ${spec.table} row of another workspace than the header's`);
-  return { table: spec.table, row: line.row };
+  return { table: spec.table, row: withoutDerived(spec, line.row) };
 }
 
 /** The store must now hold exactly the rows the file had, table by table. */

@@ -14,6 +14,19 @@ export interface ExportedTable {
   /** The column that names the workspace. */
   scope: 'id' | 'workspace_id';
   onlyNull?: string;
+  /**
+   * Columns the store derives from other rows (by trigger): left out of the file, and of the
+   * rows an import writes, so the store derives them again from the rows it imports.
+   */
+  derived?: readonly string[];
+}
+
+/** The row without the table's derived columns. */
+export function withoutDerived(spec: ExportedTable, row: Record<string, unknown>): Record<string, unknown> {
+  if (!spec.derived) return row;
+  const kept = { ...row };
+  for (const column of spec.derived) delete kept[column];
+  return kept;
 }
 
 export const EXPORTED_TABLES: readonly ExportedTable[] = [
@@ -32,7 +45,7 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
   { table: 'tags', key: ['id'], scope: 'workspace_id' },
   { table: 'issue_containers', key: ['id'], scope: 'workspace_id' },
   { table: 'milestones', key: ['id'], scope: 'workspace_id' },
-  { table: 'issues', key: ['id'], scope: 'workspace_id' },
+  { table: 'issues', key: ['id'], scope: 'workspace_id', derived: ['link_count'] },
   { table: 'issue_links', key: ['id'], scope: 'workspace_id' },
   { table: 'issue_evolutions', key: ['id'], scope: 'workspace_id' },
   { table: 'milestone_activity', key: ['id'], scope: 'workspace_id' },

@@ -23,7 +23,13 @@ export async function checkStore(db: Kysely<any>, scope: ScanScope = {}): Promis
     count,
     sample,
   }));
-  for (const check of [...crossWorkspaceChecks(), ...identityChecks(), ...kindChecks(), ...ownerChecks()]) {
+  for (const check of [
+    ...crossWorkspaceChecks(),
+    ...identityChecks(),
+    ...kindChecks(),
+    ...ownerChecks(),
+    ...derivedCountChecks(),
+  ]) {
     const where =
       scope.workspaceId === undefined
         ? check.where
@@ -144,6 +150,17 @@ function ownerChecks(): RowCheck[] {
       table: 'attachments',
       where: exactlyOne('issue_id', 'agenda_item_id'),
       problem: 'attachments with no owner or two',
+    },
+  ];
+}
+
+/** Counts the triggers keep (migration 0029_issue_link_counts) must match the rows they count. */
+function derivedCountChecks(): RowCheck[] {
+  return [
+    {
+      table: 'issues',
+      where: sql<boolean>`r.link_count <> (select count(*) from issue_links as l where l.issue_id = r.id)`,
+      problem: 'issues whose link_count differs from their link sides',
     },
   ];
 }

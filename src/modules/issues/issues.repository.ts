@@ -212,11 +212,12 @@ export interface IssueListFilter {
   archived?: boolean;
 }
 
-/** Whether the issue has a link side: a page loads links only for issues that do. */
+/**
+ * Whether the issue has a link side: a page loads links only for issues that do. The count is
+ * the issue's own column, kept by triggers (migration 0029_issue_link_counts).
+ */
 const withHasLinks = <QB extends ReturnType<typeof issuesWithKeys>>(query: QB) =>
-  query.select((eb) =>
-    eb.exists(eb.selectFrom('issue_links as hl').select('hl.id').whereRef('hl.issue_id', '=', 'i.id')).as('has_links'),
-  );
+  query.select(sql<boolean | number>`${sql.ref('i.link_count')} > 0`.as('has_links'));
 
 /** A page's filters, each applied when given (values, or a template's slots). */
 function whereIssueFilters<QB extends ReturnType<typeof withHasLinks>>(
