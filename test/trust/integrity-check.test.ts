@@ -7,11 +7,13 @@ import { processContext, type CliContext } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/program.js';
 import { openDatabase } from '../../src/db/connect.js';
 import type { Database } from '../../src/db/database.js';
+import { checkStore } from '../../src/db/integrity/check.js';
+import { enforceReferences, findConstraintDrift } from '../../src/db/integrity/constraints.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { applyWorkspaceFile } from '../../src/modules/workspace-file/apply.js';
 import { emptyStore, type EmptyStore } from '../support/database.js';
 import { ACME, GLOBEX } from '../support/fixtures.js';
-import { migratedTo, seededIssue, seedWorkspace } from '../support/older-store.js';
+import { migratedTo, OLD_NOW, seededIds, seededIssue, seedWorkspace } from '../support/older-store.js';
 
 /**
  * The store keeps references whole by itself: migration 0024 gives an older store its
@@ -57,6 +59,16 @@ async function storeBeforeKeys(database: Database): Promise<Kysely<any>> {
   const db = database.db as Kysely<any>;
   await seedWorkspace(db, 'old');
   return db;
+}
+
+/** Runs `work` with SQLite's foreign keys off, as migrations run (db/migrate.ts). */
+async function withoutForeignKeys(database: Database, work: () => Promise<unknown>): Promise<void> {
+  if (database.dialect === 'sqlite') await sql`pragma foreign_keys = off`.execute(database.db);
+  try {
+    await work();
+  } finally {
+    if (database.dialect === 'sqlite') await sql`pragma foreign_keys = on`.execute(database.db);
+  }
 }
 
 /** SQLite's rowid of each issue, by id. */
@@ -136,6 +148,87 @@ describe('migration 0024 on a store made before foreign keys', () => {
     } finally {
       await database.close();
     }
+  });
+});
+
+describe('migration 0030 on a store whose keys take no action', () => {
+  it('gives every key its delete rule, keeps rows, rowids and triggers, and a composite key then clears one column', async () => {
+    const url = await newStore();
+    const database = await openDatabase(url);
+    try {
+      await migratedTo(database, '0029_issue_link_counts');
+      const db = database.db as Kysely<any>;
+      // The keys as a store made before 0030 has them: no action on a delete.
+      await withoutForeignKeys(database, () => enforceReferences(db, { deleteRules: false }));
+      await seedWorkspace(db, 'old');
+      const ids = seededIds('old');
+      const stamps = { workspace_id: ids.workspace, created_at: OLD_NOW, updated_at: OLD_NOW };
+      await db
+        .insertInto('issue_containers')
+        .values({ id: 'ic_old', project_id: ids.project, name: 'Launch', ...stamps })
+        .execute();
+      await db
+        .insertInto('milestones')
+        .values({
+          id: 'ms_old',
+          project_id: ids.project,
+          container_id: 'ic_old',
+          title: 'Beta',
+          status: 'planned',
+          order_index: 0,
+          ...stamps,
+        })
+        .execute();
+      await db
+        .insertInto('issues')
+        .values([
+          seededIssue('old', 1, 'Planned', { container_id: 'ic_old', milestone_id: 'ms_old' }),
+          seededIssue('old', 2, 'Loose'),
+        ])
+        .execute();
+      const link = { workspace_id: ids.workspace, type: 'related', created_by: 'api-token:admin' };
+      const links = { created_at: OLD_NOW, updated_at: OLD_NOW, ...link };
+      await db
+        .insertInto('issue_links')
+        .values({ id: 'lnk_1', issue_id: 'iss_old_1', target_issue_id: 'iss_old_2', ...links })
+        .execute();
+      // `wsx check` names each key whose delete rule differs from the list.
+      expect(await checkStore(db)).toContainEqual({
+        problem: 'the foreign key issues_milestone_id_fk is not ON DELETE set-null',
+        count: 1,
+        sample: ['issues.milestone_id'],
+      });
+      const before = database.dialect === 'sqlite' ? await rowids(db) : [];
+
+      expect(await migrateToLatest(database)).toEqual(['0030_delete_rules']);
+
+      expect(await findConstraintDrift(db)).toEqual([]);
+      if (database.dialect === 'sqlite') expect(await rowids(db)).toEqual(before);
+      // The link count's triggers live on issue_links and write issues, both made anew on SQLite.
+      await db
+        .insertInto('issue_links')
+        .values({ id: 'lnk_2', issue_id: 'iss_old_2', target_issue_id: 'iss_old_1', ...links })
+        .execute();
+      const counts = await db.selectFrom('issues').select(['id', 'link_count']).orderBy('id').execute();
+      expect(counts).toEqual([
+        { id: 'iss_old_1', link_count: 1 },
+        { id: 'iss_old_2', link_count: 1 },
+      ]);
+      // Deleted by a path no service prepared: the store detaches the issue, one column at a time.
+      await db.deleteFrom('milestones').where('id', '=', 'ms_old').execute();
+      const issue = () =>
+        db
+          .selectFrom('issues')
+          .select(['milestone_id', 'container_id', 'project_id'])
+          .where('id', '=', 'iss_old_1')
+          .executeTakeFirstOrThrow();
+      expect(await issue()).toEqual({ milestone_id: null, container_id: 'ic_old', project_id: ids.project });
+      await db.deleteFrom('issue_containers').where('id', '=', 'ic_old').execute();
+      expect(await issue()).toEqual({ milestone_id: null, container_id: null, project_id: ids.project });
+    } finally {
+      await database.close();
+    }
+    expect(await wsx(url, ['check'])).toMatchObject({ code: 0 });
   });
 });
 

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { REFERENCES, TENANT } from '../references.js';
+import { findConstraintDrift } from './constraints.js';
 import { findAllOrphans, type ScanScope } from './orphans.js';
 import { rowKey } from './row-keys.js';
 
@@ -23,6 +24,14 @@ export async function checkStore(db: Kysely<any>, scope: ScanScope = {}): Promis
     count,
     sample,
   }));
+  // The constraints are the store's, not a workspace's: a scan of one workspace (an import) leaves them out.
+  if (scope.workspaceId === undefined)
+    for (const { reference, problem } of await findConstraintDrift(db))
+      findings.push({
+        problem: `the foreign key ${reference.name} is ${problem === 'missing' ? 'missing' : `not ON DELETE ${reference.onDelete}`}`,
+        count: 1,
+        sample: [`${reference.table}.${reference.columns.join('+')}`],
+      });
   for (const check of [
     ...crossWorkspaceChecks(),
     ...identityChecks(),

@@ -76,24 +76,25 @@ export class UnrepairableOrphans extends Error {
 const MAX_PASSES = 10;
 
 /**
- * Detaches or deletes every dangling reference as its `orphan` rule says, until none is
- * left, and answers what it did (the caller reports it: nothing is removed silently).
- * Refuses, changing nothing it has not already reported, when a row it must not touch
- * points at nothing.
+ * Repairs every dangling reference as its delete rule would have, had the store enforced it
+ * all along: `set-null` detaches the row (clears `columns[0]`), `cascade` deletes it. Goes on
+ * until none is left, and answers what it did (the caller reports it: nothing is removed
+ * silently). Refuses, changing nothing it has not already reported, when a `restrict`
+ * reference's row points at nothing: that row must be repaired by hand.
  */
 export async function repairOrphans(db: Kysely<any>): Promise<OrphanFinding[]> {
   const repaired: OrphanFinding[] = [];
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const found = await findAllOrphans(db);
     if (found.length === 0) return repaired;
-    const refused = found.filter((finding) => finding.reference.orphan === 'refuse');
+    const refused = found.filter((finding) => finding.reference.onDelete === 'restrict');
     if (refused.length > 0) throw new UnrepairableOrphans(refused);
     for (const finding of found) {
       const { reference } = finding;
       const table = sql.id(reference.table);
       // Kysely's builders cannot alias the target of an UPDATE or DELETE on both stores; the
       // condition names the row `r`, so the statement does too.
-      if (reference.orphan === 'detach') {
+      if (reference.onDelete === 'set-null') {
         await sql`update ${table} as r set ${sql.id(reference.columns[0])} = null where ${danglingCondition(reference)}`.execute(
           db,
         );

@@ -9,6 +9,9 @@ import type { OrphanFinding } from '../integrity/orphans.js';
  * before this migration may hold such rows: each is detached (or, for a row that means
  * nothing without its target, deleted) and reported on standard error, never dropped
  * silently; a row that can be neither stops the migration with the rows named.
+ *
+ * The keys are made as the list states them now, delete rules included, so a new store
+ * makes them once; 0030_delete_rules gives the rules to a store made before it.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const repaired = await enforceReferences(db);
@@ -16,7 +19,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export function describeRepair({ reference, count, sample }: OrphanFinding): string {
-  const action = reference.orphan === 'detach' ? `cleared ${reference.columns[0]} of` : 'deleted';
+  const action = reference.onDelete === 'set-null' ? `cleared ${reference.columns[0]} of` : 'deleted';
   const more = count > sample.length ? `, …` : '';
   return (
     `wsx migrate: ${action} ${count} ${reference.table} row(s) whose ${reference.columns.join('+')} ` +

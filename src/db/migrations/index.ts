@@ -28,6 +28,7 @@ import * as userDeactivation from './0026_user_deactivation.js';
 import * as webhookThroughput from './0027_webhook_throughput.js';
 import * as traceContext from './0028_trace_context.js';
 import * as issueLinkCounts from './0029_issue_link_counts.js';
+import * as deleteRules from './0030_delete_rules.js';
 
 /**
  * A migration, and what it needs done once it has committed: every pending migration runs
@@ -69,4 +70,5 @@ export const migrations: Record<string, CatalogMigration> = {
   '0027_webhook_throughput': webhookThroughput,
   '0028_trace_context': traceContext,
   '0029_issue_link_counts': issueLinkCounts,
+  '0030_delete_rules': deleteRules,
 };

@@ -74,6 +74,8 @@ export interface AgendaOwnerRow {
   external_name: string | null;
   external_email: string | null;
   created_at: string;
+  /** Moves when the owner changes: only when the preset it was copied from is deleted (its preset_id cleared). */
+  updated_at: string;
 }
 export interface WorkLinkRow {
   id: string;

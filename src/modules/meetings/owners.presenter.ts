@@ -7,9 +7,10 @@ export const presentOwner = (o: AgendaOwnerRow) => ({
   presetId: o.preset_id,
   externalName: o.external_name,
   externalEmail: o.external_email,
-  // An owner is never edited (a change is a removal and a new owner), so it was last updated when made.
   createdAt: o.created_at,
-  updatedAt: o.created_at,
+  // A client changes an owner by removing it and adding another; only deleting the preset it
+  // was copied from changes one in place (presetId cleared).
+  updatedAt: o.updated_at,
 });
 
 export type OwnerView = ReturnType<typeof presentOwner>;

@@ -109,6 +109,7 @@ export async function addAgendaItemOwner(
     agenda_item_id: item.id,
     ...values,
     created_at: ctx.now,
+    updated_at: ctx.now,
   };
   const before = await snapshotForEvent(ctx, agendaItemPresenter, item);
   await insertOwnerRow(ctx, row);
