@@ -1,5 +1,6 @@
 import { titleOrDescriptionMatch } from '../../db/text-search.js';
 import { sql } from 'kysely';
+import { batches } from '../../db/batches.js';
 import type { Ctx } from '../../db/context.js';
 import { meetingVisible } from '../../db/access.js';
 import { paginateInOrder } from '../../db/list-page.js';
@@ -9,18 +10,30 @@ import type { MeetingRow } from '../../db/tables/meetings.js';
 /** Meeting columns plus its team's and project's keys: everything the presenter needs. */
 export type MeetingWithKeys = MeetingRow & { team_key: string | null; project_key: string | null };
 
-const selectMeetings = (ctx: Ctx) =>
+const selectWorkspaceMeetings = (ctx: Ctx) =>
   ctx.db
     .selectFrom('meetings as m')
     .leftJoin('teams as t', 't.id', 'm.team_id')
     .leftJoin('projects as p', 'p.id', 'm.project_id')
     .selectAll('m')
     .select(['t.key as team_key', 'p.key as project_key'])
-    .where('m.workspace_id', '=', ctx.workspace.id)
-    .where((eb) => meetingVisible(ctx, eb));
+    .where('m.workspace_id', '=', ctx.workspace.id);
+
+const selectMeetings = (ctx: Ctx) => selectWorkspaceMeetings(ctx).where((eb) => meetingVisible(ctx, eb));
 
 export const findVisibleMeeting = (ctx: Ctx, meetingId: string): Promise<MeetingWithKeys | undefined> =>
   selectMeetings(ctx).where('m.id', '=', meetingId).executeTakeFirst();
+
+/**
+ * Meetings of the workspace, whether or not the caller sees their project: for a write to a
+ * workspace setting (a preset deleted) that changes agenda items in every project.
+ */
+export async function listWorkspaceMeetings(ctx: Ctx, meetingIds: string[]): Promise<MeetingWithKeys[]> {
+  const found: MeetingWithKeys[] = [];
+  for (const batch of batches(meetingIds, 1))
+    found.push(...(await selectWorkspaceMeetings(ctx).where('m.id', 'in', batch).execute()));
+  return found;
+}
 
 export interface MeetingFilter {
   teamId?: string;

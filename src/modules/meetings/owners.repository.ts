@@ -1,5 +1,5 @@
 import type { Ctx } from '../../db/context.js';
-import type { AgendaOwnerRow } from '../../db/tables/meetings.js';
+import type { AgendaItemRow, AgendaOwnerRow } from '../../db/tables/meetings.js';
 import type { ExternalOwner } from '../users/index.js';
 
 export async function listOwnerRows(ctx: Ctx, itemIds: string[]): Promise<AgendaOwnerRow[]> {
@@ -41,6 +41,34 @@ export async function deleteOwnersOfItems(ctx: Ctx, itemIds: string[]): Promise<
     .deleteFrom('agenda_owners')
     .where('workspace_id', '=', ctx.workspace.id)
     .where('agenda_item_id', 'in', itemIds)
+    .execute();
+}
+
+/** The ids of the agenda items with an owner copied from the preset, as a subquery. */
+export const itemsOwnedFromPreset = (ctx: Ctx, presetId: string) =>
+  ctx.db
+    .selectFrom('agenda_owners')
+    .select('agenda_item_id')
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('preset_id', '=', presetId);
+
+/** The agenda items with an owner copied from the preset (in every project: presets are the workspace's). */
+export const listItemsOwnedFromPreset = (ctx: Ctx, presetId: string): Promise<AgendaItemRow[]> =>
+  ctx.db
+    .selectFrom('agenda_items')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('id', 'in', itemsOwnedFromPreset(ctx, presetId))
+    .orderBy('id')
+    .execute();
+
+/** Clears `preset_id` of the owners copied from the preset; their names and emails stay as copied. */
+export async function detachOwnersFromPreset(ctx: Ctx, presetId: string): Promise<void> {
+  await ctx.db
+    .updateTable('agenda_owners')
+    .set({ preset_id: null, updated_at: ctx.now })
+    .where('workspace_id', '=', ctx.workspace.id)
+    .where('preset_id', '=', presetId)
     .execute();
 }
 

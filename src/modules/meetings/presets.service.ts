@@ -6,6 +6,11 @@ import { LIMITS } from '../../core/limits.js';
 import { hasOwn, nonBlank } from '../../core/values.js';
 import type { DB } from '../../db/schema.js';
 import type { ExternalOwnerPresetRow } from '../../db/tables/meetings.js';
+import { touchRows } from '../../db/touch.js';
+import { snapshotForEvent } from '../visibility/index.js';
+import { agendaItemPresenter, recordAgendaItemRelationsWrite } from './agenda-item-events.js';
+import { listWorkspaceMeetings } from './meetings.repository.js';
+import { detachOwnersFromPreset, itemsOwnedFromPreset, listItemsOwnedFromPreset } from './owners.repository.js';
 import { presentPreset, type PresetView } from './settings.presenter.js';
 import {
   deletePresetRow,
@@ -17,7 +22,8 @@ import {
 
 /**
  * External owner presets: named people outside the workspace. Adding a preset as an agenda
- * owner copies its values onto the item, so later edits or deletion never change items.
+ * owner copies its values onto the item, so later edits or deletion never change the names
+ * and emails items show; deleting one clears the `presetId` of the owners copied from it.
  */
 
 export interface PresetInput {
@@ -80,8 +86,24 @@ export async function updatePreset(ctx: Ctx, presetId: string, input: PresetInpu
   return presentPreset({ ...preset, ...changes });
 }
 
+/**
+ * Deletes the preset. The owners copied from it stay, with the names and emails copied; their
+ * `presetId` would name nothing, so it is cleared (the store would clear it too: the
+ * reference is `set-null`). Each of their items lists its owners, so each moves its updatedAt
+ * and version and records `agenda_item.updated`, as adding or removing an owner does.
+ */
 export async function deletePreset(ctx: Ctx, presetId: string): Promise<void> {
   const preset = await requirePreset(ctx, presetId);
+  const items = await listItemsOwnedFromPreset(ctx, preset.id);
+  const before = [];
+  for (const item of items) before.push(await snapshotForEvent(ctx, agendaItemPresenter, item));
+  await touchRows(ctx, 'agenda_items', (eb) => eb('id', 'in', itemsOwnedFromPreset(ctx, preset.id)));
+  await detachOwnersFromPreset(ctx, preset.id);
+  const meetings = new Map(
+    (await listWorkspaceMeetings(ctx, [...new Set(items.map((item) => item.meeting_id))])).map((m) => [m.id, m]),
+  );
+  for (const [index, item] of items.entries())
+    await recordAgendaItemRelationsWrite(ctx, meetings.get(item.meeting_id)!, item.id, before[index]);
   await deletePresetRow(ctx, preset.id);
 }
 
