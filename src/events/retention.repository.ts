@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { deletedRows } from '../db/delete-batches.js';
 import type { DB } from '../db/schema.js';
 import { recordPruned } from './event-log.js';
 
@@ -9,8 +10,6 @@ import { recordPruned } from './event-log.js';
 
 type Db = Kysely<DB>;
 
-const deleted = (result: { numDeletedRows: bigint }): number => Number(result.numDeletedRows);
-
 /** Finished attempts (not `pending`) recorded before `cutoff`. */
 export async function deleteOldDeliveries(db: Db, cutoff: string, limit: number): Promise<number> {
   const batch = db
@@ -19,7 +18,7 @@ export async function deleteOldDeliveries(db: Db, cutoff: string, limit: number)
     .where('created_at', '<', cutoff)
     .where('status', '!=', 'pending')
     .limit(limit);
-  return deleted(await db.deleteFrom('webhook_deliveries').where('id', 'in', batch).executeTakeFirst());
+  return deletedRows(await db.deleteFrom('webhook_deliveries').where('id', 'in', batch).executeTakeFirst());
 }
 
 /** Finished jobs (no next attempt, `due_at` null) that finished before `cutoff`. */
@@ -30,7 +29,7 @@ export async function deleteOldJobs(db: Db, cutoff: string, limit: number): Prom
     .where('due_at', 'is', null)
     .where('updated_at', '<', cutoff)
     .limit(limit);
-  return deleted(await db.deleteFrom('webhook_jobs').where('id', 'in', batch).executeTakeFirst());
+  return deletedRows(await db.deleteFrom('webhook_jobs').where('id', 'in', batch).executeTakeFirst());
 }
 
 /**
@@ -110,5 +109,5 @@ export async function deleteDeliveriesThrough(
       ]),
     )
     .limit(limit);
-  return deleted(await db.deleteFrom('webhook_deliveries').where('id', 'in', batch).executeTakeFirst());
+  return deletedRows(await db.deleteFrom('webhook_deliveries').where('id', 'in', batch).executeTakeFirst());
 }

@@ -1,5 +1,6 @@
 import { nowIso } from '../core/clock.js';
 import type { Database } from '../db/database.js';
+import { DELETE_BATCH_SIZE, inBatches } from '../db/delete-batches.js';
 import {
   deleteDeliveriesThrough,
   deleteOldDeliveries,
@@ -16,12 +17,11 @@ import {
  * events that were fanned out and that no unfinished job still needs (which makes it the
  * change feed's retention too: docs/change-feed.md). And whatever the age, a
  * subscription keeps only its newest KEEP_PER_SUBSCRIPTION delivery records.
- * Deletes run in small batches with a pause between them, so no write waits long.
+ * Deletes run in small batches with a pause between them (db/delete-batches.ts).
  */
 
 const DAY_MS = 86_400_000;
 export const KEEP_PER_SUBSCRIPTION = 1000;
-const BATCH_SIZE = 500;
 
 export interface PruneOptions {
   nowMs: number;
@@ -36,24 +36,6 @@ export interface PruneCounts {
   outboxEvents: number;
   jobs: number;
   deliveries: number;
-}
-
-const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** Repeats a batch delete until a batch comes back short (or a stop is asked); answers the rows deleted. */
-async function inBatches(
-  batchSize: number,
-  signal: AbortSignal | undefined,
-  deleteBatch: () => Promise<number>,
-): Promise<number> {
-  let total = 0;
-  while (!signal?.aborted) {
-    const count = await deleteBatch();
-    total += count;
-    if (count < batchSize) break;
-    await pause();
-  }
-  return total;
 }
 
 async function trimLogs(
@@ -81,7 +63,7 @@ async function trimLogs(
 
 export async function pruneWebhookHistory(database: Database, options: PruneOptions): Promise<PruneCounts> {
   const { signal } = options;
-  const batchSize = options.batchSize ?? BATCH_SIZE;
+  const batchSize = options.batchSize ?? DELETE_BATCH_SIZE;
   const cutoff = nowIso(options.nowMs - options.retentionDays * DAY_MS);
   const { db } = database;
   const deliveries =

@@ -2,12 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { startSearchIndexing, type SearchIndexing } from '../db/search-backlog.js';
-import { purgeExpiredKeys } from '../modules/idempotency/index.js';
 import { disableIfFailingTooLong } from '../modules/webhooks/index.js';
 import { Dispatcher } from '../events/dispatcher.js';
 import { notifyOutbox } from '../events/notifier.js';
-import { pruneWebhookHistory } from '../events/retention.js';
 import { SingleRunner } from '../events/single-runner.js';
+import { runHousekeeping } from './housekeeping.js';
 
 const HOUSEKEEPING_INTERVAL_MS = 3_600_000;
 
@@ -16,8 +15,10 @@ const HOUSEKEEPING_INTERVAL_MS = 3_600_000;
  * is ready and stops (awaiting sends in flight) when it closes; a subscription whose
  * deliveries keep failing is deactivated (modules/webhooks/auto-disable.ts). Every write response wakes
  * it, so events of a committed change leave at once instead of at the next poll. Hourly
- * housekeeping (and once at start) drops idempotency records past their TTL and webhook
- * history past WSX_RETENTION_DAYS, so those tables stay small. On SQLite, rows written
+ * housekeeping (and once at start) runs the cleanup jobs (housekeeping.ts): idempotency
+ * records past their TTL, webhook history past WSX_RETENTION_DAYS, expired OAuth requests
+ * and codes, unused OAuth clients, ended browser sessions and spent sign-in links, so those
+ * tables stay small and no request has to clear them. On SQLite, rows written
  * since are added to the search indexes in batches (db/search-backlog.ts).
  * On PostgreSQL every process runs them (claims and fan-out share the queue safely); on
  * SQLite only the process holding the background lease does (single-runner.ts), so
@@ -27,16 +28,11 @@ export function registerWorkers(app: FastifyInstance, database: Database, config
   const dispatcher = new Dispatcher(database, config, app.log, { onFailureStreak: disableIfFailingTooLong });
   const closing = new AbortController();
   let running: Promise<void> = Promise.resolve();
-  const purge = async () => {
-    await purgeExpiredKeys(database.db, Date.now()).catch((err: unknown) =>
-      app.log.warn({ err }, 'idempotency purge failed'),
+  const purge = () =>
+    runHousekeeping(
+      { database, nowMs: Date.now(), retentionDays: config.retentionDays, signal: closing.signal },
+      app.log,
     );
-    await pruneWebhookHistory(database, {
-      nowMs: Date.now(),
-      retentionDays: config.retentionDays,
-      signal: closing.signal,
-    }).catch((err: unknown) => app.log.warn({ err }, 'webhook history pruning failed'));
-  };
   let active = false;
   let searchIndexing: SearchIndexing | undefined;
   // One housekeeping run at a time; closing waits for the current one, which stops between batches.

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
+import { deletedRows } from '../db/delete-batches.js';
 import type { DB } from '../db/schema.js';
 import { hashSecret } from '../modules/auth/index.js';
 import { BROWSER_SECRET_RE, newBrowserSecret } from './browser-secret.js';
@@ -19,10 +20,6 @@ export interface Person {
 export async function createLoginLink(db: Kysely<DB>, person: Person, now = Date.now()) {
   const secret = newBrowserSecret();
   const expiresAt = nowIso(now + LOGIN_LINK_TTL_MS);
-  await db
-    .deleteFrom('login_links')
-    .where('expires_at', '<', nowIso(now - KEEP_SPENT_MS))
-    .execute();
   await db
     .insertInto('login_links')
     .values({
@@ -63,4 +60,14 @@ export async function useLoginLink(db: Kysely<DB>, secret: string, now = Date.no
     .executeTakeFirst();
   if (Number(spent.numUpdatedRows) !== 1) return { ok: false, reason: 'used' };
   return { ok: true, workspaceId: row.workspace_id, userId: row.user_id };
+}
+
+/** Links expired more than KEEP_SPENT_MS ago, deleted by the background workers, at most `limit` per call. */
+export async function pruneSpentLoginLinks(db: Kysely<DB>, nowMs: number, limit: number): Promise<number> {
+  const batch = db
+    .selectFrom('login_links')
+    .select('id')
+    .where('expires_at', '<', nowIso(nowMs - KEEP_SPENT_MS))
+    .limit(limit);
+  return deletedRows(await db.deleteFrom('login_links').where('id', 'in', batch).executeTakeFirst());
 }

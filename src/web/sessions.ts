@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
+import { deletedRows } from '../db/delete-batches.js';
 import type { DB } from '../db/schema.js';
 import { hashSecret } from '../modules/auth/index.js';
 import { BROWSER_SECRET_RE, newBrowserSecret } from './browser-secret.js';
@@ -34,8 +35,6 @@ export interface BrowserSession extends Person {
 export async function openSession(db: Kysely<DB>, person: Person, now = Date.now()) {
   const secret = newBrowserSecret();
   const at = nowIso(now);
-  // Sessions past their end are of no use to anyone: clear them out as new ones come in.
-  await db.deleteFrom('browser_sessions').where('expires_at', '<=', at).execute();
   await db
     .insertInto('browser_sessions')
     .values({
@@ -108,4 +107,23 @@ export async function endSession(db: Kysely<DB>, sessionId: string, now = Date.n
     .where('id', '=', sessionId)
     .where('revoked_at', 'is', null)
     .execute();
+}
+
+/**
+ * Sessions that ended (past their end, idle for SESSION_IDLE_MS, or signed out) are of no
+ * use to anyone: the background workers delete them, at most `limit` per call.
+ */
+export async function pruneEndedSessions(db: Kysely<DB>, nowMs: number, limit: number): Promise<number> {
+  const batch = db
+    .selectFrom('browser_sessions')
+    .select('id')
+    .where((eb) =>
+      eb.or([
+        eb('expires_at', '<=', nowIso(nowMs)),
+        eb('last_seen_at', '<=', nowIso(nowMs - SESSION_IDLE_MS)),
+        eb('revoked_at', 'is not', null),
+      ]),
+    )
+    .limit(limit);
+  return deletedRows(await db.deleteFrom('browser_sessions').where('id', 'in', batch).executeTakeFirst());
 }

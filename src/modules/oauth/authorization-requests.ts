@@ -53,14 +53,13 @@ export interface PendingAuthorization {
   resource?: string;
 }
 
-/** Saves a checked request and answers its id; expired requests are deleted on the way. */
+/** Saves a checked request and answers its id; expired requests are pruned by the background workers (cleanup.ts). */
 export async function saveAuthorizationRequest(
   db: Kysely<DB>,
   request: Omit<OauthAuthorizationRequestRow, 'id' | 'created_at' | 'expires_at'>,
   now = Date.now(),
 ): Promise<string> {
   const id = newId('oar', now);
-  await db.deleteFrom('oauth_authorization_requests').where('expires_at', '<=', nowIso(now)).execute();
   await db
     .insertInto('oauth_authorization_requests')
     .values({ ...request, id, created_at: nowIso(now), expires_at: nowIso(now + AUTHORIZATION_REQUEST_TTL_MS) })

@@ -15,8 +15,6 @@ import { ClientDocumentProblem, isClientIdUrl } from './client-id-url.js';
 import { ClientMetadataProblem, registeredMetadata, type RegisteredMetadata } from './client-metadata.js';
 import { clientSecretFor } from './client-secret.js';
 
-/** A registration that led to no approval within this time is deleted (the client registers again if it comes back). */
-const UNUSED_CLIENT_TTL_MS = 24 * 60 * 60_000;
 /** The longest client id looked up (ours are 30 characters). */
 const MAX_CLIENT_ID_LENGTH = 64;
 
@@ -60,8 +58,8 @@ export class ClientsStore implements OAuthRegisteredClientsStore {
           : new InvalidClientMetadataError(error.message);
       throw error;
     }
+    // Unused registrations are pruned by the background workers (cleanup.ts), never here.
     const now = Date.now();
-    await this.deleteUnusedClients(now);
     const id = newId('ocl', now);
     const createdAt = nowIso(now);
     await this.db
@@ -92,7 +90,8 @@ export class ClientsStore implements OAuthRegisteredClientsStore {
   /**
    * The row of a client known by its document, written from the document just fetched. Its
    * `created_at` is the time of that fetch: like a registration, a row under which nobody
-   * approved anything is deleted a day after, here a day after its document was last read.
+   * approved anything is pruned a day after (cleanup.ts), here a day after its document was
+   * last read.
    */
   private async saveDocumentClient(clientId: string, metadata: RegisteredMetadata, now: number): Promise<void> {
     const row = {
@@ -123,20 +122,5 @@ export class ClientsStore implements OAuthRegisteredClientsStore {
       client_id_issued_at: Math.floor(Date.parse(createdAt) / 1000),
       ...secret,
     };
-  }
-
-  /** Registrations older than a day under which nobody ever approved anything. */
-  private async deleteUnusedClients(now: number): Promise<void> {
-    await this.db
-      .deleteFrom('oauth_clients')
-      .where('created_at', '<', nowIso(now - UNUSED_CLIENT_TTL_MS))
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb.selectFrom('oauth_grants').select('id').whereRef('oauth_grants.client_id', '=', 'oauth_clients.id'),
-          ),
-        ),
-      )
-      .execute();
   }
 }

@@ -13,7 +13,7 @@ const MAX_CODE_LENGTH = 128;
 
 /**
  * Stores a new code for a grant and answers it (only its hash is kept). Expired codes are
- * deleted on the way, so the table holds about a minute of codes.
+ * pruned by the background workers (cleanup.ts).
  */
 export async function issueCode(
   db: Kysely<DB>,
@@ -21,7 +21,6 @@ export async function issueCode(
   now: number,
 ): Promise<string> {
   const secret = randomBytes(32).toString('base64url');
-  await db.deleteFrom('oauth_codes').where('expires_at', '<=', nowIso(now)).execute();
   await db
     .insertInto('oauth_codes')
     .values({

@@ -11,6 +11,7 @@ export {
   readPendingAuthorization,
 } from './authorization-requests.js';
 export { authorizationResponseUrl } from './authorization-response.js';
+export { pruneExpiredAuthorizationRequests, pruneExpiredCodes, pruneUnusedClients } from './cleanup.js';
 export { listGrants, revokeGrant } from './grants.js';
 export { RESOURCE_PATHS } from './resources.js';
 export { SCOPES } from './scopes.js';
