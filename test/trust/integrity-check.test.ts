@@ -324,3 +324,108 @@ describe('wsx import', () => {
     }
   });
 });
+
+/** An event of the workspace `slug`'s log, as the outbox records one. */
+async function recordEvent(db: Kysely<any>, workspaceId: string, id: string): Promise<void> {
+  await db
+    .insertInto('outbox_events')
+    .values({
+      id,
+      workspace_id: workspaceId,
+      seq: 1,
+      type: 'issue.created',
+      project_id: null,
+      payload: JSON.stringify({ id, type: 'issue.created', data: { secret: `of ${workspaceId}` } }),
+      created_at: OLD_NOW,
+    })
+    .execute();
+}
+
+/** A delivery job of the subscription and its one attempt, for the event `eventId`. */
+async function queueDelivery(db: Kysely<any>, workspaceId: string, webhookId: string, eventId: string) {
+  const jobId = `${webhookId}:${eventId}`;
+  const stamps = { workspace_id: workspaceId, webhook_id: webhookId, event_id: eventId, event_type: 'issue.created' };
+  await db
+    .insertInto('webhook_jobs')
+    .values({
+      id: jobId,
+      ...stamps,
+      state: 'failed',
+      attempts: 1,
+      requested: 0,
+      created_at: OLD_NOW,
+      updated_at: OLD_NOW,
+    })
+    .execute();
+  await db
+    .insertInto('webhook_deliveries')
+    .values({ id: `dlv_${eventId}`, ...stamps, job_id: jobId, attempt: 1, status: 'failed', created_at: OLD_NOW })
+    .execute();
+}
+
+const WEBHOOKS = { workspace: ACME.workspace, webhooks: [{ url: 'https://hooks.example.com/acme', events: ['*'] }] };
+
+/**
+ * A new store with Acme and a subscription of its, and one delivery (job and record) of the
+ * event `eventId` to it, which `recordEvents` records first: answers the store's URL.
+ */
+async function acmeDelivering(eventId: string, recordEvents: (db: Kysely<any>, acmeId: string) => Promise<void>) {
+  const url = await newStore();
+  const database = await openDatabase(url);
+  try {
+    await migrateToLatest(database);
+    const db = database.db as Kysely<any>;
+    const acme = await applyWorkspaceFile(db, ACME);
+    const { webhooks } = await applyWorkspaceFile(db, WEBHOOKS);
+    await recordEvents(db, acme.workspaceId);
+    await queueDelivery(db, acme.workspaceId, Object.values(webhooks)[0], eventId);
+  } finally {
+    await database.close();
+  }
+  return url;
+}
+
+describe("the event log's ids", () => {
+  it('wsx check names a delivery job or record of one workspace that names the event of another', async () => {
+    const url = await acmeDelivering('evt_globex_1', async (db) =>
+      recordEvent(db, (await applyWorkspaceFile(db, GLOBEX)).workspaceId, 'evt_globex_1'),
+    );
+    const result = await wsx(url, ['check']);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('1 × webhook_jobs.event_id names an event of another workspace');
+    expect(result.err).toContain('1 × webhook_deliveries.event_id names an event of another workspace');
+  });
+
+  it('wsx import refuses a file whose delivery job or record names an event of another workspace of the store', async () => {
+    const source = await acmeDelivering('evt_acme_1', (db, acmeId) => recordEvent(db, acmeId, 'evt_acme_1'));
+    const file = join(dir, 'acme-deliveries.jsonl');
+    expect((await wsx(source, ['export', '--workspace', 'acme', '--out', file])).code).toBe(0);
+    const target = await newStore();
+    const other = await openDatabase(target);
+    try {
+      await migrateToLatest(other);
+      const globex = await applyWorkspaceFile(other.db, GLOBEX);
+      await recordEvent(other.db as Kysely<any>, globex.workspaceId, 'evt_globex_1');
+    } finally {
+      await other.close();
+    }
+    // The job and its record now name Globex's event; the file's own event stays, unnamed.
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const tampered = lines.map((line) =>
+      /"table":"webhook_(jobs|deliveries)"/.test(line) ? line.replaceAll('evt_acme_1', 'evt_globex_1') : line,
+    );
+    expect(tampered).not.toEqual(lines);
+    writeFileSync(file, tampered.join('\n'));
+
+    const result = await wsx(target, ['import', '--in', file]);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/webhook_jobs\.event_id names an event of another workspace/);
+    expect(result.err).toMatch(/webhook_deliveries\.event_id names an event of another workspace/);
+    const after = await openDatabase(target);
+    try {
+      expect(await after.db.selectFrom('workspaces').select('slug').execute()).toEqual([{ slug: 'globex' }]);
+    } finally {
+      await after.close();
+    }
+  });
+});

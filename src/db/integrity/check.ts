@@ -34,6 +34,7 @@ export async function checkStore(db: Kysely<any>, scope: ScanScope = {}): Promis
       });
   for (const check of [
     ...crossWorkspaceChecks(),
+    ...eventLogChecks(),
     ...identityChecks(),
     ...kindChecks(),
     ...ownerChecks(),
@@ -86,6 +87,26 @@ function crossWorkspaceChecks(): RowCheck[] {
       };
     },
   );
+}
+
+/**
+ * The event log's ids are no foreign keys (db/references.ts): retention prunes events and
+ * jobs while the records naming them stay. But one that names another workspace's event or
+ * job would have its payload delivered to this workspace's receiver (a tampered `wsx
+ * import` file could do it: the ids are global).
+ */
+const EVENT_LOG_IDS = [
+  { table: 'webhook_jobs', column: 'event_id', target: 'outbox_events', what: 'an event' },
+  { table: 'webhook_deliveries', column: 'event_id', target: 'outbox_events', what: 'an event' },
+  { table: 'webhook_deliveries', column: 'job_id', target: 'webhook_jobs', what: 'a delivery job' },
+] as const;
+
+function eventLogChecks(): RowCheck[] {
+  return EVENT_LOG_IDS.map(({ table, column, target, what }) => ({
+    table,
+    where: sql<boolean>`exists (select 1 from ${sql.id(target)} as t where t.id = r.${sql.id(column)} and t.workspace_id <> r.workspace_id)`,
+    problem: `${table}.${column} names ${what} of another workspace`,
+  }));
 }
 
 /**
