@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../src/api/catalog.js';
 import { isForeignKeyViolation } from '../../src/db/errors.js';
 import { findConstraintDrift } from '../../src/db/integrity/constraints.js';
-import { REFERENCES, type Reference } from '../../src/db/references.js';
+import { REFERENCES, TENANT_TABLES, type Reference } from '../../src/db/references.js';
 import { HOUSEKEEPING_JOBS, runHousekeeping } from '../../src/server/housekeeping.js';
 import { ACME, TOKENS } from '../support/fixtures.js';
 import { startHarness, type Harness } from '../support/harness.js';
@@ -24,26 +24,105 @@ import { postMcp, toolCall } from '../support/raw-mcp.js';
  * - `restrict`: the delete is refused (the operation with its catalog code and details, the
  *   job by leaving the target, the store with a foreign-key violation) and nothing changes.
  * A reference whose target no path removes is listed with the reason in NEVER_REMOVED, and
- * the source is scanned to hold that true. A reference added later without either fails the
- * completeness tests at the end. Runs on SQLite, and on PostgreSQL with TEST_DATABASE_URL.
+ * the source is scanned to hold that true. A reference added later without an entry in one
+ * or the other fails the completeness tests at the end. Runs on SQLite, and on PostgreSQL
+ * with TEST_DATABASE_URL.
  */
 
 const API = '/api/external';
 const admin = { token: TOKENS.admin };
 const DAY_MS = 24 * 60 * 60_000;
 
-/** Targets no route, tool, command, workspace file or job deletes, and why. */
-const NEVER_REMOVED: Record<string, string> = {
-  workspaces: 'a workspace is never deleted',
-  users: 'people are deactivated (`active: false` in the workspace file), never deleted',
-  teams: 'no route deletes a team, and the workspace file never deletes',
-  statuses: "a team's workflow statuses are converged by the workspace file, which never deletes",
-  projects: 'projects are archived, never deleted',
-  api_tokens: 'tokens are revoked (`wsx token revoke`, `active: false`), never deleted',
-  oauth_grants: 'grants are revoked (revoked_at), never deleted',
-  issues: 'issues are archived, never deleted',
-  issue_containers: 'containers are archived, never deleted',
-  discussion_groups: 'discussion groups are never deleted',
+/**
+ * The references whose target no route, tool, command, workspace file or job deletes, each
+ * with the reason, by target. Every tenant table's `workspace_id` is among them: workspaces
+ * are never deleted. The sweep checks below that no code deletes these targets.
+ */
+const NEVER_REMOVED: Record<string, { because: string; references: string[] }> = {
+  workspaces: {
+    because: 'a workspace is never deleted',
+    references: TENANT_TABLES.map((table) => `${table}.workspace_id`),
+  },
+  teams: {
+    because: 'no route deletes a team, and the workspace file never deletes',
+    references: [
+      'team_members.team_id',
+      'statuses.team_id',
+      'status_transitions.team_id',
+      'projects.team_id',
+      'issues.key_team_id',
+      'issues.team_id',
+      'meetings.team_id',
+    ],
+  },
+  users: {
+    because: 'people are deactivated (`active: false` in the workspace file), never deleted',
+    references: [
+      'team_members.user_id',
+      'oauth_grants.user_id',
+      'oauth_tokens.user_id',
+      'login_links.user_id',
+      'browser_sessions.user_id',
+    ],
+  },
+  statuses: {
+    because: "a team's workflow statuses are converged by the workspace file, which never deletes",
+    references: [
+      'status_transitions.from_status_id',
+      'status_transitions.to_status_id',
+      'project_statuses.status_id',
+      'issues.status_id',
+    ],
+  },
+  projects: {
+    because: 'projects are archived, never deleted',
+    references: [
+      'project_statuses.project_id',
+      'token_project_grants.project_id',
+      'tag_usages.project_id',
+      'issue_containers.project_id',
+      'milestones.project_id',
+      'issues.project_id',
+      'meetings.project_id',
+      'agenda_items.source_project_id',
+      'discussion_topics.source_project_id',
+    ],
+  },
+  api_tokens: {
+    because: 'tokens are revoked (`wsx token revoke`, `active: false`), never deleted',
+    references: ['token_project_grants.token_id', 'webhooks.creator_token_id', 'webhooks.url_set_by_token_id'],
+  },
+  oauth_grants: {
+    because: 'grants are revoked (revoked_at: a connector ended, a person deactivated), never deleted',
+    references: ['oauth_tokens.grant_id', 'oauth_codes.grant_id', 'oauth_refresh_tokens.grant_id'],
+  },
+  issue_containers: {
+    because: 'containers are archived, never deleted',
+    references: [
+      'milestones.container_id',
+      'milestones.container_id+project_id',
+      'issues.container_id',
+      'issues.container_id+project_id',
+    ],
+  },
+  issues: {
+    because: 'issues are archived, never deleted',
+    references: [
+      'issue_links.issue_id',
+      'issue_links.target_issue_id',
+      'issue_evolutions.issue_id',
+      'comments.issue_id',
+      'attachments.issue_id',
+      'agenda_items.converted_issue_id',
+      'discussion_topics.converted_issue_id',
+      'subtasks.parent_issue_id',
+      'subtasks.migrated_issue_id',
+    ],
+  },
+  discussion_groups: {
+    because: 'discussion groups are never deleted',
+    references: ['discussion_group_members.group_id', 'discussion_topics.group_id'],
+  },
 };
 
 /** A row pointing at the target: the reference it points by, and its primary key. */
@@ -644,17 +723,27 @@ describe('the sweep', () => {
   for (const scenario of SCENARIOS)
     for (const name of scenario.covers.map(nameOf)) covered.set(name, [...(covered.get(name) ?? []), scenario.name]);
 
-  it('covers every reference: by a scenario, or by a target no path removes', () => {
-    const missing = REFERENCES.filter(
-      (reference) => !covered.has(reference.name) && NEVER_REMOVED[reference.target] === undefined,
-    ).map((reference) => reference.name);
-    expect(missing, 'references with neither a scenario nor a reason in NEVER_REMOVED').toEqual([]);
-    const stale = [...covered.keys()].filter((name) => !REFERENCES.some((reference) => reference.name === name));
-    expect(stale, 'scenarios naming no reference').toEqual([]);
-    const both = REFERENCES.filter((r) => covered.has(r.name) && NEVER_REMOVED[r.target] !== undefined);
+  it('has an entry for every reference: a scenario, or its target in NEVER_REMOVED with the reason', () => {
+    const listed = new Map<string, string>();
+    for (const [target, { references }] of Object.entries(NEVER_REMOVED))
+      for (const written of references) listed.set(nameOf(written), target);
+    const missing = REFERENCES.filter((reference) => !covered.has(reference.name) && !listed.has(reference.name));
     expect(
-      both.map((r) => r.name),
-      'a scenario for a target listed as never removed',
+      missing.map((reference) => reference.name),
+      'references with neither a scenario nor an entry in NEVER_REMOVED',
+    ).toEqual([]);
+    const named = [...covered.keys(), ...listed.keys()];
+    expect(
+      named.filter((name) => !REFERENCES.some((reference) => reference.name === name)),
+      'entries naming no reference',
+    ).toEqual([]);
+    expect(
+      [...listed].filter(([name, target]) => referenceNamed(name).target !== target),
+      'NEVER_REMOVED entries under another target than theirs',
+    ).toEqual([]);
+    expect(
+      [...covered.keys()].filter((name) => listed.has(name)),
+      'a reference with a scenario and an entry in NEVER_REMOVED',
     ).toEqual([]);
   });
 
@@ -666,7 +755,7 @@ describe('the sweep', () => {
     }
   });
 
-  it('holds NEVER_REMOVED true: no code deletes those targets, and each removable target has its scenarios', () => {
+  it('holds NEVER_REMOVED true: no code deletes those targets, and a target some code deletes has scenarios', () => {
     const removable = deletedTables();
     // What a cascade removes is removed too.
     for (let grown = true; grown;) {
@@ -677,9 +766,11 @@ describe('the sweep', () => {
           grown = true;
         }
     }
+    expect(
+      SCENARIOS.filter((scenario) => !removable.has(scenario.target)).map((scenario) => scenario.name),
+      'scenarios whose target the scan found no code deleting',
+    ).toEqual([]);
     expect(Object.keys(NEVER_REMOVED).filter((table) => removable.has(table))).toEqual([]);
-    const targets = new Set(REFERENCES.map((reference) => reference.target));
-    expect([...targets].filter((table) => !removable.has(table) && NEVER_REMOVED[table] === undefined)).toEqual([]);
     const uncovered = REFERENCES.filter((r) => removable.has(r.target) && !covered.has(r.name)).map((r) => r.name);
     expect(uncovered, 'references whose target some code deletes, without a scenario').toEqual([]);
   });
